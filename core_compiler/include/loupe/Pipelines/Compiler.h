@@ -1,0 +1,75 @@
+//===- Compiler.h - Loupe's compiler entry point ----------------*- C++ -*-===//
+//
+// The public face of core_compiler: compile a model (.mlir or .onnx) through the named phases,
+// recording a snapshot after every pass. No MLIR or LLVM header is included here, so sessions,
+// the GUI and the CLI can use it without paying for MLIR's headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_PIPELINES_COMPILER_H
+#define LOUPE_PIPELINES_COMPILER_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loupe::compiler {
+
+/// Pipeline phases in order (docs/pipeline.md lists the passes of each).
+const std::vector<std::string> &phaseNames();
+/// True when `name` is one of phaseNames().
+bool isPhase(const std::string &name);
+
+/// What the IR of a snapshot is written in.
+enum class IrKind { Mlir, LlvmIr, Assembly, Text };
+const char *irKindName(IrKind kind);
+
+/// The IR after one pass. Recorded by the pipeline's pass instrumentation; the pseudo-passes
+/// outside MLIR's pass manager (import, translation to LLVM IR, LLVM optimisation, object
+/// emission, linking) are recorded the same way.
+struct PassSnapshot {
+  int index = 0;           ///< 0-based position over the whole compile.
+  std::string pass;        ///< Pass argument, e.g. "tosa-to-linalg".
+  std::string options;     ///< Textual pipeline form with options, e.g. "canonicalize{max-iterations=10}".
+  std::string phase;       ///< One of phaseNames().
+  std::string anchor;      ///< Op the pass ran on, e.g. "func.func @main".
+  int64_t durationNs = 0;  ///< Wall time of the pass, nanoseconds (steady clock).
+  uint64_t irHash = 0;     ///< FNV-1a 64 of the printed IR (with locations) after the pass.
+  bool changed = false;    ///< irHash differs from the previous snapshot's.
+  IrKind irKind = IrKind::Mlir;
+  std::string ir;          ///< IR text after the pass when `changed` (else empty, to stay cheap).
+};
+
+/// A compile's options. Everything here is reproducible from a session file or the CLI.
+struct CompileOptions {
+  std::string target = "cpu";      ///< "cpu" (this issue); "cuda" later.
+  std::string phaseTo = "artifact";///< Stop after this phase.
+  std::string artifactPath;        ///< Shared object to write; a temporary file when empty.
+  bool keepIrText = true;          ///< Keep the text of changed snapshots (off: hashes only).
+};
+
+/// Why a compile failed. BadInput covers malformed models, unsupported ops and MLIR
+/// verification errors (exit code 2); Internal is a bug or a broken tool chain (exit code 3).
+struct CompileError {
+  enum class Kind { BadInput, Internal } kind = Kind::Internal;
+  std::string message; ///< Names the file, position or op ("model.onnx: node 'Conv_3' ...").
+};
+
+struct CompileResult {
+  std::optional<CompileError> error; ///< Set when the compile failed; snapshots so far are kept.
+  std::vector<PassSnapshot> snapshots;
+  std::string lastPhase;     ///< Last phase that completed.
+  std::string finalIr;       ///< Text of the IR after the last completed step.
+  IrKind finalIrKind = IrKind::Mlir;
+  std::string artifactPath;  ///< Set when the artifact phase ran.
+  int64_t totalNs = 0;       ///< Wall time of the whole compile, nanoseconds.
+  bool ok() const { return !error.has_value(); }
+};
+
+/// Compiles the model at `modelPath`: `.mlir` (func + tosa/linalg/arith/tensor) or `.onnx`.
+/// Thread-safe: every call owns its MLIRContext.
+CompileResult compileModel(const std::string &modelPath, const CompileOptions &options);
+
+} // namespace loupe::compiler
+
+#endif // LOUPE_PIPELINES_COMPILER_H

@@ -1,0 +1,182 @@
+//===- Artifact.cpp - Load and run a compiled artifact ----------------------===//
+#include "loupe/ral/Artifact.h"
+
+#include <nlohmann/json.hpp>
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+namespace loupe::ral {
+
+namespace {
+thread_local Tracer *currentTracer = nullptr;
+
+/// Sets the calling thread's tracer for the duration of one execution.
+class TracerScope {
+public:
+  explicit TracerScope(Tracer *tracer) : previous_(currentTracer) { currentTracer = tracer; }
+  ~TracerScope() { currentTracer = previous_; }
+
+private:
+  Tracer *previous_;
+};
+} // namespace
+
+} // namespace loupe::ral
+
+// Hooks imported by artifacts (see loupe-instrument-dispatches); resolved by the dynamic loader.
+extern "C" __attribute__((visibility("default"))) void loupe_ral_dispatch_begin(int64_t id) {
+  if (auto *tracer = loupe::ral::currentTracer)
+    tracer->dispatchBegin(id);
+}
+extern "C" __attribute__((visibility("default"))) void loupe_ral_dispatch_end(int64_t id) {
+  if (auto *tracer = loupe::ral::currentTracer)
+    tracer->dispatchEnd(id);
+}
+
+namespace loupe::ral {
+
+std::string TensorSpec::typeString() const {
+  std::string s = std::string(dtypeName(dtype)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+StatusOr<Manifest> parseManifest(const std::string &text) {
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object())
+    return invalidArgument("artifact manifest is not a JSON object");
+  Manifest m;
+  try {
+    m.version = json.at("version").get<int>();
+    if (m.version != 1)
+      return invalidArgument("artifact manifest version " + std::to_string(m.version) +
+                             " is not supported (expected 1)");
+    m.abi = json.at("abi").get<std::string>();
+    m.model = json.value("model", "");
+    m.target = json.at("target").get<std::string>();
+    m.entry = json.at("entry").get<std::string>();
+    auto tensors = [](const nlohmann::json &list, std::vector<TensorSpec> &out) -> Status {
+      for (const auto &t : list) {
+        auto dtype = parseDType(t.at("dtype").get<std::string>());
+        if (!dtype)
+          return invalidArgument("artifact manifest: unknown dtype '" +
+                                 t.at("dtype").get<std::string>() + "'");
+        out.push_back({*dtype, t.at("shape").get<std::vector<int64_t>>()});
+      }
+      return Status::ok();
+    };
+    if (Status s = tensors(json.at("inputs"), m.inputs); !s)
+      return s;
+    if (Status s = tensors(json.at("outputs"), m.outputs); !s)
+      return s;
+    for (const auto &d : json.at("dispatches"))
+      m.dispatches.push_back({d.at("id").get<int64_t>(), d.at("name").get<std::string>(),
+                              d.at("op").get<std::string>(), d.at("loc").get<std::string>()});
+  } catch (const nlohmann::json::exception &e) {
+    return invalidArgument(std::string("artifact manifest: ") + e.what());
+  }
+  return m;
+}
+
+StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0)
+    return notFound(path + ": no such artifact");
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return invalidArgument(path + ": not a loadable artifact: " + dlerror());
+  std::shared_ptr<Artifact> artifact(new Artifact());
+  artifact->path_ = path;
+  artifact->handle_ = handle;
+  auto *manifest = static_cast<const char *>(dlsym(handle, "loupe_manifest"));
+  artifact->entry_ = reinterpret_cast<void (*)(void **)>(dlsym(handle, "loupe_entry"));
+  if (!manifest || !artifact->entry_)
+    return invalidArgument(path + ": not a Loupe artifact (no loupe_manifest/loupe_entry)");
+  auto parsed = parseManifest(manifest);
+  if (!parsed)
+    return Status(parsed.status().code(), path + ": " + parsed.status().message());
+  if (parsed->abi != "loupe-entry-v1")
+    return invalidArgument(path + ": unsupported artifact ABI '" + parsed->abi + "'");
+  artifact->manifest_ = std::move(*parsed);
+  return artifact;
+}
+
+Artifact::~Artifact() {
+  if (handle_)
+    dlclose(handle_);
+}
+
+Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
+  if (inputs.size() != manifest_.inputs.size())
+    return invalidArgument("the artifact takes " + std::to_string(manifest_.inputs.size()) +
+                           " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorSpec &spec = manifest_.inputs[i];
+    if (inputs[i].dtype() != spec.dtype || inputs[i].shape() != spec.shape)
+      return invalidArgument("input " + std::to_string(i) + " is " + inputs[i].typeString() +
+                             ", the artifact expects " + spec.typeString());
+  }
+  return Status::ok();
+}
+
+std::vector<Tensor> Artifact::allocateOutputs() const {
+  std::vector<Tensor> outputs;
+  for (const TensorSpec &spec : manifest_.outputs)
+    outputs.emplace_back(spec.dtype, spec.shape);
+  return outputs;
+}
+
+/// A memref descriptor as 8-byte slots: {allocated, aligned, offset, sizes[N], strides[N]}.
+static void appendDescriptor(std::vector<int64_t> &slots, const Tensor &tensor) {
+  auto ptr = reinterpret_cast<int64_t>(tensor.data());
+  slots.push_back(ptr);
+  slots.push_back(ptr);
+  slots.push_back(0);
+  const auto &shape = tensor.shape();
+  for (int64_t size : shape)
+    slots.push_back(size);
+  int64_t stride = 1;
+  std::vector<int64_t> strides(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= shape[i];
+  }
+  slots.insert(slots.end(), strides.begin(), strides.end());
+}
+
+Status Artifact::run(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
+                     Tracer *tracer) const {
+  if (Status s = checkInputs(inputs); !s)
+    return s;
+  if (outputs.size() != manifest_.outputs.size())
+    return invalidArgument("the artifact has " + std::to_string(manifest_.outputs.size()) +
+                           " outputs, got " + std::to_string(outputs.size()) + " buffers");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].dtype() != manifest_.outputs[i].dtype ||
+        outputs[i].shape() != manifest_.outputs[i].shape)
+      return invalidArgument("output buffer " + std::to_string(i) + " is " +
+                             outputs[i].typeString() + ", the artifact writes " +
+                             manifest_.outputs[i].typeString());
+
+  std::vector<int64_t> slots;
+  std::vector<size_t> offsets;
+  auto add = [&](const Tensor &t) {
+    offsets.push_back(slots.size());
+    appendDescriptor(slots, t);
+  };
+  for (const Tensor &t : inputs)
+    add(t);
+  for (const Tensor &t : outputs)
+    add(t);
+  std::vector<void *> args;
+  for (size_t offset : offsets)
+    args.push_back(&slots[offset]);
+
+  TracerScope scope(tracer);
+  entry_(args.data());
+  return Status::ok();
+}
+
+} // namespace loupe::ral

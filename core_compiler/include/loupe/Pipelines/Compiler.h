@@ -36,6 +36,7 @@ struct PassSnapshot {
   int64_t durationNs = 0;  ///< Wall time of the pass, nanoseconds (steady clock).
   uint64_t irHash = 0;     ///< FNV-1a 64 of the printed IR (with locations) after the pass.
   bool changed = false;    ///< irHash differs from the previous snapshot's.
+  bool failed = false;     ///< The pass failed; `ir` is then in generic form.
   IrKind irKind = IrKind::Mlir;
   std::string ir;          ///< IR text after the pass when `changed` (else empty, to stay cheap).
 };

@@ -1,0 +1,15 @@
+//===- Commands.h - loupe's subcommands -------------------------*- C++ -*-===//
+#ifndef LOUPE_APP_COMMANDS_H
+#define LOUPE_APP_COMMANDS_H
+
+namespace loupe::app {
+
+/// Each returns the process exit code (0 ok, 1 mismatch/regression, 2 bad input, 3 internal).
+/// `argv[first]` is the first argument after the subcommand name.
+int compileCommand(int argc, char **argv, int first);
+int runCommand(int argc, char **argv, int first);
+int replayCommand(int argc, char **argv, int first);
+
+} // namespace loupe::app
+
+#endif // LOUPE_APP_COMMANDS_H

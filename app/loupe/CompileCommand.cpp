@@ -1,0 +1,134 @@
+//===- CompileCommand.cpp - loupe compile ------------------------------------===//
+#include "CommandLine.h"
+#include "loupe/Commands.h"
+
+#include "loupe/Pipelines/Compiler.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace fs = std::filesystem;
+using namespace loupe::compiler;
+
+namespace loupe::app {
+
+static const char *extensionFor(IrKind kind) {
+  switch (kind) {
+  case IrKind::Mlir: return ".mlir";
+  case IrKind::LlvmIr: return ".ll";
+  case IrKind::Assembly: return ".s";
+  case IrKind::Text: return ".txt";
+  }
+  return ".txt";
+}
+
+/// Writes one numbered file per pass ("007-lower-one-shot-bufferize.mlir") and index.json.
+/// A pass that left the IR unchanged gets a one-line file naming the snapshot it equals.
+static bool writeDumpDir(const CompileResult &result, const std::string &dir, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = dir + ": cannot create dump directory: " + ec.message();
+    return false;
+  }
+  nlohmann::json index = nlohmann::json::array();
+  std::string lastChangedFile;
+  for (const PassSnapshot &s : result.snapshots) {
+    char prefix[16];
+    std::snprintf(prefix, sizeof prefix, "%03d-", s.index);
+    std::string file = prefix + s.phase + "-" + s.pass + extensionFor(s.irKind);
+    std::ofstream out(fs::path(dir) / file, std::ios::binary | std::ios::trunc);
+    if (s.changed)
+      out << s.ir;
+    else
+      out << "// unchanged: the IR is identical to " << lastChangedFile << "\n";
+    if (!out) {
+      error = (fs::path(dir) / file).string() + ": write failed";
+      return false;
+    }
+    if (s.changed)
+      lastChangedFile = file;
+    index.push_back({{"index", s.index},
+                     {"pass", s.pass},
+                     {"options", s.options},
+                     {"phase", s.phase},
+                     {"anchor", s.anchor},
+                     {"duration_ns", s.durationNs},
+                     {"ir_hash", s.irHash},
+                     {"changed", s.changed},
+                     {"failed", s.failed},
+                     {"ir_kind", irKindName(s.irKind)},
+                     {"file", file},
+                     {"ir_file", s.changed ? file : lastChangedFile}});
+  }
+  std::ofstream out(fs::path(dir) / "index.json", std::ios::binary | std::ios::trunc);
+  out << nlohmann::json{{"passes", index}, {"total_ns", result.totalNs},
+                        {"last_phase", result.lastPhase}}
+             .dump(2)
+      << "\n";
+  return true;
+}
+
+int compileCommand(int argc, char **argv, int first) {
+  CommandLine cl({"--target", "--phase-to", "--dump-dir", "--emit", "-o"}, {});
+  std::string error;
+  if (!cl.parse(argc, argv, first, error) || cl.positionals().size() != 1) {
+    std::fprintf(stderr, "loupe compile: %s\n",
+                 error.empty() ? "expected exactly one MODEL" : error.c_str());
+    return 2;
+  }
+  CompileOptions options;
+  options.target = cl.get("--target", "cpu");
+  std::string emit = cl.get("--emit", "artifact");
+  if (emit != "mlir" && emit != "llvm" && emit != "artifact") {
+    std::fprintf(stderr, "loupe compile: --emit must be mlir, llvm or artifact\n");
+    return 2;
+  }
+  // --emit picks the default last phase; --phase-to overrides it.
+  options.phaseTo = cl.get("--phase-to", emit == "mlir" ? "lower" : emit == "llvm" ? "llvm" : "artifact");
+  if (!isPhase(options.phaseTo)) {
+    std::fprintf(stderr, "loupe compile: unknown phase '%s'\n", options.phaseTo.c_str());
+    return 2;
+  }
+  std::string out = cl.get("-o");
+  if (emit == "artifact" && options.phaseTo == "artifact")
+    options.artifactPath = out.empty() ? fs::path(cl.positionals()[0]).stem().string() + ".so" : out;
+  options.keepIrText = cl.has("--dump-dir") || emit != "artifact";
+
+  CompileResult result = compileModel(cl.positionals()[0], options);
+  if (cl.has("--dump-dir") && !writeDumpDir(result, cl.get("--dump-dir"), error)) {
+    std::fprintf(stderr, "loupe compile: %s\n", error.c_str());
+    return 2;
+  }
+  if (!result.ok()) {
+    std::fprintf(stderr, "loupe compile: %s\n", result.error->message.c_str());
+    return result.error->kind == CompileError::Kind::BadInput ? 2 : 3;
+  }
+  int changed = 0;
+  for (const auto &s : result.snapshots)
+    changed += s.changed;
+  std::fprintf(stderr, "compiled %s: %zu passes (%d changed the IR) through phase '%s' in %.1f ms\n",
+               cl.positionals()[0].c_str(), result.snapshots.size(), changed,
+               result.lastPhase.c_str(), result.totalNs / 1e6);
+  if (!result.artifactPath.empty() && emit == "artifact") {
+    std::fprintf(stderr, "artifact: %s\n", result.artifactPath.c_str());
+    return 0;
+  }
+  if (out.empty()) {
+    std::cout << result.finalIr;
+  } else {
+    std::ofstream file(out, std::ios::binary | std::ios::trunc);
+    file << result.finalIr;
+    if (!file) {
+      std::fprintf(stderr, "loupe compile: %s: write failed\n", out.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+} // namespace loupe::app

@@ -1,0 +1,63 @@
+//===- ReplayCommand.cpp - loupe replay ---------------------------------------===//
+#include "CommandLine.h"
+#include "loupe/Commands.h"
+
+#include "loupe/profiler/Store.h"
+#include "loupe/sessions/Report.h"
+#include "loupe/sessions/Runner.h"
+#include "loupe/sessions/Session.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+using namespace loupe::sessions;
+
+namespace loupe::app {
+
+int replayCommand(int argc, char **argv, int first) {
+  CommandLine cl({"--db", "--report"}, {});
+  std::string error;
+  if (!cl.parse(argc, argv, first, error) || cl.positionals().size() != 1) {
+    std::fprintf(stderr, "loupe replay: %s\n",
+                 error.empty() ? "expected exactly one SESSION" : error.c_str());
+    return 2;
+  }
+  auto session = loadSession(cl.positionals()[0]);
+  if (!session) {
+    std::fprintf(stderr, "loupe replay: %s\n", session.status().message().c_str());
+    return 2;
+  }
+  std::string db = cl.get("--db");
+  if (db.empty()) {
+    auto path = profiler::defaultDatabasePath();
+    if (!path) {
+      std::fprintf(stderr, "loupe replay: %s\n", path.status().message().c_str());
+      return 3;
+    }
+    db = *path;
+  }
+
+  RunRequest request = requestFromSession(*session, db);
+  request.compile.keepIrText = false;
+  RunOutcome outcome = runModel(request, [](const std::string &stage, double fraction) {
+    std::fprintf(stderr, "\r[%-7s] %3.0f%%", stage.c_str(), 100 * fraction);
+    if (fraction >= 1)
+      std::fputc('\n', stderr);
+  });
+  nlohmann::json report = buildReport(outcome, session->model, session->name);
+  std::string md = renderMarkdown(report);
+  std::fputs(md.c_str(), stdout);
+  if (cl.has("--report")) {
+    if (ral::Status s = writeReport(report, cl.get("--report")); !s) {
+      std::fprintf(stderr, "loupe replay: %s\n", s.message().c_str());
+      return 2;
+    }
+    std::fprintf(stderr, "report: %s\n", cl.get("--report").c_str());
+  }
+  if (!outcome.error.empty())
+    std::fprintf(stderr, "loupe replay: %s\n", outcome.error.c_str());
+  return outcome.exitCode;
+}
+
+} // namespace loupe::app

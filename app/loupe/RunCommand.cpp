@@ -1,0 +1,113 @@
+//===- RunCommand.cpp - loupe run ---------------------------------------------===//
+#include "CommandLine.h"
+#include "loupe/Commands.h"
+
+#include "loupe/sessions/Report.h"
+#include "loupe/sessions/Runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+using namespace loupe::sessions;
+
+namespace loupe::app {
+
+/// The machine-readable summary of `loupe run --json` (docs/cli.md).
+static nlohmann::json runSummaryJson(const RunOutcome &o) {
+  nlohmann::json dispatches = nlohmann::json::array();
+  for (const DispatchStats &d : o.dispatches)
+    dispatches.push_back({{"id", d.info.id}, {"name", d.info.name}, {"loc", d.info.loc},
+                          {"median_ns", d.summary.median}, {"iqr_ns", d.summary.iqr()},
+                          {"calls", d.samplesNs.size()}});
+  nlohmann::json check = nullptr;
+  if (o.checked) {
+    bool passed = true;
+    for (const OutputCheck &c : o.checks)
+      passed = passed && c.record.passed;
+    check = passed ? "pass" : "fail";
+  }
+  nlohmann::json j = {{"exit_code", o.exitCode},
+                      {"reps", o.repNs.size()},
+                      {"median_ns", o.runSummary.median},
+                      {"iqr_ns", o.runSummary.iqr()},
+                      {"dispatches", dispatches},
+                      {"check", check},
+                      {"run_id", o.runId >= 0 ? nlohmann::json(o.runId) : nlohmann::json()}};
+  if (!o.error.empty())
+    j["error"] = o.error;
+  return j;
+}
+
+static void printHuman(const RunOutcome &o) {
+  std::printf("device: %s\n", o.deviceName.c_str());
+  std::printf("run: median %.3f ms, IQR %.3f ms over %zu reps\n", o.runSummary.median / 1e6,
+              o.runSummary.iqr() / 1e6, o.repNs.size());
+  std::printf("%4s  %-34s %-28s %12s %12s %7s\n", "id", "dispatch", "loc", "median us", "IQR us",
+              "share");
+  for (const DispatchStats &d : o.dispatches)
+    std::printf("%4lld  %-34s %-28.28s %12.2f %12.2f %6.1f%%\n", (long long)d.info.id,
+                d.info.name.c_str(), d.info.loc.c_str(), d.summary.median / 1e3,
+                d.summary.iqr() / 1e3, 100 * d.share);
+  for (const OutputCheck &c : o.checks)
+    std::printf("check output %lld: %s%s%s\n", (long long)c.record.outputIdx,
+                c.record.passed ? "pass" : "FAIL", c.message.empty() ? "" : ": ",
+                c.message.c_str());
+  if (o.runId >= 0)
+    std::printf("stored as run %lld\n", (long long)o.runId);
+}
+
+static bool parseDouble(const CommandLine &cl, const char *flag, double &out, std::string &error) {
+  if (!cl.has(flag))
+    return true;
+  try {
+    out = std::stod(cl.get(flag));
+    return true;
+  } catch (...) {
+    error = std::string("flag ") + flag + " expects a number";
+    return false;
+  }
+}
+
+int runCommand(int argc, char **argv, int first) {
+  CommandLine cl({"--inputs", "--check", "--reps", "--warmup", "--seed", "--rtol", "--atol",
+                  "--db", "--target", "--device"},
+                 {"--json"});
+  std::string error;
+  RunRequest request;
+  int seed = 0;
+  bool ok = cl.parse(argc, argv, first, error) && cl.getInt("--reps", request.run.reps, error) &&
+            cl.getInt("--warmup", request.run.warmup, error) &&
+            cl.getInt("--seed", seed, error) && parseDouble(cl, "--rtol", request.run.rtol, error) &&
+            parseDouble(cl, "--atol", request.run.atol, error);
+  if (ok && cl.positionals().size() != 1)
+    error = "expected exactly one MODEL or ARTIFACT", ok = false;
+  if (ok && request.run.reps < 1)
+    error = "--reps must be >= 1", ok = false;
+  if (ok && cl.get("--device", "cpu") != "cpu")
+    error = "--device " + cl.get("--device") + " is not supported by this build (cpu only)",
+    ok = false;
+  if (!ok) {
+    std::fprintf(stderr, "loupe run: %s\n", error.c_str());
+    return 2;
+  }
+  request.model = cl.positionals()[0];
+  request.compile.target = cl.get("--target", "cpu");
+  request.compile.keepIrText = false;
+  request.run.seed = static_cast<uint64_t>(seed);
+  request.run.inputsDir = cl.get("--inputs");
+  request.run.checkDir = cl.get("--check");
+  request.dbPath = cl.get("--db");
+
+  RunOutcome outcome = runModel(request);
+  if (cl.has("--json"))
+    std::cout << runSummaryJson(outcome).dump(2) << "\n";
+  else if (outcome.error.empty())
+    printHuman(outcome);
+  if (!outcome.error.empty())
+    std::fprintf(stderr, "loupe run: %s\n", outcome.error.c_str());
+  return outcome.exitCode;
+}
+
+} // namespace loupe::app

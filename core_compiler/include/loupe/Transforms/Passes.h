@@ -1,0 +1,24 @@
+//===- Passes.h - Loupe's own compiler passes ------------------*- C++ -*-===//
+#ifndef LOUPE_TRANSFORMS_PASSES_H
+#define LOUPE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace loupe {
+
+#define GEN_PASS_DECL
+#include "loupe/Transforms/Passes.h.inc"
+
+/// Finds the entry function: `main` if present, else the only public function; null otherwise.
+mlir::func::FuncOp lookupEntryFunction(mlir::ModuleOp module);
+
+/// Registers every pass above with the global registry (for loupe-opt and pipelines).
+#define GEN_PASS_REGISTRATION
+#include "loupe/Transforms/Passes.h.inc"
+
+} // namespace loupe
+
+#endif // LOUPE_TRANSFORMS_PASSES_H

@@ -1,0 +1,312 @@
+//===- ArtifactEmitter.cpp - LLVM dialect -> shared object -------------------===//
+#include "ArtifactEmitter.h"
+
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+
+using namespace mlir;
+using namespace loupe::compiler;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+int64_t nsSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+std::string printLlvm(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+} // namespace
+
+static bool signatureOf(Type type, TensorSignature &sig) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return false;
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  Type element = shaped.getElementType();
+  if (auto integer = dyn_cast<IntegerType>(element))
+    os << (integer.isUnsigned() ? "ui" : "i") << integer.getWidth();
+  else
+    element.print(os);
+  sig.dtype = name;
+  sig.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+  return true;
+}
+
+LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &info,
+                                                std::string &error) {
+  func::FuncOp entry = loupe::lookupEntryFunction(module);
+  if (!entry) {
+    error = "no entry function: expected @main or a single public function";
+    return failure();
+  }
+  info.entry = entry.getName().str();
+  info.inputs.clear();
+  info.outputs.clear();
+  auto capture = [&](TypeRange types, std::vector<TensorSignature> &out,
+                     const char *what) -> LogicalResult {
+    for (auto [i, type] : llvm::enumerate(types)) {
+      TensorSignature sig;
+      if (!signatureOf(type, sig)) {
+        std::string printed;
+        llvm::raw_string_ostream os(printed);
+        type.print(os);
+        error = "@" + info.entry + " " + what + " " + std::to_string(i) + " has type " + printed +
+                ": the runtime binds only statically shaped tensors";
+        return failure();
+      }
+      out.push_back(std::move(sig));
+    }
+    return success();
+  };
+  if (failed(capture(entry.getArgumentTypes(), info.inputs, "input")) ||
+      failed(capture(entry.getResultTypes(), info.outputs, "result")))
+    return failure();
+  return success();
+}
+
+void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
+  func::FuncOp entry = loupe::lookupEntryFunction(module);
+  auto table = entry ? entry->getAttrOfType<ArrayAttr>("loupe.dispatches") : ArrayAttr();
+  nlohmann::json dispatches = nlohmann::json::array();
+  if (table) {
+    for (auto dict : table.getAsRange<DictionaryAttr>()) {
+      nlohmann::json d;
+      d["id"] = cast<IntegerAttr>(dict.get("id")).getInt();
+      for (const char *key : {"name", "op", "loc"})
+        d[key] = cast<StringAttr>(dict.get(key)).str();
+      dispatches.push_back(d);
+    }
+  }
+  info.dispatchesJson = dispatches.dump();
+}
+
+static std::string manifestJson(const ArtifactInfo &info) {
+  auto tensors = [](const std::vector<TensorSignature> &sigs) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto &sig : sigs)
+      list.push_back({{"dtype", sig.dtype}, {"shape", sig.shape}});
+    return list;
+  };
+  nlohmann::json manifest = {
+      {"version", 1},          {"abi", "loupe-entry-v1"},
+      {"model", info.modelPath}, {"target", info.target},
+      {"entry", info.entry},   {"inputs", tensors(info.inputs)},
+      {"outputs", tensors(info.outputs)},
+      {"dispatches", nlohmann::json::parse(info.dispatchesJson)},
+  };
+  return manifest.dump();
+}
+
+/// Adds `void loupe_entry(void **args)`, which unpacks one memref descriptor per argument of
+/// the entry function (inputs then outputs) into its expanded LLVM parameters, and the
+/// `loupe_manifest` string.
+static bool addEntryAbi(llvm::Module &module, const ArtifactInfo &info, std::string &error) {
+  llvm::Function *entry = module.getFunction(info.entry);
+  if (!entry) {
+    error = "LLVM module has no entry function @" + info.entry;
+    return false;
+  }
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *ptrTy = b.getPtrTy();
+  auto *i64Ty = b.getInt64Ty();
+  auto *wrapperTy = llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false);
+  auto *wrapper =
+      llvm::Function::Create(wrapperTy, llvm::GlobalValue::ExternalLinkage, "loupe_entry", module);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
+
+  std::vector<const TensorSignature *> memrefs;
+  for (const auto &s : info.inputs)
+    memrefs.push_back(&s);
+  for (const auto &s : info.outputs)
+    memrefs.push_back(&s);
+
+  llvm::SmallVector<llvm::Value *> params;
+  for (auto [k, sig] : llvm::enumerate(memrefs)) {
+    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, wrapper->getArg(0), k);
+    llvm::Value *desc = b.CreateLoad(ptrTy, slot, "desc" + std::to_string(k));
+    size_t fields = 3 + 2 * sig->shape.size();
+    for (size_t j = 0; j < fields; ++j) {
+      llvm::Value *field = b.CreateConstInBoundsGEP1_64(i64Ty, desc, j);
+      params.push_back(b.CreateLoad(j < 2 ? static_cast<llvm::Type *>(ptrTy) : i64Ty, field));
+    }
+  }
+  if (params.size() != entry->arg_size()) {
+    error = "entry @" + info.entry + " takes " + std::to_string(entry->arg_size()) +
+            " LLVM parameters, the manifest describes " + std::to_string(params.size());
+    wrapper->eraseFromParent();
+    return false;
+  }
+  b.CreateCall(entry, params);
+  b.CreateRetVoid();
+
+  auto *text = llvm::ConstantDataArray::getString(ctx, manifestJson(info), /*AddNull=*/true);
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text, "loupe_manifest");
+  return true;
+}
+
+static std::unique_ptr<llvm::TargetMachine> hostTargetMachine(std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string triple = llvm::sys::getProcessTriple();
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::SubtargetFeatures features;
+  for (auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  llvm::TargetOptions options;
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), options, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+static void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+static bool emitFile(llvm::Module &module, llvm::TargetMachine &tm, llvm::CodeGenFileType type,
+                     llvm::raw_pwrite_stream &os, std::string &error) {
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    error = "the host target cannot emit this file type";
+    return false;
+  }
+  pm.run(module);
+  return true;
+}
+
+/// Finds the C compiler driver used as linker: $LOUPE_CC, cc, clang-19, gcc.
+static std::string findLinker() {
+  if (const char *env = std::getenv("LOUPE_CC"))
+    return env;
+  for (const char *name : {"cc", "clang-19", "gcc", "clang"})
+    if (auto path = llvm::sys::findProgramByName(name))
+      return *path;
+  return "";
+}
+
+static bool link(const std::string &object, const std::string &out, std::string &command,
+                 std::string &error) {
+  std::string linker = findLinker();
+  if (linker.empty()) {
+    error = "no C compiler driver to link the artifact (install gcc or clang-19, or set LOUPE_CC)";
+    return false;
+  }
+  llvm::SmallVector<llvm::StringRef> args = {linker, "-shared", "-o", out, object, "-lm"};
+  command = llvm::join(args, " ");
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    error = "linking the artifact failed (" + command + "): " +
+            (message.empty() ? "exit code " + std::to_string(rc) : message);
+    return false;
+  }
+  return true;
+}
+
+bool loupe::compiler::emitArtifact(ModuleOp module, const ArtifactInfo &info, bool toArtifact,
+                                   const std::string &outPath, SnapshotRecorder &recorder,
+                                   std::string &finalIr, std::string &error) {
+  llvm::LLVMContext llvmContext;
+  auto start = Clock::now();
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "loupe_artifact");
+  if (!llvmModule) {
+    error = "translation of the LLVM dialect to LLVM IR failed";
+    return false;
+  }
+  finalIr = printLlvm(*llvmModule);
+  recorder.recordStep("llvm", "translate-to-llvmir", "module", nsSince(start),
+                      IrKind::LlvmIr, finalIr);
+  if (!toArtifact)
+    return true;
+
+  start = Clock::now();
+  auto tm = hostTargetMachine(error);
+  if (!tm)
+    return false;
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple().str());
+  if (!addEntryAbi(*llvmModule, info, error))
+    return false;
+  std::string verifyMessage;
+  llvm::raw_string_ostream verifyStream(verifyMessage);
+  if (llvm::verifyModule(*llvmModule, &verifyStream)) {
+    error = "invalid LLVM IR after adding the entry ABI: " + verifyMessage;
+    return false;
+  }
+  recorder.recordStep("artifact", "loupe-entry-abi", "module", nsSince(start), IrKind::LlvmIr,
+                      printLlvm(*llvmModule));
+
+  start = Clock::now();
+  optimize(*llvmModule, *tm);
+  finalIr = printLlvm(*llvmModule);
+  recorder.recordStep("artifact", "llvm-O3", "module", nsSince(start), IrKind::LlvmIr, finalIr);
+
+  start = Clock::now();
+  llvm::SmallString<128> objectPath;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createTemporaryFile("loupe-artifact", "o", fd, objectPath)) {
+    error = "cannot create a temporary object file: " + ec.message();
+    return false;
+  }
+  llvm::FileRemover removeObject(objectPath);
+  std::string assembly;
+  {
+    llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
+    std::unique_ptr<llvm::Module> forAsm = llvm::CloneModule(*llvmModule);
+    llvm::raw_string_ostream asmStream(assembly);
+    llvm::buffer_ostream asmBuffer(asmStream);
+    if (!emitFile(*forAsm, *tm, llvm::CodeGenFileType::AssemblyFile, asmBuffer, error) ||
+        !emitFile(*llvmModule, *tm, llvm::CodeGenFileType::ObjectFile, objectStream, error))
+      return false;
+  }
+  recorder.recordStep("artifact", "llvm-codegen", tm->getTargetCPU().str(), nsSince(start),
+                      IrKind::Assembly, assembly);
+
+  start = Clock::now();
+  std::string command;
+  if (!link(objectPath.str().str(), outPath, command, error))
+    return false;
+  recorder.recordStep("artifact", "link-shared-object", outPath, nsSince(start), IrKind::Text,
+                      command + "\n\nloupe_manifest:\n" + manifestJson(info) + "\n");
+
+  return true;
+}

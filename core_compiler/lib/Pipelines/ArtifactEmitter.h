@@ -1,0 +1,55 @@
+//===- ArtifactEmitter.h - LLVM dialect -> shared object -------*- C++ -*-===//
+//
+// The artifact ABI (docs/artifact-abi.md), which the runtime (ral/lib/core/Artifact.cpp) loads
+// with dlopen and no MLIR/LLVM in the process:
+//   const char loupe_manifest[];       JSON: entry signature (dtypes, shapes), dispatch table
+//   void loupe_entry(void **args);     args[i] -> memref descriptor of input i, then outputs;
+//                                      a descriptor of rank N is 3+2N 8-byte slots
+//                                      {allocated, aligned, offset, sizes[N], strides[N]}
+//   imports loupe_ral_dispatch_begin(i64) / loupe_ral_dispatch_end(i64) from the runtime.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_PIPELINES_ARTIFACTEMITTER_H
+#define LOUPE_PIPELINES_ARTIFACTEMITTER_H
+
+#include "SnapshotRecorder.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LogicalResult.h"
+
+namespace loupe::compiler {
+
+/// One tensor of the entry signature, as the manifest records it.
+struct TensorSignature {
+  std::string dtype;            ///< MLIR element type name: "f32", "i64", "i1", ...
+  std::vector<int64_t> shape;   ///< Static shape.
+};
+
+/// What the manifest says besides the code: captured from the IR before it is lowered away.
+struct ArtifactInfo {
+  std::string modelPath;
+  std::string target;
+  std::string entry;                    ///< Name of the MLIR entry function.
+  std::vector<TensorSignature> inputs;
+  std::vector<TensorSignature> outputs;
+  std::string dispatchesJson = "[]";    ///< The entry's `loupe.dispatches`, as a JSON array.
+};
+
+/// Captures the entry signature of a tensor-level module (after the graph phase). Fails with
+/// a message when there is no entry function or a type is not a static tensor.
+mlir::LogicalResult captureSignature(mlir::ModuleOp module, ArtifactInfo &info,
+                                     std::string &error);
+/// Captures the dispatch table that loupe-instrument-dispatches attached to the entry.
+void captureDispatches(mlir::ModuleOp module, ArtifactInfo &info);
+
+/// Translates an LLVM-dialect module to LLVM IR (phase "llvm": one snapshot), then, if
+/// `toArtifact`, adds the entry wrapper and manifest, optimises at O3, emits object code
+/// for the host CPU and links `outPath` (phase "artifact": one snapshot per step).
+/// On failure returns false with `error` set.
+bool emitArtifact(mlir::ModuleOp module, const ArtifactInfo &info, bool toArtifact,
+                  const std::string &outPath, SnapshotRecorder &recorder, std::string &finalIr,
+                  std::string &error);
+
+} // namespace loupe::compiler
+
+#endif // LOUPE_PIPELINES_ARTIFACTEMITTER_H

@@ -1,0 +1,170 @@
+//===- Compiler.cpp - Run the phases of the pipeline --------------------------===//
+#include "loupe/Pipelines/Compiler.h"
+
+#include "ArtifactEmitter.h"
+#include "Phases.h"
+#include "SnapshotRecorder.h"
+
+#include "loupe/Frontends/MlirImporter.h"
+#include "loupe/Frontends/OnnxImporter.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace loupe::compiler;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+int64_t nsSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+int phaseIndex(const std::string &phase) {
+  const auto &names = phaseNames();
+  return static_cast<int>(std::find(names.begin(), names.end(), phase) - names.begin());
+}
+
+/// Collects the context's diagnostics as "file:line:col: error: message" lines; ops imported
+/// from ONNX carry a NameLoc, printed as "loc("Conv_3"): error: ...".
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler_(&context, [this](Diagnostic &diag) {
+          if (diag.getSeverity() != DiagnosticSeverity::Error)
+            return success();
+          std::string line;
+          llvm::raw_string_ostream os(line);
+          Location loc = diag.getLocation();
+          if (auto file = dyn_cast<FileLineColLoc>(loc))
+            os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+               << file.getColumn();
+          else
+            os << loc;
+          os << ": error: " << diag;
+          for (auto &note : diag.getNotes())
+            os << "\n  note: " << note;
+          messages_ += messages_.empty() ? line : "\n" + line;
+          return success();
+        }) {}
+  const std::string &messages() const { return messages_; }
+
+private:
+  std::string messages_;
+  ScopedDiagnosticHandler handler_;
+};
+
+void registerDialects(DialectRegistry &registry) {
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+std::string defaultArtifactPath(const std::string &modelPath) {
+  llvm::SmallString<128> path;
+  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, path);
+  llvm::sys::path::append(path, "loupe");
+  llvm::sys::fs::create_directories(path);
+  llvm::sys::path::append(path, llvm::sys::path::stem(modelPath) + "-%%%%%%.so");
+  llvm::SmallString<128> unique;
+  llvm::sys::fs::createUniquePath(path, unique, /*MakeAbsolute=*/false);
+  return unique.str().str();
+}
+} // namespace
+
+CompileResult loupe::compiler::compileModel(const std::string &modelPath,
+                                            const CompileOptions &options) {
+  CompileResult result;
+  auto compileStart = Clock::now();
+  auto fail = [&](CompileError::Kind kind, std::string message) {
+    result.error = CompileError{kind, std::move(message)};
+    result.totalNs = nsSince(compileStart);
+    return result;
+  };
+  if (!isPhase(options.phaseTo))
+    return fail(CompileError::Kind::BadInput, "unknown phase '" + options.phaseTo + "'");
+  if (options.target != "cpu")
+    return fail(CompileError::Kind::BadInput,
+                "unsupported target '" + options.target + "' (this build compiles for: cpu)");
+
+  registerPipelines();
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading(); // Deterministic snapshot order; models are small.
+  context.loadAllAvailableDialects();
+  DiagnosticCollector diagnostics(context);
+  SnapshotRecorder recorder(result.snapshots, options.keepIrText);
+
+  // import
+  auto start = Clock::now();
+  std::string error;
+  bool isOnnx = llvm::sys::path::extension(modelPath) == ".onnx";
+  OwningOpRef<ModuleOp> module = isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error)
+                                        : loupe::frontends::importMlirFile(modelPath, context, error);
+  if (!module)
+    return fail(CompileError::Kind::BadInput, error.empty() ? diagnostics.messages() : error);
+  recorder.recordModule("import", isOnnx ? "import-onnx" : "parse-mlir", module.get(),
+                        nsSince(start));
+  result.lastPhase = "import";
+
+  ArtifactInfo info;
+  info.modelPath = modelPath;
+  info.target = options.target;
+  int last = phaseIndex(options.phaseTo);
+  for (const char *phase : {"graph", "lower", "llvm"}) {
+    if (phaseIndex(phase) > last)
+      break;
+    if (std::string(phase) == "lower" &&
+        failed(captureSignature(module.get(), info, error)))
+      return fail(CompileError::Kind::BadInput, modelPath + ": " + error);
+
+    PassManager pm(&context);
+    pm.addInstrumentation(recorder.instrumentation(phase));
+    std::string pipeline = phasePipeline(phase, options);
+    if (failed(parsePassPipeline(pipeline, pm)))
+      return fail(CompileError::Kind::Internal,
+                  "cannot build the '" + std::string(phase) + "' pipeline: " + pipeline);
+    if (failed(pm.run(module.get()))) {
+      std::string failedPass = result.snapshots.empty() ? "" : result.snapshots.back().pass;
+      return fail(CompileError::Kind::BadInput,
+                  modelPath + ": pass '" + failedPass + "' of phase '" + phase + "' failed:\n" +
+                      diagnostics.messages());
+    }
+    if (std::string(phase) == "lower")
+      captureDispatches(module.get(), info);
+    result.lastPhase = phase;
+  }
+
+  if (last < phaseIndex("llvm")) {
+    llvm::raw_string_ostream os(result.finalIr);
+    SnapshotRecorder::printIr(module.get(), os);
+    result.totalNs = nsSince(compileStart);
+    return result;
+  }
+
+  bool toArtifact = last >= phaseIndex("artifact");
+  std::string outPath = options.artifactPath.empty() ? defaultArtifactPath(modelPath)
+                                                     : options.artifactPath;
+  if (!emitArtifact(module.get(), info, toArtifact, outPath, recorder, result.finalIr, error))
+    return fail(CompileError::Kind::Internal, modelPath + ": " + error);
+  result.finalIrKind = IrKind::LlvmIr;
+  if (toArtifact) {
+    result.artifactPath = outPath;
+    result.lastPhase = "artifact";
+  }
+  result.totalNs = nsSince(compileStart);
+  return result;
+}

@@ -1,0 +1,92 @@
+//===- Phases.cpp - The passes of each pipeline phase ------------------------===//
+//
+// Phases are textual pipelines of upstream MLIR passes plus Loupe's own, so the same string
+// is what the compiler runs, what `loupe-opt --loupe-<phase>` runs and what the docs show.
+//
+//===----------------------------------------------------------------------===//
+#include "Phases.h"
+
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace loupe::compiler {
+
+const std::vector<std::string> &phaseNames() {
+  static const std::vector<std::string> names = {"import", "graph", "lower", "llvm", "artifact"};
+  return names;
+}
+
+bool isPhase(const std::string &name) {
+  const auto &names = phaseNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const char *irKindName(IrKind kind) {
+  switch (kind) {
+  case IrKind::Mlir: return "mlir";
+  case IrKind::LlvmIr: return "llvm";
+  case IrKind::Assembly: return "asm";
+  case IrKind::Text: return "text";
+  }
+  return "text";
+}
+
+std::string phasePipeline(const std::string &phase, const CompileOptions &options) {
+  // graph: TOSA-level clean-up, shape inference and folding of constant weights.
+  if (phase == "graph")
+    return "builtin.module("
+           "func.func(tosa-infer-shapes,tosa-make-broadcastable,tosa-optional-decompositions),"
+           "canonicalize,cse,"
+           "func.func(tosa-layerwise-constant-fold),"
+           "canonicalize)";
+  // lower: TOSA -> linalg on tensors, elementwise fusion, one-shot bufferization,
+  // deallocation, dispatch numbering, linalg -> loops.
+  if (phase == "lower")
+    return "builtin.module("
+           "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
+           "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize,"
+           "loupe-protect-entry-inputs,"
+           "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
+           "one-shot-bufferize{bufferize-function-boundaries "
+           "function-boundary-type-conversion=identity-layout-map},"
+           "buffer-results-to-out-params,canonicalize,"
+           "buffer-deallocation-pipeline,"
+           "loupe-instrument-dispatches,"
+           "func.func(convert-linalg-to-loops),canonicalize,cse)";
+  // llvm: everything to the LLVM dialect.
+  if (phase == "llvm")
+    return "builtin.module("
+           "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+           "finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,"
+           "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
+           "convert-cf-to-llvm,reconcile-unrealized-casts)";
+  return "";
+}
+
+void registerPipelines() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    loupe::registerLoupePasses();
+    for (const char *phase : {"graph", "lower", "llvm"}) {
+      std::string name = std::string("loupe-") + phase;
+      std::string pipeline = phasePipeline(phase, CompileOptions());
+      PassPipelineRegistration<>(
+          name, ("Loupe's '" + std::string(phase) + "' phase: " + pipeline),
+          [pipeline](OpPassManager &pm) {
+            // The phase strings are anchored on builtin.module; nest their contents.
+            std::string inner = pipeline.substr(strlen("builtin.module("),
+                                                pipeline.size() - strlen("builtin.module(") - 1);
+            (void)parsePassPipeline(inner, pm);
+          });
+    }
+  });
+}
+
+} // namespace loupe::compiler

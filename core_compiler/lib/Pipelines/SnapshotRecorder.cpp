@@ -1,0 +1,136 @@
+//===- SnapshotRecorder.cpp - IR snapshot after every pass ------------------===//
+#include "SnapshotRecorder.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/Pass.h"
+
+using namespace mlir;
+using namespace loupe::compiler;
+
+uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generic) {
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
+  if (generic) // A failed pass may leave IR that the custom printers cannot handle.
+    flags.printGenericOpForm();
+  op->print(os, flags);
+}
+
+static Operation *topLevel(Operation *op) {
+  while (Operation *parent = op->getParentOp())
+    op = parent;
+  return op;
+}
+
+static std::string describeAnchor(Operation *op) {
+  std::string anchor = op->getName().getStringRef().str();
+  if (auto name = op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+    anchor += " @" + name.str();
+  return anchor;
+}
+
+namespace loupe::compiler {
+/// Times each pass and hands it to the recorder. Multithreading is disabled on the context
+/// (Compiler.cpp), so passes nested under functions are recorded in a deterministic order.
+class SnapshotInstrumentation : public PassInstrumentation {
+public:
+  SnapshotInstrumentation(SnapshotRecorder &recorder, std::string phase)
+      : recorder_(recorder), phase_(std::move(phase)) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    starts_[{pass, op}] = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override { finish(pass, op, /*failed=*/false); }
+  void runAfterPassFailed(Pass *pass, Operation *op) override { finish(pass, op, /*failed=*/true); }
+
+private:
+  void finish(Pass *pass, Operation *op, bool failed) {
+    // Adaptors ("Pipeline Collection : [...]") only wrap nested pipelines, whose passes are
+    // recorded one by one; the adaptor class itself is private to MLIR.
+    if (pass->getArgument().empty() && pass->getName().starts_with("Pipeline Collection"))
+      return;
+    auto it = starts_.find({pass, op});
+    auto end = std::chrono::steady_clock::now();
+    int64_t ns = it == starts_.end()
+                     ? 0
+                     : std::chrono::duration_cast<std::chrono::nanoseconds>(end - it->second).count();
+    if (it != starts_.end())
+      starts_.erase(it);
+    recorder_.recordPass(phase_, pass, op, ns, failed);
+  }
+
+  SnapshotRecorder &recorder_;
+  std::string phase_;
+  llvm::DenseMap<std::pair<Pass *, Operation *>, std::chrono::steady_clock::time_point> starts_;
+};
+} // namespace loupe::compiler
+
+std::unique_ptr<PassInstrumentation> SnapshotRecorder::instrumentation(const std::string &phase) {
+  return std::make_unique<SnapshotInstrumentation>(*this, phase);
+}
+
+void SnapshotRecorder::recordPass(const std::string &phase, Pass *pass, Operation *op,
+                                  int64_t durationNs, bool failed) {
+  PassSnapshot snap;
+  snap.index = static_cast<int>(snapshots_.size());
+  snap.pass = pass->getArgument().str();
+  if (snap.pass.empty())
+    snap.pass = pass->getName().str();
+  {
+    llvm::raw_string_ostream os(snap.options);
+    pass->printAsTextualPipeline(os);
+  }
+  snap.phase = phase;
+  snap.anchor = describeAnchor(op);
+  snap.durationNs = durationNs;
+  snap.irKind = IrKind::Mlir;
+
+  Operation *root = topLevel(op);
+  snap.failed = failed;
+  HashingStream hasher;
+  printIr(root, hasher, failed);
+  snap.irHash = hasher.hash();
+  snap.changed = snapshots_.empty() || snap.irHash != lastHash_;
+  lastHash_ = snap.irHash;
+  if (snap.changed && keepIrText_) {
+    llvm::raw_string_ostream os(snap.ir);
+    printIr(root, os, failed);
+  }
+  snapshots_.push_back(std::move(snap));
+}
+
+void SnapshotRecorder::recordStep(const std::string &phase, const std::string &pass,
+                                  const std::string &anchor, int64_t durationNs, IrKind kind,
+                                  llvm::StringRef irText) {
+  PassSnapshot snap;
+  snap.index = static_cast<int>(snapshots_.size());
+  snap.pass = pass;
+  snap.options = pass;
+  snap.phase = phase;
+  snap.anchor = anchor;
+  snap.durationNs = durationNs;
+  snap.irKind = kind;
+  snap.irHash = fnv1a(irText);
+  snap.changed = snapshots_.empty() || snap.irHash != lastHash_;
+  lastHash_ = snap.irHash;
+  if (snap.changed && keepIrText_)
+    snap.ir = irText.str();
+  snapshots_.push_back(std::move(snap));
+}
+
+void SnapshotRecorder::recordModule(const std::string &phase, const std::string &pass,
+                                    Operation *op, int64_t durationNs) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printIr(op, os);
+  recordStep(phase, pass, describeAnchor(op), durationNs, IrKind::Mlir, text);
+}

@@ -1,0 +1,72 @@
+//===- SnapshotRecorder.h - IR snapshot after every pass --------*- C++ -*-===//
+//
+// A PassInstrumentation that records, after every pass, its name and options, phase, anchor,
+// wall time, the hash of the printed IR and, when the hash changed, the IR text. Hashing
+// streams the printer's output into FNV-1a without keeping it, so unchanged passes cost one
+// print and no copy; changed ones print twice (hash, then text).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_PIPELINES_SNAPSHOTRECORDER_H
+#define LOUPE_PIPELINES_SNAPSHOTRECORDER_H
+
+#include "loupe/Pipelines/Compiler.h"
+
+#include "mlir/Pass/PassInstrumentation.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace loupe::compiler {
+
+/// FNV-1a 64 over a byte range, continuing from `hash`.
+uint64_t fnv1a(llvm::StringRef bytes, uint64_t hash = 0xcbf29ce484222325ull);
+
+/// An output stream that only hashes what is written to it.
+class HashingStream : public llvm::raw_ostream {
+public:
+  HashingStream() { SetUnbuffered(); }
+  uint64_t hash() const { return hash_; }
+
+private:
+  void write_impl(const char *ptr, size_t size) override {
+    hash_ = fnv1a(llvm::StringRef(ptr, size), hash_);
+    pos_ += size;
+  }
+  uint64_t current_pos() const override { return pos_; }
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+  uint64_t pos_ = 0;
+};
+
+/// Collects snapshots into a vector shared by every phase of one compile.
+class SnapshotRecorder {
+public:
+  SnapshotRecorder(std::vector<PassSnapshot> &out, bool keepIrText)
+      : snapshots_(out), keepIrText_(keepIrText) {}
+
+  /// The instrumentation to add to a phase's PassManager; it tags snapshots with `phase`.
+  std::unique_ptr<mlir::PassInstrumentation> instrumentation(const std::string &phase);
+
+  /// Records a step that is not an MLIR pass (import, LLVM translation, object emission).
+  void recordStep(const std::string &phase, const std::string &pass, const std::string &anchor,
+                  int64_t durationNs, IrKind kind, llvm::StringRef irText);
+  /// Records the MLIR `op` (printed with locations) as the result of a non-pass step.
+  void recordModule(const std::string &phase, const std::string &pass, mlir::Operation *op,
+                    int64_t durationNs);
+
+  /// Prints `op` the way snapshots print it (generic-free, with pretty locations).
+  static void printIr(mlir::Operation *op, llvm::raw_ostream &os, bool generic = false);
+
+private:
+  friend class SnapshotInstrumentation;
+  void recordPass(const std::string &phase, mlir::Pass *pass, mlir::Operation *op,
+                  int64_t durationNs, bool failed);
+
+  std::vector<PassSnapshot> &snapshots_;
+  bool keepIrText_;
+  uint64_t lastHash_ = 0;
+};
+
+} // namespace loupe::compiler
+
+#endif // LOUPE_PIPELINES_SNAPSHOTRECORDER_H

@@ -1,0 +1,93 @@
+//===- Artifact.h - Load and run a compiled artifact ------------*- C++ -*-===//
+//
+// A compiled artifact is a shared object (docs/artifact-abi.md) exporting
+//   const char loupe_manifest[];   JSON: entry signature and dispatch table
+//   void loupe_entry(void **args); one memref descriptor per input, then per output
+// and importing the tracer hooks loupe_ral_dispatch_begin/end(int64_t) from this library.
+// Loading needs only libc's dynamic loader: no MLIR or LLVM is in the process.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_RAL_ARTIFACT_H
+#define LOUPE_RAL_ARTIFACT_H
+
+#include "loupe/ral/Status.h"
+#include "loupe/ral/Tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loupe::ral {
+
+/// Type of one entry input or output.
+struct TensorSpec {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::string typeString() const; ///< "f32[8x64]"
+};
+
+/// One kernel the artifact brackets with tracer hooks (loupe-instrument-dispatches).
+struct DispatchInfo {
+  int64_t id = 0;   ///< Dense, 0-based, in program order.
+  std::string name; ///< "dispatch_3_matmul"
+  std::string op;   ///< Op the dispatch was made from: "linalg.matmul".
+  std::string loc;  ///< Source ops (ONNX node names or file:line), comma-separated.
+};
+
+/// The artifact's self-description.
+struct Manifest {
+  int version = 0;
+  std::string abi;    ///< "loupe-entry-v1"
+  std::string model;  ///< Path of the model it was compiled from.
+  std::string target; ///< "cpu"
+  std::string entry;  ///< Name of the MLIR entry function.
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<DispatchInfo> dispatches;
+};
+
+/// Parses manifest JSON; errors name the missing or malformed field.
+StatusOr<Manifest> parseManifest(const std::string &json);
+
+/// Receives the dispatch events of one execution, on the executing thread.
+class Tracer {
+public:
+  virtual ~Tracer() = default;
+  virtual void dispatchBegin(int64_t dispatchId) = 0;
+  virtual void dispatchEnd(int64_t dispatchId) = 0;
+};
+
+/// A loaded artifact. Thread-safe: many threads may run() it at once (each call has its own
+/// descriptors; the tracer is per thread).
+class Artifact {
+public:
+  /// dlopen()s `path` and reads its manifest. Errors: file missing or not a loadable shared
+  /// object (kNotFound / kInvalidArgument, with dlerror's text), no or bad manifest.
+  static StatusOr<std::shared_ptr<Artifact>> load(const std::string &path);
+  ~Artifact();
+  Artifact(const Artifact &) = delete;
+  Artifact &operator=(const Artifact &) = delete;
+
+  const Manifest &manifest() const { return manifest_; }
+  const std::string &path() const { return path_; }
+
+  /// Checks `inputs` against the manifest: count, dtype and shape (errors name the input).
+  Status checkInputs(const std::vector<Tensor> &inputs) const;
+  /// Allocates zeroed output tensors of the manifest's types.
+  std::vector<Tensor> allocateOutputs() const;
+  /// Runs the entry function once on `inputs`, writing into `outputs` (from allocateOutputs()).
+  /// `tracer`, when set, receives every dispatch's begin and end.
+  Status run(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
+             Tracer *tracer = nullptr) const;
+
+private:
+  Artifact() = default;
+  std::string path_;
+  void *handle_ = nullptr;
+  void (*entry_)(void **) = nullptr;
+  Manifest manifest_;
+};
+
+} // namespace loupe::ral
+
+#endif // LOUPE_RAL_ARTIFACT_H

@@ -1,0 +1,28 @@
+//===- Check.h - Compare outputs with expected values -----------*- C++ -*-===//
+#ifndef LOUPE_SESSIONS_CHECK_H
+#define LOUPE_SESSIONS_CHECK_H
+
+#include "loupe/profiler/Records.h"
+#include "loupe/ral/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace loupe::sessions {
+
+/// The check of one output: numpy.allclose semantics, element-wise
+/// |actual - expected| <= atol + rtol * |expected|; NaN equals NaN only in the same place.
+struct OutputCheck {
+  profiler::CheckRecord record; ///< Worst element = largest |a - e| - (atol + rtol |e|).
+  std::string message;          ///< Empty when passed; else says which element and by how much.
+};
+
+/// Checks every output against `expected` by position. A count, shape or dtype mismatch is a
+/// failed check whose message names the output and both types.
+std::vector<OutputCheck> checkOutputs(const std::vector<ral::Tensor> &actual,
+                                      const std::vector<ral::Tensor> &expected, double rtol,
+                                      double atol);
+
+} // namespace loupe::sessions
+
+#endif // LOUPE_SESSIONS_CHECK_H

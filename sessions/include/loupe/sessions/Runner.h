@@ -1,0 +1,76 @@
+//===- Runner.h - Compile, run, measure, check, store -----------*- C++ -*-===//
+//
+// The one implementation of "compile this model and run it" that the CLI (`loupe run`,
+// `loupe replay`) and the GUI share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_SESSIONS_RUNNER_H
+#define LOUPE_SESSIONS_RUNNER_H
+
+#include "loupe/Pipelines/Compiler.h"
+#include "loupe/profiler/Statistics.h"
+#include "loupe/ral/Artifact.h"
+#include "loupe/sessions/Check.h"
+#include "loupe/sessions/Session.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace loupe::sessions {
+
+/// Exit codes of the CLI (DESIGN.md): what a RunOutcome maps to.
+enum ExitCode { kExitOk = 0, kExitMismatch = 1, kExitBadInput = 2, kExitInternal = 3 };
+
+struct RunRequest {
+  std::string model;                 ///< .mlir/.onnx (compiled first) or a compiled .so.
+  compiler::CompileOptions compile;  ///< Ignored for a .so.
+  RunSettings run;
+  std::string dbPath;                ///< Profile DB to store the run in; empty: none.
+  std::string sessionName;           ///< Recorded with the run.
+};
+
+/// Timing summary of one dispatch over the measured repetitions.
+struct DispatchStats {
+  ral::DispatchInfo info;
+  std::vector<int64_t> samplesNs; ///< One per measured repetition.
+  profiler::Summary summary;      ///< Of samplesNs, ns.
+  double share = 0;               ///< Median / sum of all dispatch medians.
+};
+
+struct RunOutcome {
+  int exitCode = kExitOk;
+  std::string error;                             ///< Set when exitCode is 2 or 3.
+  std::optional<compiler::CompileResult> compile; ///< Absent when a .so was given.
+  std::string artifactPath;
+  ral::Manifest manifest;
+  std::string deviceName;                        ///< "cpu: <model name>, N threads"
+  std::vector<int64_t> repNs;                    ///< Wall time of each measured repetition.
+  profiler::Summary runSummary;                  ///< Of repNs.
+  std::vector<DispatchStats> dispatches;         ///< By dispatch id.
+  std::vector<ral::Tensor> outputs;              ///< Outputs of the last repetition.
+  bool checked = false;
+  std::vector<OutputCheck> checks;
+  int64_t runId = -1;                            ///< Id in the profile DB, -1 if not stored.
+  bool cancelled = false;
+};
+
+/// Reports progress: a stage ("compile", "warmup", "run", "store") and a fraction in [0, 1].
+using ProgressFn = std::function<void(const std::string &stage, double fraction)>;
+
+/// Compiles (unless given an artifact), loads, warms up, runs `reps` times with the CPU
+/// collector as tracer, checks outputs and stores everything. Never throws; failures are in
+/// the outcome (exit code and message). `cancel` is polled between repetitions.
+RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
+                    const std::atomic<bool> *cancel = nullptr);
+
+/// The request a session describes.
+RunRequest requestFromSession(const Session &session, const std::string &dbPath);
+
+/// "Intel(R) Xeon(R) ... (2 threads)" from /proc/cpuinfo.
+std::string cpuDeviceName();
+
+} // namespace loupe::sessions
+
+#endif // LOUPE_SESSIONS_RUNNER_H

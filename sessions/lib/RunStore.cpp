@@ -1,0 +1,77 @@
+//===- RunStore.cpp - Write a run's outcome to the profile DB ----------------===//
+#include "RunStore.h"
+
+#include "loupe/profiler/Store.h"
+
+#include <nlohmann/json.hpp>
+
+namespace loupe::sessions {
+
+static profiler::CompileRecord compileRecord(const compiler::CompileResult &c,
+                                             const std::string &model,
+                                             const compiler::CompileOptions &options) {
+  profiler::CompileRecord record;
+  record.modelPath = model;
+  record.target = options.target;
+  record.totalNs = c.totalNs;
+  record.artifactPath = c.artifactPath;
+  for (const compiler::PassSnapshot &s : c.snapshots)
+    record.passes.push_back({s.index, s.pass, s.options, s.phase, s.anchor, s.durationNs,
+                             s.irHash, s.changed});
+  return record;
+}
+
+ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
+                     const std::vector<profiler::SampleRecord> &samples) {
+  auto store = profiler::Store::open(request.dbPath);
+  if (!store)
+    return store.status();
+
+  profiler::RunInfo info;
+  info.model = request.model;
+  info.deviceKind = "cpu";
+  info.deviceName = outcome.deviceName;
+  info.session = request.sessionName;
+  info.configJson = nlohmann::json{{"target", request.compile.target},
+                                   {"phase_to", request.compile.phaseTo},
+                                   {"warmup", request.run.warmup},
+                                   {"reps", request.run.reps},
+                                   {"seed", request.run.seed},
+                                   {"inputs", request.run.inputsDir},
+                                   {"check", request.run.checkDir}}
+                        .dump();
+  auto runId = store->beginRun(info);
+  if (!runId)
+    return runId.status();
+  outcome.runId = *runId;
+
+  auto write = [&]() -> ral::Status {
+    if (outcome.compile) {
+      auto compileId = store->addCompile(
+          *runId, compileRecord(*outcome.compile, request.model, request.compile));
+      if (!compileId)
+        return compileId.status();
+    }
+    std::vector<profiler::DispatchRecord> dispatches;
+    for (const ral::DispatchInfo &d : outcome.manifest.dispatches)
+      dispatches.push_back({d.id, d.name, d.op, d.loc, "codegen", -1});
+    if (ral::Status s = store->addDispatches(*runId, dispatches); !s)
+      return s;
+    if (ral::Status s = store->addSamples(*runId, samples); !s)
+      return s;
+    std::vector<profiler::CheckRecord> checks;
+    for (const OutputCheck &c : outcome.checks)
+      checks.push_back(c.record);
+    return store->addChecks(*runId, checks);
+  };
+  ral::Status status = write();
+  bool ok = status.isOk() && outcome.exitCode == kExitOk;
+  std::string error = !status.isOk() ? status.message()
+                      : outcome.exitCode == kExitMismatch ? "numerical mismatch"
+                                                          : "";
+  if (ral::Status s = store->finishRun(*runId, ok, error); !s && status)
+    status = s;
+  return status;
+}
+
+} // namespace loupe::sessions

@@ -1,0 +1,18 @@
+//===- RunStore.h - Write a run's outcome to the profile DB -----*- C++ -*-===//
+#ifndef LOUPE_SESSIONS_RUNSTORE_H
+#define LOUPE_SESSIONS_RUNSTORE_H
+
+#include "loupe/profiler/Records.h"
+#include "loupe/sessions/Runner.h"
+
+namespace loupe::sessions {
+
+/// Stores run, compile facts (every snapshot), dispatches, samples and checks in the DB at
+/// request.dbPath and sets outcome.runId. A failure leaves the run 'failed' (or 'running' if
+/// the process dies), never half-hidden.
+ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
+                     const std::vector<profiler::SampleRecord> &samples);
+
+} // namespace loupe::sessions
+
+#endif // LOUPE_SESSIONS_RUNSTORE_H

@@ -1,0 +1,211 @@
+//===- Runner.cpp - Compile, run, measure, check, store ----------------------===//
+#include "loupe/sessions/Runner.h"
+
+#include "RunStore.h"
+
+#include "loupe/profiler/CpuCollector.h"
+#include "loupe/ral/TensorIO.h"
+
+#include <fstream>
+#include <random>
+#include <thread>
+
+namespace loupe::sessions {
+
+namespace {
+/// Forwards the artifact's dispatch hooks to the CPU collector.
+class CollectorTracer : public ral::Tracer {
+public:
+  explicit CollectorTracer(profiler::CpuCollector &collector) : collector_(collector) {}
+  void dispatchBegin(int64_t id) override { collector_.beginDispatch(id); }
+  void dispatchEnd(int64_t id) override { collector_.endDispatch(id); }
+
+private:
+  profiler::CpuCollector &collector_;
+};
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+int exitCodeFor(const ral::Status &status) {
+  return status.code() == ral::StatusCode::kInternal ? kExitInternal : kExitBadInput;
+}
+
+/// Deterministic inputs for a manifest: floats uniform in [-1, 1), integers in [0, 10), i1 0/1.
+std::vector<ral::Tensor> randomInputs(const ral::Manifest &manifest, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ral::Tensor> inputs;
+  for (const ral::TensorSpec &spec : manifest.inputs) {
+    ral::Tensor t(spec.dtype, spec.shape);
+    int64_t n = t.numElements();
+    switch (spec.dtype) {
+    case ral::DType::F32: {
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<float>()[i] = d(rng);
+      break;
+    }
+    case ral::DType::F64: {
+      std::uniform_real_distribution<double> d(-1., 1.);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<double>()[i] = d(rng);
+      break;
+    }
+    case ral::DType::I64:
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
+      break;
+    case ral::DType::I32:
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
+      break;
+    default: // Byte-sized and half types: small non-negative bit patterns.
+      for (size_t i = 0; i < t.byteSize(); ++i)
+        static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+} // namespace
+
+std::string cpuDeviceName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      name = line.substr(line.find(':') + 2);
+      break;
+    }
+  return name + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
+}
+
+RunRequest requestFromSession(const Session &session, const std::string &dbPath) {
+  RunRequest request;
+  request.model = session.model;
+  request.compile.target = session.target;
+  request.compile.phaseTo = "artifact";
+  request.run = session.run;
+  request.dbPath = dbPath;
+  request.sessionName = session.name;
+  return request;
+}
+
+RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
+                    const std::atomic<bool> *cancel) {
+  RunOutcome out;
+  out.deviceName = cpuDeviceName();
+  auto report = [&](const char *stage, double f) {
+    if (progress)
+      progress(stage, f);
+  };
+  auto fail = [&](int code, std::string message) {
+    out.exitCode = code;
+    out.error = std::move(message);
+    return out;
+  };
+  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+
+  // Compile, unless given an artifact.
+  if (endsWith(request.model, ".so")) {
+    out.artifactPath = request.model;
+  } else {
+    report("compile", 0);
+    out.compile = compiler::compileModel(request.model, request.compile);
+    if (!out.compile->ok())
+      return fail(out.compile->error->kind == compiler::CompileError::Kind::BadInput
+                      ? kExitBadInput
+                      : kExitInternal,
+                  out.compile->error->message);
+    out.artifactPath = out.compile->artifactPath;
+    report("compile", 1);
+  }
+
+  auto artifact = ral::Artifact::load(out.artifactPath);
+  if (!artifact)
+    return fail(exitCodeFor(artifact.status()), artifact.status().message());
+  out.manifest = (*artifact)->manifest();
+
+  // Inputs and expected outputs.
+  std::vector<ral::Tensor> inputs;
+  if (request.run.inputsDir.empty()) {
+    inputs = randomInputs(out.manifest, request.run.seed);
+  } else {
+    auto read = ral::readTensorDir(request.run.inputsDir, "input");
+    if (!read)
+      return fail(exitCodeFor(read.status()), read.status().message());
+    inputs = std::move(*read);
+  }
+  if (ral::Status s = (*artifact)->checkInputs(inputs); !s)
+    return fail(kExitBadInput, (request.run.inputsDir.empty() ? std::string("inputs")
+                                                              : request.run.inputsDir) +
+                                   ": " + s.message());
+  std::vector<ral::Tensor> expected;
+  if (!request.run.checkDir.empty()) {
+    auto read = ral::readTensorDir(request.run.checkDir, "output");
+    if (!read)
+      return fail(exitCodeFor(read.status()), read.status().message());
+    expected = std::move(*read);
+  }
+
+  // Warm up, then measure.
+  std::vector<ral::Tensor> outputs = (*artifact)->allocateOutputs();
+  for (int i = 0; i < request.run.warmup && !cancelled(); ++i) {
+    report("warmup", double(i) / request.run.warmup);
+    if (ral::Status s = (*artifact)->run(inputs, outputs); !s)
+      return fail(exitCodeFor(s), s.message());
+  }
+  profiler::CpuCollector collector(request.run.reps, out.manifest.dispatches.size());
+  CollectorTracer tracer(collector);
+  for (int rep = 0; rep < request.run.reps; ++rep) {
+    if (cancelled()) {
+      out.cancelled = true;
+      return fail(kExitBadInput, "cancelled");
+    }
+    report("run", double(rep) / request.run.reps);
+    collector.beginRep();
+    ral::Status s = (*artifact)->run(inputs, outputs, &tracer);
+    collector.endRep();
+    if (!s)
+      return fail(exitCodeFor(s), s.message());
+  }
+  report("run", 1);
+  if (collector.unmatchedEvents() != 0)
+    return fail(kExitInternal, "the artifact's dispatch events do not pair up (" +
+                                   std::to_string(collector.unmatchedEvents()) + " unmatched)");
+
+  out.repNs = collector.repDurations();
+  out.runSummary = profiler::summarize(out.repNs);
+  double totalMedian = 0;
+  for (const ral::DispatchInfo &info : out.manifest.dispatches) {
+    DispatchStats stats;
+    stats.info = info;
+    stats.samplesNs = collector.dispatchDurations(info.id);
+    stats.summary = profiler::summarize(stats.samplesNs);
+    if (!stats.samplesNs.empty())
+      totalMedian += stats.summary.median;
+    out.dispatches.push_back(std::move(stats));
+  }
+  for (DispatchStats &d : out.dispatches)
+    d.share = totalMedian > 0 && !d.samplesNs.empty() ? d.summary.median / totalMedian : 0;
+  out.outputs = outputs;
+
+  if (!request.run.checkDir.empty()) {
+    out.checked = true;
+    out.checks = checkOutputs(outputs, expected, request.run.rtol, request.run.atol);
+    for (const OutputCheck &c : out.checks)
+      if (!c.record.passed)
+        out.exitCode = kExitMismatch;
+  }
+
+  if (!request.dbPath.empty()) {
+    report("store", 0);
+    if (ral::Status s = storeRun(request, out, collector.samples()); !s)
+      return fail(exitCodeFor(s), s.message());
+    report("store", 1);
+  }
+  return out;
+}
+
+} // namespace loupe::sessions

@@ -22,12 +22,27 @@ const char *dtypeName(DType dtype);
 /// Inverse of dtypeName; nullopt for an unknown name.
 std::optional<DType> parseDType(std::string_view name);
 
+/// Product of the shape entries (1 for the empty shape of a scalar); nullopt when an entry is
+/// negative or the product overflows int64. Readers check shapes from files with it.
+std::optional<int64_t> checkedNumElements(const std::vector<int64_t> &shape);
+
+/// IEEE half <-> float. halfToFloat is exact (subnormals, inf and NaN included); floatToHalf
+/// rounds to nearest even and saturates to inf.
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);
+/// bfloat16 (the top 16 bits of a float) <-> float; floatToBFloat16 rounds to nearest even.
+float bfloat16ToFloat(uint16_t bits);
+uint16_t floatToBFloat16(float value);
+
 /// A dense row-major tensor in host memory, 64-byte aligned. Copies share the buffer (an
 /// immutable snapshot once a run has produced it); clone() makes a deep copy.
+/// A default-constructed Tensor holds no buffer: data() is null and numElements() is 0.
 class Tensor {
 public:
   Tensor() = default;
-  /// A zero-filled tensor. Shape entries must be >= 0.
+  /// A zero-filled tensor. Shape entries must be >= 0 (a negative entry is stored as 0); the
+  /// buffer is never null, even for zero elements. Throws std::bad_alloc when the size
+  /// overflows or memory runs out (readers check sizes against their input first).
   Tensor(DType dtype, std::vector<int64_t> shape);
 
   DType dtype() const { return dtype_; }
@@ -39,7 +54,8 @@ public:
   template <typename T> T *dataAs() { return static_cast<T *>(data()); }
   template <typename T> const T *dataAs() const { return static_cast<const T *>(data()); }
 
-  /// Element `i` (row-major) converted to double, for comparisons and reports.
+  /// Element `i` (row-major) converted to double, for comparisons and reports (f16/bf16
+  /// decoded, i1 as 0/1); NaN when `i` is out of range.
   double elementAsDouble(int64_t i) const;
   Tensor clone() const;
   /// "f32[1x3x224x224]".

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "TensorIO copies little-endian payloads straight into host memory");

@@ -550,6 +550,44 @@ TEST(TensorProtoTest, ReadsOnnxTestDataOfManyDTypes) {
     GTEST_SKIP() << "libonnx-testdata not installed";
 }
 
+TEST(TensorProtoTest, ReadsExampleModelTestData) {
+  // examples/models/*/test_data_set_0, written by examples/models/make_models.py.
+  struct Case {
+    const char *model;
+    const char *input;
+    const char *output;
+  };
+  const Case cases[] = {
+      {"mlp", "f32[8x64]", "f32[8x10]"},
+      {"cnn", "f32[1x3x32x32]", "f32[1x10]"},
+      {"transformer_block", "f32[1x8x32]", "f32[1x32]"},
+      {"mlp_tosa", "f32[4x16]", "f32[4x10]"},
+  };
+  for (const Case &c : cases) {
+    std::string dir =
+        std::string(LOUPE_SOURCE_DIR) + "/examples/models/" + c.model + "/test_data_set_0";
+    StatusOr<std::vector<Tensor>> in = readTensorDir(dir, "input");
+    StatusOr<std::vector<Tensor>> out = readTensorDir(dir, "output");
+    ASSERT_TRUE(in.isOk()) << in.status().message();
+    ASSERT_TRUE(out.isOk()) << out.status().message();
+    ASSERT_EQ(in->size(), 1u);
+    ASSERT_EQ(out->size(), 1u);
+    EXPECT_EQ((*in)[0].typeString(), c.input) << c.model;
+    EXPECT_EQ((*out)[0].typeString(), c.output) << c.model;
+    if (std::string(c.model) != "transformer_block") {
+      // Softmax outputs: rows of probabilities.
+      const Tensor &p = (*out)[0];
+      int64_t cols = p.shape().back();
+      for (int64_t r = 0; r < p.numElements() / cols; ++r) {
+        double sum = 0;
+        for (int64_t k = 0; k < cols; ++k)
+          sum += p.elementAsDouble(r * cols + k);
+        EXPECT_NEAR(sum, 1.0, 1e-5) << c.model << " row " << r;
+      }
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // .npy
 //===----------------------------------------------------------------------===//

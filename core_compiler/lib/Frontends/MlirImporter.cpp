@@ -1,28 +1,54 @@
-//===- MlirImporter.cpp - .mlir text -> module --------------------------------===//
+//===- MlirImporter.cpp - .mlir text -> module ----------------------------===//
+
 #include "loupe/Frontends/MlirImporter.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
-OwningOpRef<ModuleOp> loupe::frontends::importMlirFile(const std::string &path,
-                                                       MLIRContext &context,
-                                                       std::string &error) {
+namespace loupe::frontends {
+
+OwningOpRef<ModuleOp> importMlirFile(const std::string &path,
+                                     MLIRContext &context, std::string &error) {
+  error.clear();
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
-    error = path + ": cannot open: " + buffer.getError().message();
+    error = path + ": cannot open file: " + buffer.getError().message();
     return nullptr;
   }
+  context.loadDialect<func::FuncDialect, tosa::TosaDialect,
+                      linalg::LinalgDialect, arith::ArithDialect,
+                      tensor::TensorDialect, math::MathDialect,
+                      memref::MemRefDialect, scf::SCFDialect,
+                      bufferization::BufferizationDialect>();
+
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  // Diagnostics print as "file:line:col: error: message" with the source line.
   llvm::raw_string_ostream os(error);
-  // Prints "file:line:col: error: message" plus the offending source line.
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(verify(*module)))
-    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (module && failed(verify(*module)))
+    module = nullptr;
+  os.flush();
+  if (!module && error.empty())
+    error = path + ": failed to parse";
   return module;
 }
+
+} // namespace loupe::frontends

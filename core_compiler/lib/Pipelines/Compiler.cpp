@@ -131,9 +131,9 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
         failed(captureSignature(module.get(), info, error)))
       return fail(CompileError::Kind::BadInput, modelPath + ": " + error);
 
-    PassManager pm(&context);
+    PassManager pm(&context, ModuleOp::getOperationName());
     pm.addInstrumentation(recorder.instrumentation(phase));
-    std::string pipeline = phasePipeline(phase, options);
+    std::string pipeline = phasePassList(phase, options);
     if (failed(parsePassPipeline(pipeline, pm)))
       return fail(CompileError::Kind::Internal,
                   "cannot build the '" + std::string(phase) + "' pipeline: " + pipeline);

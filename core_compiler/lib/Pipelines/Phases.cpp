@@ -37,19 +37,17 @@ const char *irKindName(IrKind kind) {
   return "text";
 }
 
-std::string phasePipeline(const std::string &phase, const CompileOptions &options) {
+std::string phasePassList(const std::string &phase, const CompileOptions &options) {
   // graph: TOSA-level clean-up, shape inference and folding of constant weights.
   if (phase == "graph")
-    return "builtin.module("
-           "func.func(tosa-infer-shapes,tosa-make-broadcastable,tosa-optional-decompositions),"
+    return "func.func(tosa-infer-shapes,tosa-make-broadcastable,tosa-optional-decompositions),"
            "canonicalize,cse,"
            "func.func(tosa-layerwise-constant-fold),"
-           "canonicalize)";
+           "canonicalize";
   // lower: TOSA -> linalg on tensors, elementwise fusion, one-shot bufferization,
   // deallocation, dispatch numbering, linalg -> loops.
   if (phase == "lower")
-    return "builtin.module("
-           "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
+    return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
            "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize,"
            "loupe-protect-entry-inputs,"
            "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
@@ -58,15 +56,19 @@ std::string phasePipeline(const std::string &phase, const CompileOptions &option
            "buffer-results-to-out-params,canonicalize,"
            "buffer-deallocation-pipeline,"
            "loupe-instrument-dispatches,"
-           "func.func(convert-linalg-to-loops),canonicalize,cse)";
+           "func.func(convert-linalg-to-loops),canonicalize,cse";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
-    return "builtin.module("
-           "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
            "finalize-memref-to-llvm,convert-math-to-libm,convert-math-to-llvm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
-           "convert-cf-to-llvm,reconcile-unrealized-casts)";
+           "convert-cf-to-llvm,reconcile-unrealized-casts";
   return "";
+}
+
+std::string phasePipeline(const std::string &phase, const CompileOptions &options) {
+  std::string passes = phasePassList(phase, options);
+  return passes.empty() ? "" : "builtin.module(" + passes + ")";
 }
 
 void registerPipelines() {
@@ -76,15 +78,10 @@ void registerPipelines() {
     loupe::registerLoupePasses();
     for (const char *phase : {"graph", "lower", "llvm"}) {
       std::string name = std::string("loupe-") + phase;
-      std::string pipeline = phasePipeline(phase, CompileOptions());
+      std::string passes = phasePassList(phase, CompileOptions());
       PassPipelineRegistration<>(
-          name, ("Loupe's '" + std::string(phase) + "' phase: " + pipeline),
-          [pipeline](OpPassManager &pm) {
-            // The phase strings are anchored on builtin.module; nest their contents.
-            std::string inner = pipeline.substr(strlen("builtin.module("),
-                                                pipeline.size() - strlen("builtin.module(") - 1);
-            (void)parsePassPipeline(inner, pm);
-          });
+          name, "Loupe's '" + std::string(phase) + "' phase: " + passes,
+          [passes](OpPassManager &pm) { (void)parsePassPipeline(passes, pm); });
     }
   });
 }

@@ -9,9 +9,11 @@
 
 namespace loupe::compiler {
 
-/// The textual pass pipeline of an MLIR-level phase ("graph", "lower", "llvm") for `target`,
-/// e.g. "builtin.module(canonicalize,cse)"; empty for phases that are not MLIR pass pipelines
-/// ("import", "artifact"). docs/pipeline.md explains every pass.
+/// The passes of an MLIR-level phase ("graph", "lower", "llvm") as a textual pass list to add
+/// to a builtin.module pass manager, e.g. "canonicalize,func.func(cse)"; empty for phases that
+/// are not MLIR pass pipelines ("import", "artifact"). docs/pipeline.md explains every pass.
+std::string phasePassList(const std::string &phase, const CompileOptions &options);
+/// The same, anchored: "builtin.module(<pass list>)", as mlir-opt's --pass-pipeline takes it.
 std::string phasePipeline(const std::string &phase, const CompileOptions &options);
 
 

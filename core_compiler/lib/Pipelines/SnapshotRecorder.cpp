@@ -19,7 +19,7 @@ uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
 
 void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generic) {
   OpPrintingFlags flags;
-  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/true);
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   if (generic) // A failed pass may leave IR that the custom printers cannot handle.
     flags.printGenericOpForm();
   op->print(os, flags);
@@ -54,9 +54,9 @@ public:
 
 private:
   void finish(Pass *pass, Operation *op, bool failed) {
-    // Adaptors ("Pipeline Collection : [...]") only wrap nested pipelines, whose passes are
-    // recorded one by one; the adaptor class itself is private to MLIR.
-    if (pass->getArgument().empty() && pass->getName().starts_with("Pipeline Collection"))
+    // Adaptors only wrap nested pipelines, whose passes are recorded one by one; the adaptor
+    // class is private to MLIR, so recognise it by name.
+    if (pass->getArgument().empty() && pass->getName().contains("OpToOpPassAdaptor"))
       return;
     auto it = starts_.find({pass, op});
     auto end = std::chrono::steady_clock::now();

@@ -54,7 +54,7 @@ public:
   void recordModule(const std::string &phase, const std::string &pass, mlir::Operation *op,
                     int64_t durationNs);
 
-  /// Prints `op` the way snapshots print it (generic-free, with pretty locations).
+  /// Prints `op` the way snapshots print it: custom form with `loc(...)`, re-parseable by loupe-opt.
   static void printIr(mlir::Operation *op, llvm::raw_ostream &os, bool generic = false);
 
 private:

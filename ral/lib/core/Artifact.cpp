@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
+#include <filesystem>
 #include <sys/stat.h>
 
 namespace loupe::ral {
@@ -84,7 +85,9 @@ StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0)
     return notFound(path + ": no such artifact");
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // An absolute path, so dlopen never searches the library path for a bare file name.
+  std::string absolute = std::filesystem::absolute(path).string();
+  void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     return invalidArgument(path + ": not a loadable artifact: " + dlerror());
   std::shared_ptr<Artifact> artifact(new Artifact());

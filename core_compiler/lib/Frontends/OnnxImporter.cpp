@@ -1,0 +1,608 @@
+//===- OnnxImporter.cpp - ONNX model -> func + tosa -----------------------===//
+//
+// Parses a ModelProto, runs the ONNX checker and shape inference, then walks
+// the (topologically sorted) graph and hands each node to its converter
+// (OnnxOps*.cpp). This is the only TU that includes ONNX headers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loupe/Frontends/OnnxImporter.h"
+#include "OnnxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "onnx/checker.h"
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+
+namespace loupe::frontends::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+static const char *getElementTypeName(int32_t type) {
+  return onnx::TensorProto_DataType_IsValid(type)
+             ? onnx::TensorProto_DataType_Name(type).c_str()
+             : "invalid";
+}
+
+/// Maps an ONNX element type to MLIR. Unsigned types are rejected: TOSA's
+/// lowering to arith only handles signless integers.
+static Type convertElementType(int32_t type, MLIRContext *ctx) {
+  Builder b(ctx);
+  switch (type) {
+  case onnx::TensorProto::FLOAT:
+    return b.getF32Type();
+  case onnx::TensorProto::DOUBLE:
+    return b.getF64Type();
+  case onnx::TensorProto::FLOAT16:
+    return b.getF16Type();
+  case onnx::TensorProto::BFLOAT16:
+    return b.getBF16Type();
+  case onnx::TensorProto::INT64:
+    return b.getI64Type();
+  case onnx::TensorProto::INT32:
+    return b.getI32Type();
+  case onnx::TensorProto::INT16:
+    return b.getI16Type();
+  case onnx::TensorProto::INT8:
+    return b.getI8Type();
+  case onnx::TensorProto::BOOL:
+    return b.getI1Type();
+  default:
+    return nullptr;
+  }
+}
+
+/// Builds the attribute of an initializer or Constant tensor.
+static FailureOr<DenseElementsAttr>
+convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
+              std::string &error) {
+  auto fail = [&](const Twine &message) {
+    error = ("tensor '" + tensor.name() + "': " + message).str();
+    return failure();
+  };
+  Type elementType = convertElementType(tensor.data_type(), ctx);
+  if (!elementType)
+    return fail(Twine("unsupported element type ") +
+                getElementTypeName(tensor.data_type()));
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return fail("external data is not supported");
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return fail("negative dimension");
+  auto type = RankedTensorType::get(shape, elementType);
+  int64_t count = type.getNumElements();
+  auto checkCount = [&](int64_t got) -> LogicalResult {
+    if (got == count)
+      return success();
+    return fail("holds " + Twine(got) + " values, expected " + Twine(count));
+  };
+
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    if (elementType.isInteger(1)) {
+      if (failed(checkCount(raw.size())))
+        return failure();
+      SmallVector<bool> values(raw.begin(), raw.end());
+      return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+    }
+    int64_t width = elementType.getIntOrFloatBitWidth() / 8;
+    if (raw.size() % width || failed(checkCount(raw.size() / width)))
+      return failure();
+    if (count == 0)
+      return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+    ArrayRef<char> buffer(raw.data(), raw.size());
+    // ONNX raw data is little-endian, as is every host Loupe runs on.
+    return DenseElementsAttr::getFromRawBuffer(type, buffer);
+  }
+
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    if (failed(checkCount(tensor.float_data_size())))
+      return failure();
+    return DenseElementsAttr::get(
+        type, ArrayRef<float>(tensor.float_data().data(),
+                              tensor.float_data_size()));
+  case onnx::TensorProto::DOUBLE:
+    if (failed(checkCount(tensor.double_data_size())))
+      return failure();
+    return DenseElementsAttr::get(
+        type, ArrayRef<double>(tensor.double_data().data(),
+                               tensor.double_data_size()));
+  case onnx::TensorProto::INT64:
+    if (failed(checkCount(tensor.int64_data_size())))
+      return failure();
+    return DenseElementsAttr::get(
+        type, ArrayRef<int64_t>(tensor.int64_data().data(),
+                                tensor.int64_data_size()));
+  default:
+    break;
+  }
+  // The remaining types (int8/16/32, bool, f16, bf16) live in int32_data;
+  // 16-bit floats as their bit patterns.
+  if (failed(checkCount(tensor.int32_data_size())))
+    return failure();
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> bits;
+  for (int32_t v : tensor.int32_data())
+    bits.push_back(APInt(64, static_cast<uint64_t>(static_cast<int64_t>(v)),
+                         /*isSigned=*/true)
+                       .trunc(width));
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    SmallVector<APFloat> values;
+    for (const APInt &v : bits)
+      values.push_back(APFloat(floatType.getFloatSemantics(), v));
+    return DenseElementsAttr::get(type, values);
+  }
+  if (width == 1) {
+    SmallVector<bool> values;
+    for (int32_t v : tensor.int32_data())
+      values.push_back(v != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+  }
+  return DenseElementsAttr::get(type, bits);
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+/// Builds `func.func @main` from one ONNX graph.
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, std::string fileName)
+      : ctx(ctx), fileName(std::move(fileName)) {}
+
+  OwningOpRef<ModuleOp> import(const onnx::ModelProto &model);
+  std::string takeError() { return std::move(error); }
+
+  LogicalResult report(const Twine &message) {
+    if (error.empty())
+      error = (fileName + ": " + message).str();
+    return failure();
+  }
+
+private:
+  friend class NodeContext;
+
+  LogicalResult collectTypes(const onnx::GraphProto &graph);
+  FailureOr<RankedTensorType> getStaticType(const std::string &name,
+                                            const Twine &what);
+  LogicalResult importNode(const onnx::NodeProto &node, int64_t index,
+                           OpBuilder &builder);
+  static const ConverterMap &getConverters();
+
+  MLIRContext &ctx;
+  std::string fileName;
+  std::string error;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<const onnx::TypeProto *> types;
+};
+
+const ConverterMap &GraphImporter::getConverters() {
+  static const ConverterMap converters = [] {
+    ConverterMap map;
+    registerElementwiseOps(map);
+    registerNNOps(map);
+    registerTensorOps(map);
+    return map;
+  }();
+  return converters;
+}
+
+LogicalResult GraphImporter::collectTypes(const onnx::GraphProto &graph) {
+  for (const auto &info : graph.input())
+    types[info.name()] = &info.type();
+  for (const auto &info : graph.value_info())
+    types[info.name()] = &info.type();
+  for (const auto &info : graph.output())
+    types[info.name()] = &info.type();
+  return success();
+}
+
+/// The static type ONNX knows for tensor `name`, or a failure naming it.
+FailureOr<RankedTensorType>
+GraphImporter::getStaticType(const std::string &name, const Twine &what) {
+  auto it = types.find(name);
+  if (it == types.end() || !it->second->has_tensor_type())
+    return report(what + " '" + name + "' has no known tensor type");
+  const auto &tensorType = it->second->tensor_type();
+  Type elementType = convertElementType(tensorType.elem_type(), &ctx);
+  if (!elementType)
+    return report(what + " '" + name + "' has unsupported element type " +
+                  getElementTypeName(tensorType.elem_type()));
+  if (!tensorType.has_shape())
+    return report(what + " '" + name + "' has an unknown shape");
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tensorType.shape().dim()) {
+    if (!dim.has_dim_value())
+      return report(what + " '" + name + "' has a dynamic dimension" +
+                    (dim.has_dim_param() ? " '" + dim.dim_param() + "'"
+                                         : std::string()) +
+                    "; only static shapes are supported");
+    shape.push_back(dim.dim_value());
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
+                                        int64_t index, OpBuilder &builder) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "_" + std::to_string(index)
+                         : node.name();
+  const ConverterMap &converters = getConverters();
+  auto it = converters.find(node.op_type());
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (!defaultDomain || it == converters.end()) {
+    std::string opName = defaultDomain
+                             ? node.op_type()
+                             : node.domain() + "." + node.op_type();
+    return report("unsupported ONNX op '" + opName + "' (node '" + name +
+                  "', opset " + Twine(opset) + ")");
+  }
+  for (const std::string &input : node.input())
+    if (!input.empty() && !values.count(input))
+      return report("node '" + name + "' uses undefined tensor '" + input +
+                    "'");
+
+  ImplicitLocOpBuilder b(NameLoc::get(StringAttr::get(&ctx, name)), builder);
+  NodeContext nodeCtx(*this, node, name, b);
+  if (failed(it->second(nodeCtx)))
+    return report("node '" + name + "' (" + node.op_type() + ", opset " +
+                  Twine(opset) + "): conversion failed");
+  for (int i = 0, e = node.output_size(); i < e; ++i) {
+    const std::string &output = node.output(i);
+    if (output.empty())
+      continue;
+    auto valueIt = values.find(output);
+    if (valueIt == values.end())
+      return nodeCtx.fail("output '" + output + "' is not supported");
+    // Cross-check against ONNX shape inference where it knows the type.
+    auto typeIt = types.find(output);
+    if (typeIt == types.end() || !typeIt->second->has_tensor_type() ||
+        !typeIt->second->tensor_type().has_shape())
+      continue;
+    const auto &tensorType = typeIt->second->tensor_type();
+    auto imported = cast<RankedTensorType>(valueIt->second.getType());
+    bool matches = tensorType.shape().dim_size() == imported.getRank();
+    for (int d = 0; matches && d < imported.getRank(); ++d) {
+      const auto &dim = tensorType.shape().dim(d);
+      matches = !dim.has_dim_value() ||
+                dim.dim_value() == imported.getDimSize(d);
+    }
+    Type elementType = convertElementType(tensorType.elem_type(), &ctx);
+    matches &= !elementType || elementType == imported.getElementType();
+    if (!matches) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      os << imported;
+      return nodeCtx.fail("imported type " + got +
+                          " of output '" + output +
+                          "' disagrees with ONNX shape inference");
+    }
+  }
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
+  for (const auto &opsetId : model.opset_import())
+    if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
+      opset = opsetId.version();
+  if (opset == 0) {
+    report("model imports no version of the default ONNX opset");
+    return nullptr;
+  }
+  const onnx::GraphProto &graph = model.graph();
+  if (graph.sparse_initializer_size() > 0) {
+    report("sparse initializers are not supported");
+    return nullptr;
+  }
+  if (failed(collectTypes(graph)))
+    return nullptr;
+
+  auto nameLoc = [&](const std::string &name) -> Location {
+    return NameLoc::get(StringAttr::get(&ctx, name));
+  };
+  OwningOpRef<ModuleOp> module = ModuleOp::create(
+      nameLoc(graph.name().empty() ? std::string("onnx") : graph.name()));
+  OpBuilder builder(&ctx);
+  builder.setInsertionPointToEnd(module->getBody());
+
+  // Signature: graph inputs that are not initializers.
+  llvm::StringSet<> initializerNames;
+  for (const auto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  SmallVector<const onnx::ValueInfoProto *> args;
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (const auto &input : graph.input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    auto type = getStaticType(input.name(), "graph input");
+    if (failed(type))
+      return nullptr;
+    args.push_back(&input);
+    argTypes.push_back(*type);
+    argLocs.push_back(nameLoc(input.name()));
+  }
+  auto func = builder.create<func::FuncOp>(
+      nameLoc(graph.name().empty() ? std::string("main") : graph.name()),
+      "main", builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [arg, loc, info] :
+       llvm::zip(entry->getArguments(), argLocs, args)) {
+    arg.setLoc(loc);
+    values[info->name()] = arg;
+  }
+  builder.setInsertionPointToStart(entry);
+
+  for (const auto &init : graph.initializer()) {
+    auto attr = convertTensor(init, &ctx, error);
+    if (failed(attr)) {
+      error = fileName + ": initializer " + error;
+      return nullptr;
+    }
+    values[init.name()] =
+        builder.create<tosa::ConstOp>(nameLoc(init.name()),
+                                      attr->getType(), *attr);
+  }
+
+  for (int i = 0, e = graph.node_size(); i < e; ++i)
+    if (failed(importNode(graph.node(i), i, builder)))
+      return nullptr;
+
+  SmallVector<Value> results;
+  for (const auto &output : graph.output()) {
+    auto it = values.find(output.name());
+    if (it == values.end()) {
+      report("graph output '" + output.name() + "' is never produced");
+      return nullptr;
+    }
+    results.push_back(it->second);
+  }
+  builder.create<func::ReturnOp>(nameLoc("return"), results);
+  func.setFunctionType(
+      builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+
+  // Drop constants nothing uses (unused initializers, folded weights).
+  SmallVector<Operation *> deadConstants;
+  func.walk([&](tosa::ConstOp op) {
+    if (op->use_empty())
+      deadConstants.push_back(op);
+  });
+  for (Operation *op : deadConstants)
+    op->erase();
+
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << "\n  " << diag.getLocation() << ": " << diag;
+      for (const Diagnostic &note : diag.getNotes())
+        os << "\n  note: " << note;
+      return success();
+    });
+    if (failed(verify(*module))) {
+      report("imported module does not verify:" + diagnostics);
+      return nullptr;
+    }
+  }
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+                         StringRef name, ImplicitLocOpBuilder &builder)
+    : b(builder), importer(importer), node(node), nodeName(name.str()) {}
+
+StringRef NodeContext::opType() const { return node.op_type(); }
+int64_t NodeContext::opset() const { return importer.opset; }
+
+unsigned NodeContext::numInputs() const { return node.input_size(); }
+bool NodeContext::hasInput(unsigned i) const {
+  return i < numInputs() && !node.input(i).empty();
+}
+Value NodeContext::input(unsigned i) const {
+  return hasInput(i) ? importer.values.lookup(node.input(i)) : Value();
+}
+StringRef NodeContext::inputName(unsigned i) const {
+  return i < numInputs() ? StringRef(node.input(i)) : StringRef();
+}
+RankedTensorType NodeContext::inputType(unsigned i) const {
+  Value v = input(i);
+  return v ? cast<RankedTensorType>(v.getType()) : RankedTensorType();
+}
+DenseElementsAttr NodeContext::constantInput(unsigned i) const {
+  Value v = input(i);
+  return v ? getConstant(v) : DenseElementsAttr();
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::constantIntsInput(unsigned i) {
+  DenseElementsAttr attr = constantInput(i);
+  if (!attr || !isa<IntegerType>(attr.getElementType()))
+    return fail("input '" + inputName(i) +
+                "' must be a constant integer tensor");
+  SmallVector<int64_t> result;
+  for (const APInt &v : attr.getValues<APInt>())
+    result.push_back(v.getSExtValue());
+  return result;
+}
+
+FailureOr<double> NodeContext::constantScalarInput(unsigned i) {
+  DenseElementsAttr attr = constantInput(i);
+  if (!attr || attr.getNumElements() != 1)
+    return fail("input '" + inputName(i) + "' must be a one-element constant");
+  if (isa<FloatType>(attr.getElementType()))
+    return (*attr.getValues<APFloat>().begin()).convertToDouble();
+  return static_cast<double>((*attr.getValues<APInt>().begin()).getSExtValue());
+}
+
+unsigned NodeContext::numOutputs() const { return node.output_size(); }
+bool NodeContext::hasOutput(unsigned i) const {
+  return i < numOutputs() && !node.output(i).empty();
+}
+StringRef NodeContext::outputName(unsigned i) const {
+  return i < numOutputs() ? StringRef(node.output(i)) : StringRef();
+}
+
+FailureOr<RankedTensorType> NodeContext::outputType(unsigned i) {
+  if (!hasOutput(i))
+    return fail("output " + Twine(i) + " is missing");
+  auto type = importer.getStaticType(node.output(i), "tensor");
+  if (failed(type))
+    return fail("needs a static shape for output '" + outputName(i) + "'");
+  return type;
+}
+
+void NodeContext::setOutput(unsigned i, Value value) {
+  if (hasOutput(i))
+    importer.values[node.output(i)] = value;
+}
+
+static const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
+                                            StringRef name) {
+  for (const auto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+bool NodeContext::hasAttr(StringRef attr) const {
+  return findAttr(node, attr) != nullptr;
+}
+int64_t NodeContext::getInt(StringRef attr, int64_t defaultValue) const {
+  const auto *a = findAttr(node, attr);
+  return a ? a->i() : defaultValue;
+}
+float NodeContext::getFloat(StringRef attr, float defaultValue) const {
+  const auto *a = findAttr(node, attr);
+  return a ? a->f() : defaultValue;
+}
+std::string NodeContext::getString(StringRef attr,
+                                   StringRef defaultValue) const {
+  const auto *a = findAttr(node, attr);
+  return a ? a->s() : defaultValue.str();
+}
+SmallVector<int64_t> NodeContext::getInts(StringRef attr) const {
+  const auto *a = findAttr(node, attr);
+  return a ? SmallVector<int64_t>(a->ints().begin(), a->ints().end())
+           : SmallVector<int64_t>();
+}
+SmallVector<float> NodeContext::getFloats(StringRef attr) const {
+  const auto *a = findAttr(node, attr);
+  return a ? SmallVector<float>(a->floats().begin(), a->floats().end())
+           : SmallVector<float>();
+}
+
+FailureOr<Type> NodeContext::getElementTypeAttr(StringRef attr) {
+  const auto *a = findAttr(node, attr);
+  if (!a)
+    return fail("missing attribute '" + attr + "'");
+  Type type = convertElementType(a->i(), b.getContext());
+  if (!type)
+    return unsupportedAttr(attr, getElementTypeName(a->i()));
+  return type;
+}
+
+FailureOr<DenseElementsAttr> NodeContext::getTensor(StringRef attr) {
+  const auto *a = findAttr(node, attr);
+  if (!a || !a->has_t())
+    return fail("missing tensor attribute '" + attr + "'");
+  std::string message;
+  auto result = convertTensor(a->t(), b.getContext(), message);
+  if (failed(result))
+    return fail("attribute '" + attr + "': " + message);
+  return result;
+}
+
+LogicalResult NodeContext::fail(const Twine &message) {
+  return importer.report("node '" + name() + "' (" + opType() + ", opset " +
+                         Twine(opset()) + "): " + message);
+}
+
+LogicalResult NodeContext::unsupportedAttr(StringRef attr,
+                                           const Twine &value) {
+  return fail("unsupported value " + value + " of attribute '" + attr + "'");
+}
+
+} // namespace loupe::frontends::onnx_import
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+namespace loupe::frontends {
+
+void registerOnnxImporterDialects(MLIRContext &context) {
+  context.loadDialect<func::FuncDialect, tosa::TosaDialect,
+                      tensor::TensorDialect, arith::ArithDialect>();
+}
+
+OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
+                                      const std::string &name,
+                                      MLIRContext &context,
+                                      std::string &error) {
+  error.clear();
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromString(bytes)) {
+    error = name + ": not a valid ONNX model (protobuf parse failed)";
+    return nullptr;
+  }
+  try {
+    onnx::checker::check_model(model);
+    onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
+                                        /*strict_mode_val=*/0,
+                                        /*data_prop_val=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       options);
+  } catch (const std::exception &e) {
+    // ValidationError/InferenceError messages can span several lines.
+    std::string what = e.what();
+    error = name + ": invalid ONNX model: " + what;
+    return nullptr;
+  }
+  registerOnnxImporterDialects(context);
+  onnx_import::GraphImporter importer(context, name);
+  OwningOpRef<ModuleOp> module = importer.import(model);
+  if (!module)
+    error = importer.takeError();
+  return module;
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
+                                     MLIRContext &context,
+                                     std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = path + ": cannot open file";
+    return nullptr;
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  if (file.bad()) {
+    error = path + ": read error";
+    return nullptr;
+  }
+  return importOnnxBytes(contents.str(), path, context, error);
+}
+
+} // namespace loupe::frontends

@@ -1,0 +1,211 @@
+//===- OnnxOps.h - ONNX node converters (private) ----------------*- C++ -*-===//
+//
+// Private to loupe_frontends. The converters see an ONNX node only through
+// NodeContext, so the OnnxOps*.cpp files do not include ONNX/protobuf headers
+// (and need no RTTI); only OnnxImporter.cpp does.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_LIB_FRONTENDS_ONNXOPS_H
+#define LOUPE_LIB_FRONTENDS_ONNXOPS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+#include <optional>
+#include <string>
+
+namespace onnx {
+class NodeProto;
+} // namespace onnx
+
+namespace loupe::frontends::onnx_import {
+
+class GraphImporter;
+
+/// A converter's view of one ONNX node: its inputs (already imported values),
+/// attributes, the static types ONNX shape inference gave its outputs, and a
+/// builder whose location is the node's `NameLoc`.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &importer, const onnx::NodeProto &node,
+              llvm::StringRef name, mlir::ImplicitLocOpBuilder &builder);
+
+  mlir::ImplicitLocOpBuilder &b;
+
+  llvm::StringRef opType() const;
+  /// The node name, or "<OpType>_<index>" when the model left it empty.
+  llvm::StringRef name() const { return nodeName; }
+  /// Version of the default ("ai.onnx") opset the model imports.
+  int64_t opset() const;
+
+  /// Number of input slots, including empty (omitted optional) ones.
+  unsigned numInputs() const;
+  /// True when slot `i` exists and is not an omitted optional input.
+  bool hasInput(unsigned i) const;
+  /// The imported value of input `i`, or null when it is absent.
+  mlir::Value input(unsigned i) const;
+  llvm::StringRef inputName(unsigned i) const;
+  /// Ranked type of input `i` (all imported values are static).
+  mlir::RankedTensorType inputType(unsigned i) const;
+  /// The constant value of input `i` when it is produced by `tosa.const`.
+  mlir::DenseElementsAttr constantInput(unsigned i) const;
+  /// Input `i` as a list of integers; fails (reporting it) unless constant.
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constantIntsInput(unsigned i);
+  /// Input `i` as a scalar float; fails unless it is a one-element constant.
+  mlir::FailureOr<double> constantScalarInput(unsigned i);
+
+  unsigned numOutputs() const;
+  /// True when output `i` exists and is not an omitted optional output.
+  bool hasOutput(unsigned i) const;
+  llvm::StringRef outputName(unsigned i) const;
+  /// Static type ONNX shape inference gave output `i`; fails (reporting it)
+  /// when the shape is unknown or dynamic.
+  mlir::FailureOr<mlir::RankedTensorType> outputType(unsigned i);
+  void setOutput(unsigned i, mlir::Value value);
+
+  bool hasAttr(llvm::StringRef attr) const;
+  int64_t getInt(llvm::StringRef attr, int64_t defaultValue) const;
+  float getFloat(llvm::StringRef attr, float defaultValue) const;
+  std::string getString(llvm::StringRef attr, llvm::StringRef defaultValue) const;
+  /// Integer list attribute; empty when absent.
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef attr) const;
+  llvm::SmallVector<float> getFloats(llvm::StringRef attr) const;
+  /// Element type named by an integer attribute holding an ONNX data type
+  /// (Cast's `to`); fails (reporting) when absent or unsupported.
+  mlir::FailureOr<mlir::Type> getElementTypeAttr(llvm::StringRef attr);
+  /// Tensor attribute (e.g. Constant's `value`); fails (reporting) if absent.
+  mlir::FailureOr<mlir::DenseElementsAttr> getTensor(llvm::StringRef attr);
+
+  /// Reports "<file>: node '<name>' (<OpType>, opset <N>): <message>".
+  mlir::LogicalResult fail(const llvm::Twine &message);
+  /// Reports an unsupported value of attribute `attr`.
+  mlir::LogicalResult unsupportedAttr(llvm::StringRef attr,
+                                      const llvm::Twine &value);
+
+private:
+  GraphImporter &importer;
+  const onnx::NodeProto &node;
+  std::string nodeName;
+};
+
+/// Converts one node; on failure it has reported through NodeContext::fail.
+using OpConverter = mlir::LogicalResult (*)(NodeContext &);
+using ConverterMap = llvm::StringMap<OpConverter>;
+
+void registerElementwiseOps(ConverterMap &map);
+void registerNNOps(ConverterMap &map);
+void registerTensorOps(ConverterMap &map);
+
+//===----------------------------------------------------------------------===//
+// TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.
+//===----------------------------------------------------------------------===//
+
+mlir::RankedTensorType getTensorType(llvm::ArrayRef<int64_t> shape,
+                                     mlir::Type elementType);
+mlir::RankedTensorType getType(mlir::Value value);
+llvm::ArrayRef<int64_t> getShape(mlir::Value value);
+mlir::Type getElementType(mlir::Value value);
+int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
+/// Normalizes a possibly negative axis; nullopt when out of [-rank, rank).
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+/// The constant behind `value` when it is defined by `tosa.const`.
+mlir::DenseElementsAttr getConstant(mlir::Value value);
+mlir::Value createConst(mlir::ImplicitLocOpBuilder &b,
+                        mlir::DenseElementsAttr value);
+/// A constant of `shape` filled with `value` (converted to `elementType`).
+mlir::Value createSplat(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
+                        llvm::ArrayRef<int64_t> shape, double value);
+/// A splat of shape [1, ..., 1] with `rank` dims, ready to broadcast.
+mlir::Value createScalar(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
+                         double value, int64_t rank);
+mlir::Value createI64Const(mlir::ImplicitLocOpBuilder &b,
+                           llvm::ArrayRef<int64_t> values,
+                           llvm::ArrayRef<int64_t> shape);
+
+/// `tosa.reshape`, folded when `value` is constant; no-op for equal shapes.
+mlir::Value createReshape(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                          llvm::ArrayRef<int64_t> shape);
+/// `tosa.transpose`, folded when `value` is constant; no-op for identity.
+mlir::Value createTranspose(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                            llvm::ArrayRef<int64_t> perm);
+mlir::Value createSlice(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                        llvm::ArrayRef<int64_t> start,
+                        llvm::ArrayRef<int64_t> size);
+/// Slice of `size` elements from `start` along one axis.
+mlir::Value createSliceAxis(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                            int64_t axis, int64_t start, int64_t size);
+mlir::Value createConcat(mlir::ImplicitLocOpBuilder &b,
+                         llvm::ArrayRef<mlir::Value> values, int64_t axis);
+mlir::Value createTile(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                       llvm::ArrayRef<int64_t> multiples);
+/// Pads with a constant; `pads` holds [lo0, hi0, lo1, hi1, ...].
+mlir::Value createPad(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                      llvm::ArrayRef<int64_t> pads, double padValue);
+mlir::Value createCast(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                       mlir::Type elementType);
+/// `tosa.clamp` to [lo, hi] (given as doubles, converted for int types).
+mlir::Value createClamp(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                        double lo, double hi);
+
+/// Reshapes the lower-rank operand (adding leading 1s) so both have equal
+/// rank; returns the numpy-broadcast result shape, or failure if the shapes
+/// do not broadcast.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+matchRanks(mlir::ImplicitLocOpBuilder &b, mlir::Value &lhs, mlir::Value &rhs);
+/// Same for any number of operands.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+matchRanks(mlir::ImplicitLocOpBuilder &b,
+           llvm::MutableArrayRef<mlir::Value> values);
+
+/// Elementwise binary TOSA op with numpy broadcasting; the result element type
+/// is `resultElementType` or, when null, the lhs element type. Returns null
+/// when the shapes do not broadcast.
+template <typename OpTy>
+mlir::Value createBinary(mlir::ImplicitLocOpBuilder &b, mlir::Value lhs,
+                         mlir::Value rhs,
+                         mlir::Type resultElementType = nullptr) {
+  auto shape = matchRanks(b, lhs, rhs);
+  if (mlir::failed(shape))
+    return nullptr;
+  mlir::Type elementType =
+      resultElementType ? resultElementType : getElementType(lhs);
+  return b.create<OpTy>(getTensorType(*shape, elementType), lhs, rhs);
+}
+mlir::Value createMul(mlir::ImplicitLocOpBuilder &b, mlir::Value lhs,
+                      mlir::Value rhs);
+/// `tosa.select` with numpy broadcasting of all three operands.
+mlir::Value createSelect(mlir::ImplicitLocOpBuilder &b, mlir::Value cond,
+                         mlir::Value onTrue, mlir::Value onFalse);
+/// lhs / rhs: reciprocal + mul for floats, int_div for integers.
+mlir::Value createDiv(mlir::ImplicitLocOpBuilder &b, mlir::Value lhs,
+                      mlir::Value rhs);
+
+template <typename OpTy>
+mlir::Value createUnary(mlir::ImplicitLocOpBuilder &b, mlir::Value value) {
+  return b.create<OpTy>(getType(value), value);
+}
+
+/// Reduction along `axis` keeping it as a size-1 dim.
+template <typename OpTy>
+mlir::Value createReduce(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                         int64_t axis) {
+  llvm::SmallVector<int64_t> shape(getShape(value));
+  shape[axis] = 1;
+  return b.create<OpTy>(getTensorType(shape, getElementType(value)), value,
+                        b.getI32IntegerAttr(axis));
+}
+/// Mean over `axes` (each kept as a size-1 dim).
+mlir::Value createMean(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                       llvm::ArrayRef<int64_t> axes);
+
+/// Rank-changing helpers for channel-first data: NCHW <-> NHWC style perms.
+llvm::SmallVector<int64_t> channelsLastPerm(int64_t rank);
+llvm::SmallVector<int64_t> channelsFirstPerm(int64_t rank);
+
+} // namespace loupe::frontends::onnx_import
+
+#endif // LOUPE_LIB_FRONTENDS_ONNXOPS_H

@@ -1,0 +1,764 @@
+//===- OnnxOpsNN.cpp - Neural-network ONNX ops -> TOSA --------------------===//
+//
+// Gemm/MatMul, Conv/ConvTranspose, pooling, normalizations and softmax.
+// ONNX is channels-first; TOSA convolutions and pools are channels-last, so
+// those ops transpose around the TOSA op (constant weights are transposed at
+// import). 1-D windows run as 2-D ones with a unit height; 3-D pools are
+// separable and run as two 2-D pools.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOps.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include <cmath>
+
+using namespace mlir;
+
+namespace loupe::frontends::onnx_import {
+namespace {
+
+bool isFloat(Value v) { return isa<FloatType>(getElementType(v)); }
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
+  return createScalar(b, getElementType(like), value, getShape(like).size());
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm, MatMul
+//===----------------------------------------------------------------------===//
+
+/// Batched [P, M, K] x [P, K, N] -> [P, M, N] on operands of any shape that
+/// reshape to those.
+Value createBatchMatMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs,
+                        int64_t p, int64_t m, int64_t k, int64_t n) {
+  return b.create<tosa::MatMulOp>(getTensorType({p, m, n}, getElementType(lhs)),
+                                  createReshape(b, lhs, {p, m, k}),
+                                  createReshape(b, rhs, {p, k, n}));
+}
+
+LogicalResult convertGemm(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value a = ctx.input(0), bMat = ctx.input(1);
+  if (!isFloat(a))
+    return ctx.fail("only floating-point Gemm is supported");
+  if (getShape(a).size() != 2 || getShape(bMat).size() != 2)
+    return ctx.fail("A and B must be 2-D");
+  if (ctx.getInt("transA", 0))
+    a = createTranspose(b, a, {1, 0});
+  if (ctx.getInt("transB", 0))
+    bMat = createTranspose(b, bMat, {1, 0});
+  int64_t m = getShape(a)[0], k = getShape(a)[1], n = getShape(bMat)[1];
+  if (getShape(bMat)[0] != k)
+    return ctx.fail("inner dimensions of A and B differ");
+  Value y = createReshape(b, createBatchMatMul(b, a, bMat, 1, m, k, n), {m, n});
+  double alpha = ctx.getFloat("alpha", 1.0f), beta = ctx.getFloat("beta", 1.0f);
+  if (alpha != 1.0)
+    y = createMul(b, y, scalarLike(b, y, alpha));
+  if (ctx.hasInput(2) && beta != 0.0) {
+    Value c = ctx.input(2);
+    if (beta != 1.0)
+      c = createMul(b, c, scalarLike(b, c, beta));
+    y = createBinary<tosa::AddOp>(b, y, c);
+    if (!y || getShape(y) != ArrayRef<int64_t>{m, n})
+      return ctx.fail("C does not broadcast to [M, N]");
+  }
+  ctx.setOutput(0, y);
+  return success();
+}
+
+/// numpy matmul: 1-D operands get a unit dim (dropped again), batch dims
+/// broadcast. When B has no real batch, A's batch folds into M.
+LogicalResult convertMatMul(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value lhs = ctx.input(0), rhs = ctx.input(1);
+  if (!isFloat(lhs))
+    return ctx.fail("only floating-point MatMul is supported");
+  bool vecLhs = getShape(lhs).size() == 1, vecRhs = getShape(rhs).size() == 1;
+  if (vecLhs)
+    lhs = createReshape(b, lhs, {1, getShape(lhs)[0]});
+  if (vecRhs)
+    rhs = createReshape(b, rhs, {getShape(rhs)[0], 1});
+  ArrayRef<int64_t> lShape = getShape(lhs), rShape = getShape(rhs);
+  int64_t m = lShape[lShape.size() - 2], k = lShape.back();
+  int64_t n = rShape.back();
+  if (rShape[rShape.size() - 2] != k)
+    return ctx.fail("inner dimensions differ");
+
+  SmallVector<int64_t> lBatch(lShape.drop_back(2)), rBatch(rShape.drop_back(2));
+  size_t batchRank = std::max(lBatch.size(), rBatch.size());
+  lBatch.insert(lBatch.begin(), batchRank - lBatch.size(), 1);
+  rBatch.insert(rBatch.begin(), batchRank - rBatch.size(), 1);
+  SmallVector<int64_t> batch;
+  for (auto [l, r] : llvm::zip(lBatch, rBatch)) {
+    if (l != r && l != 1 && r != 1)
+      return ctx.fail("batch dimensions do not broadcast");
+    batch.push_back(std::max(l, r));
+  }
+  int64_t p = getNumElements(batch);
+
+  Value product;
+  if (getNumElements(rBatch) == 1) {
+    product = createBatchMatMul(b, lhs, rhs, 1, getNumElements(lBatch) * m, k, n);
+  } else {
+    // Tile each operand to the full batch shape.
+    auto expand = [&](Value v, ArrayRef<int64_t> own) {
+      SmallVector<int64_t> shape(own), multiples;
+      shape.append({getShape(v)[getShape(v).size() - 2], getShape(v).back()});
+      v = createReshape(b, v, shape);
+      for (auto [o, full] : llvm::zip(own, batch))
+        multiples.push_back(o == full ? 1 : full);
+      multiples.append({1, 1});
+      return createTile(b, v, multiples);
+    };
+    product = createBatchMatMul(b, expand(lhs, lBatch), expand(rhs, rBatch), p,
+                                m, k, n);
+  }
+  SmallVector<int64_t> shape(batch);
+  if (!vecLhs)
+    shape.push_back(m);
+  if (!vecRhs)
+    shape.push_back(n);
+  ctx.setOutput(0, createReshape(b, product, shape));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Windows (Conv, pools)
+//===----------------------------------------------------------------------===//
+
+/// Kernel geometry per spatial dim, with pads normalized so that
+/// `(in + lo + hi - effectiveKernel) / stride + 1 == out` is exact, as TOSA
+/// requires: surplus trailing pad is dropped, and when even that is not
+/// enough `crop` trailing input elements are sliced away (never read).
+struct Window {
+  SmallVector<int64_t> kernel, stride, dilation, lo, hi, out, crop;
+  /// The pads ONNX asked for at the end (hi before normalization).
+  SmallVector<int64_t> onnxHi;
+};
+
+/// Reads kernel_shape/strides/dilations/pads/auto_pad; `ceilMode` selects the
+/// pooling output rule.
+FailureOr<Window> getWindow(NodeContext &ctx, ArrayRef<int64_t> inSpatial,
+                            ArrayRef<int64_t> kernel, bool ceilMode) {
+  size_t rank = inSpatial.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.stride = ctx.getInts("strides");
+  w.dilation = ctx.getInts("dilations");
+  SmallVector<int64_t> pads = ctx.getInts("pads");
+  if (w.stride.empty())
+    w.stride.assign(rank, 1);
+  if (w.dilation.empty())
+    w.dilation.assign(rank, 1);
+  if (pads.empty())
+    pads.assign(2 * rank, 0);
+  if (w.kernel.size() != rank || w.stride.size() != rank ||
+      w.dilation.size() != rank || pads.size() != 2 * rank)
+    return ctx.fail("kernel_shape/strides/dilations/pads do not match the "
+                    "input's spatial rank");
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t in = inSpatial[i], s = w.stride[i];
+    int64_t effective = (w.kernel[i] - 1) * w.dilation[i] + 1;
+    int64_t lo = pads[i], hi = pads[rank + i], out;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(0, (out - 1) * s + effective - in);
+      lo = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      hi = total - lo;
+    } else if (autoPad == "VALID") {
+      lo = hi = 0;
+      out = (in - effective) / s + 1;
+    } else if (autoPad == "NOTSET") {
+      int64_t span = in + lo + hi - effective;
+      out = (ceilMode ? (span + s - 1) / s : span / s) + 1;
+      // A ceil-mode window must start inside the input or the leading pad.
+      if (ceilMode && (out - 1) * s >= in + lo)
+        --out;
+    } else {
+      return ctx.unsupportedAttr("auto_pad", "'" + autoPad + "'");
+    }
+    if (out <= 0)
+      return ctx.fail("window is larger than the padded input");
+    int64_t needHi = (out - 1) * s + effective - in - lo;
+    w.lo.push_back(lo);
+    w.onnxHi.push_back(hi);
+    w.hi.push_back(std::max<int64_t>(needHi, 0));
+    w.crop.push_back(std::max<int64_t>(-needHi, 0));
+    w.out.push_back(out);
+  }
+  return w;
+}
+
+/// Slices away `crop` trailing elements of each spatial dim of channels-last
+/// `x` (dims 1..rank-2).
+Value cropSpatial(ImplicitLocOpBuilder &b, Value x, ArrayRef<int64_t> crop) {
+  SmallVector<int64_t> start(getShape(x).size(), 0), size(getShape(x));
+  for (auto [i, c] : llvm::enumerate(crop))
+    size[i + 1] -= c;
+  return createSlice(b, x, start, size);
+}
+
+/// The kernel/stride/dilation/pad attributes of a 2-D TOSA window op.
+struct Window2D {
+  SmallVector<int64_t> kernel, stride, dilation, pad;
+};
+
+Window2D get2D(const Window &w, size_t first) {
+  Window2D r;
+  for (size_t i = first; i < first + 2; ++i) {
+    r.kernel.push_back(w.kernel[i]);
+    r.stride.push_back(w.stride[i]);
+    r.dilation.push_back(w.dilation[i]);
+    r.pad.append({w.lo[i], w.hi[i]});
+  }
+  return r;
+}
+
+/// Prepends a unit spatial dim: [N, C, L] -> [N, C, 1, L] and the matching
+/// window entries, so 1-D ops run as 2-D ones.
+void addUnitDim(ImplicitLocOpBuilder &b, Value &x, Window &w) {
+  SmallVector<int64_t> shape(getShape(x));
+  shape.insert(shape.begin() + 2, 1);
+  x = createReshape(b, x, shape);
+  for (auto *v : {&w.kernel, &w.stride, &w.dilation, &w.out})
+    v->insert(v->begin(), 1);
+  for (auto *v : {&w.lo, &w.hi, &w.crop, &w.onnxHi})
+    v->insert(v->begin(), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Conv
+//===----------------------------------------------------------------------===//
+
+/// One group of a 2-D/3-D convolution on channels-last `x` with ONNX-layout
+/// weight [M, C, k...].
+Value createConvGroup(ImplicitLocOpBuilder &b, Value x, Value weight,
+                      Value bias, const Window &w) {
+  ArrayRef<int64_t> xShape = getShape(x);
+  int64_t rank = xShape.size();
+  SmallVector<int64_t> outShape{xShape[0]};
+  llvm::append_range(outShape, w.out);
+  outShape.push_back(getShape(weight)[0]);
+  auto type = getTensorType(outShape, getElementType(x));
+  Value wT = createTranspose(b, weight, channelsLastPerm(rank));
+  if (rank == 4) {
+    Window2D w2 = get2D(w, 0);
+    return b.create<tosa::Conv2DOp>(type, x, wT, bias,
+                                    b.getDenseI64ArrayAttr(w2.pad),
+                                    b.getDenseI64ArrayAttr(w2.stride),
+                                    b.getDenseI64ArrayAttr(w2.dilation));
+  }
+  SmallVector<int64_t> pad;
+  for (size_t i = 0; i < 3; ++i)
+    pad.append({w.lo[i], w.hi[i]});
+  return b.create<tosa::Conv3DOp>(type, x, wT, bias,
+                                  b.getDenseI64ArrayAttr(pad),
+                                  b.getDenseI64ArrayAttr(w.stride),
+                                  b.getDenseI64ArrayAttr(w.dilation));
+}
+
+LogicalResult convertConv(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0), weight = ctx.input(1);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point Conv is supported");
+  ArrayRef<int64_t> xShape = getShape(x), wShape = getShape(weight);
+  int64_t rank = xShape.size();
+  if (rank < 3 || rank > 5 || static_cast<int64_t>(wShape.size()) != rank)
+    return ctx.fail("only 1-D, 2-D and 3-D convolutions are supported");
+  int64_t group = ctx.getInt("group", 1);
+  int64_t channels = xShape[1], outChannels = wShape[0];
+  if (group <= 0 || channels % group || outChannels % group ||
+      wShape[1] * group != channels)
+    return ctx.unsupportedAttr("group", Twine(group));
+  SmallVector<int64_t> kernel = ctx.getInts("kernel_shape");
+  if (kernel.empty())
+    kernel.assign(wShape.begin() + 2, wShape.end());
+  auto window = getWindow(ctx, xShape.drop_front(2), kernel, false);
+  if (failed(window))
+    return failure();
+  Window w = *window;
+
+  Value bias = ctx.hasInput(2)
+                   ? ctx.input(2)
+                   : createSplat(b, getElementType(x), {outChannels}, 0);
+  bool is1D = rank == 3;
+  if (is1D) {
+    addUnitDim(b, x, w);
+    SmallVector<int64_t> shape(wShape);
+    shape.insert(shape.begin() + 2, 1);
+    weight = createReshape(b, weight, shape);
+  }
+  int64_t nd = getShape(x).size();
+  x = cropSpatial(b, createTranspose(b, x, channelsLastPerm(nd)), w.crop);
+
+  Value result;
+  if (group == 1) {
+    result = createConvGroup(b, x, weight, bias, w);
+  } else if (wShape[1] == 1 && nd == 4) {
+    // Depthwise: [C*mult, 1, KH, KW] -> [KH, KW, C, mult].
+    int64_t mult = outChannels / channels;
+    ArrayRef<int64_t> k = getShape(weight).drop_front(2);
+    Value dw = createTranspose(
+        b, createReshape(b, weight, {channels, mult, k[0], k[1]}),
+        {2, 3, 0, 1});
+    Window2D w2 = get2D(w, 0);
+    SmallVector<int64_t> outShape{getShape(x)[0], w.out[0], w.out[1],
+                                  outChannels};
+    result = b.create<tosa::DepthwiseConv2DOp>(
+        getTensorType(outShape, getElementType(x)), x, dw, bias,
+        b.getDenseI64ArrayAttr(w2.pad), b.getDenseI64ArrayAttr(w2.stride),
+        b.getDenseI64ArrayAttr(w2.dilation));
+  } else {
+    // Grouped: one convolution per group, concatenated along channels.
+    int64_t cg = channels / group, mg = outChannels / group;
+    SmallVector<Value> parts;
+    for (int64_t g = 0; g < group; ++g)
+      parts.push_back(createConvGroup(
+          b, createSliceAxis(b, x, nd - 1, g * cg, cg),
+          createSliceAxis(b, weight, 0, g * mg, mg),
+          createSliceAxis(b, bias, 0, g * mg, mg), w));
+    result = createConcat(b, parts, nd - 1);
+  }
+  result = createTranspose(b, result, channelsFirstPerm(nd));
+  if (is1D)
+    result = createReshape(b, result, {xShape[0], outChannels, w.out[1]});
+  ctx.setOutput(0, result);
+  return success();
+}
+
+/// ConvTranspose (1-D/2-D, dilation 1) via tosa.transpose_conv2d, whose
+/// out_pad is the negated ONNX crop: OH = (IH-1)*s + top + bottom + KH.
+LogicalResult convertConvTranspose(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0), weight = ctx.input(1);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point ConvTranspose is supported");
+  ArrayRef<int64_t> xShape = getShape(x), wShape = getShape(weight);
+  int64_t rank = xShape.size();
+  if ((rank != 3 && rank != 4) || static_cast<int64_t>(wShape.size()) != rank)
+    return ctx.fail("only 1-D and 2-D transposed convolutions are supported");
+  int64_t group = ctx.getInt("group", 1);
+  int64_t channels = xShape[1];
+  if (group <= 0 || channels % group || wShape[0] != channels)
+    return ctx.unsupportedAttr("group", Twine(group));
+  int64_t outChannels = wShape[1] * group;
+  SmallVector<int64_t> dilations = ctx.getInts("dilations");
+  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+    return ctx.unsupportedAttr("dilations", "other than 1");
+  auto outType = ctx.outputType(0);
+  if (failed(outType))
+    return failure();
+  size_t spatial = rank - 2;
+  SmallVector<int64_t> stride = ctx.getInts("strides");
+  SmallVector<int64_t> pads = ctx.getInts("pads");
+  if (stride.empty())
+    stride.assign(spatial, 1);
+  std::string autoPad = ctx.getString("auto_pad", "NOTSET");
+  bool explicitPads = autoPad == "NOTSET" && !ctx.hasAttr("output_shape");
+  if (pads.empty())
+    pads.assign(2 * spatial, 0);
+
+  SmallVector<int64_t> outputPadding = ctx.getInts("output_padding");
+  if (outputPadding.empty())
+    outputPadding.assign(spatial, 0);
+  if (stride.size() != spatial || pads.size() != 2 * spatial ||
+      outputPadding.size() != spatial)
+    return ctx.fail("strides/pads/output_padding do not match the input's "
+                    "spatial rank");
+
+  // Leading crop per dim; the trailing one follows from the output size.
+  SmallVector<int64_t> outPad, outSpatial;
+  for (size_t i = 0; i < spatial; ++i) {
+    int64_t in = xShape[2 + i], k = wShape[2 + i];
+    int64_t out = outType->getDimSize(2 + i);
+    int64_t full = (in - 1) * stride[i] + k;
+    int64_t total = full + outputPadding[i] - out;
+    int64_t lo;
+    if (autoPad == "VALID")
+      lo = 0;
+    else if (explicitPads)
+      lo = pads[i];
+    else if (autoPad == "SAME_UPPER")
+      lo = floorDiv(total, 2);
+    else // The spec's formulas use floor division (total may be negative).
+      lo = total - floorDiv(total, 2);
+    outPad.append({-lo, out - full + lo});
+    outSpatial.push_back(out);
+  }
+  if (spatial == 1) {
+    x = createReshape(b, x, {xShape[0], channels, 1, xShape[2]});
+    weight = createReshape(b, weight, {wShape[0], wShape[1], 1, wShape[2]});
+    outPad.insert(outPad.begin(), {0, 0});
+    stride.insert(stride.begin(), 1);
+    outSpatial.insert(outSpatial.begin(), 1);
+  }
+  Value bias = ctx.hasInput(2)
+                   ? ctx.input(2)
+                   : createSplat(b, getElementType(x), {outChannels}, 0);
+  x = createTranspose(b, x, channelsLastPerm(4));
+  int64_t cg = channels / group, mg = outChannels / group;
+  SmallVector<Value> parts;
+  for (int64_t g = 0; g < group; ++g) {
+    // [C, M, KH, KW] -> [M, KH, KW, C].
+    Value wg = createTranspose(b, createSliceAxis(b, weight, 0, g * cg, cg),
+                               {1, 2, 3, 0});
+    SmallVector<int64_t> outShape{xShape[0], outSpatial[0], outSpatial[1], mg};
+    parts.push_back(b.create<tosa::TransposeConv2DOp>(
+        getTensorType(outShape, getElementType(x)),
+        createSliceAxis(b, x, 3, g * cg, cg), wg,
+        createSliceAxis(b, bias, 0, g * mg, mg),
+        b.getDenseI64ArrayAttr(outPad), b.getDenseI64ArrayAttr(stride),
+        b.getDenseI64ArrayAttr(outShape)));
+  }
+  Value result = createTranspose(b, createConcat(b, parts, 3),
+                                 channelsFirstPerm(4));
+  ctx.setOutput(0, createReshape(b, result, outType->getShape()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pools
+//===----------------------------------------------------------------------===//
+
+/// tosa.max_pool2d / avg_pool2d on channels-last `x` for window dims
+/// [first, first+1] of `w`.
+Value createPool2D(ImplicitLocOpBuilder &b, bool isMax, Value x,
+                   const Window &w, size_t first) {
+  Window2D w2 = get2D(w, first);
+  ArrayRef<int64_t> shape = getShape(x);
+  auto type = getTensorType({shape[0], w.out[first], w.out[first + 1], shape[3]},
+                            getElementType(x));
+  if (isMax)
+    return b.create<tosa::MaxPool2dOp>(type, x,
+                                       b.getDenseI64ArrayAttr(w2.kernel),
+                                       b.getDenseI64ArrayAttr(w2.stride),
+                                       b.getDenseI64ArrayAttr(w2.pad));
+  return b.create<tosa::AvgPool2dOp>(
+      type, x, b.getDenseI64ArrayAttr(w2.kernel),
+      b.getDenseI64ArrayAttr(w2.stride), b.getDenseI64ArrayAttr(w2.pad),
+      TypeAttr::get(b.getF32Type()));
+}
+
+LogicalResult convertPool(NodeContext &ctx, bool isMax) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  ArrayRef<int64_t> xShape = getShape(x);
+  int64_t rank = xShape.size();
+  if (rank < 3 || rank > 5)
+    return ctx.fail("only 1-D, 2-D and 3-D pooling is supported");
+  Type elementType = getElementType(x);
+  if (!isMax && !(elementType.isF32() || elementType.isF16()))
+    return ctx.fail("AveragePool supports only f32 and f16");
+  if (!isa<FloatType>(elementType) && !elementType.isInteger(8))
+    return ctx.fail("MaxPool supports floats and i8 only");
+  if (isMax && ctx.hasOutput(1))
+    return ctx.fail("the Indices output is not supported");
+  SmallVector<int64_t> dilations = ctx.getInts("dilations");
+  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
+    return ctx.unsupportedAttr("dilations", "other than 1");
+  if (ctx.getInt("storage_order", 0))
+    return ctx.unsupportedAttr("storage_order", "1");
+  auto window = getWindow(ctx, xShape.drop_front(2), ctx.getInts("kernel_shape"),
+                          ctx.getInt("ceil_mode", 0));
+  if (failed(window))
+    return failure();
+  Window w = *window;
+
+  // count_include_pad: pad explicitly with zeros so TOSA counts them; only
+  // the ceil-mode surplus stays implicit (excluded, as in PyTorch).
+  if (!isMax && ctx.getInt("count_include_pad", 0)) {
+    SmallVector<int64_t> pads(4, 0);
+    for (size_t i = 0; i < w.lo.size(); ++i) {
+      int64_t in = xShape[2 + i] + w.lo[i] + w.onnxHi[i];
+      int64_t effective = w.kernel[i];
+      int64_t needHi = (w.out[i] - 1) * w.stride[i] + effective - in;
+      pads.append({w.lo[i], w.onnxHi[i]});
+      w.lo[i] = 0;
+      w.hi[i] = std::max<int64_t>(needHi, 0);
+      w.crop[i] = std::max<int64_t>(-needHi, 0);
+    }
+    x = createPad(b, x, pads, 0);
+  }
+
+  bool is1D = rank == 3;
+  if (is1D)
+    addUnitDim(b, x, w);
+  int64_t nd = getShape(x).size();
+  x = cropSpatial(b, createTranspose(b, x, channelsLastPerm(nd)), w.crop);
+  ArrayRef<int64_t> s = getShape(x);
+  Value result;
+  if (nd == 4) {
+    result = createPool2D(b, isMax, x, w, 0);
+  } else {
+    // [N, D, H, W, C]: pool H, W with D folded into the batch, then D with
+    // H*W flattened into one spatial dim.
+    Value hw = createPool2D(b, isMax, createReshape(b, x, {s[0] * s[1], s[2], s[3], s[4]}),
+                            w, 1);
+    Window wd = w;
+    wd.kernel = {w.kernel[0], 1};
+    wd.stride = {w.stride[0], 1};
+    wd.lo = {w.lo[0], 0};
+    wd.hi = {w.hi[0], 0};
+    wd.out = {w.out[0], w.out[1] * w.out[2]};
+    Value d = createPool2D(
+        b, isMax, createReshape(b, hw, {s[0], s[1], w.out[1] * w.out[2], s[4]}),
+        wd, 0);
+    result = createReshape(b, d, {s[0], w.out[0], w.out[1], w.out[2], s[4]});
+  }
+  result = createTranspose(b, result, channelsFirstPerm(nd));
+  if (is1D)
+    result = createReshape(b, result, {xShape[0], xShape[1], w.out[1]});
+  ctx.setOutput(0, result);
+  return success();
+}
+
+LogicalResult convertMaxPool(NodeContext &ctx) { return convertPool(ctx, true); }
+LogicalResult convertAveragePool(NodeContext &ctx) {
+  return convertPool(ctx, false);
+}
+
+SmallVector<int64_t> spatialAxes(Value x) {
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2, e = getShape(x).size(); d < e; ++d)
+    axes.push_back(d);
+  return axes;
+}
+
+LogicalResult convertGlobalAveragePool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  ctx.setOutput(0, createMean(ctx.b, x, spatialAxes(x)));
+  return success();
+}
+
+LogicalResult convertGlobalMaxPool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  for (int64_t axis : spatialAxes(x))
+    x = createReduce<tosa::ReduceMaxOp>(ctx.b, x, axis);
+  ctx.setOutput(0, x);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations
+//===----------------------------------------------------------------------===//
+
+/// Reshapes a per-channel [C] tensor to [1, C, 1, ...] for rank `rank`.
+Value perChannel(ImplicitLocOpBuilder &b, Value v, int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[1] = getShape(v)[0];
+  return createReshape(b, v, shape);
+}
+
+LogicalResult convertBatchNormalization(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  if (ctx.getInt("training_mode", 0))
+    return ctx.unsupportedAttr("training_mode", "1");
+  if (ctx.opset() < 9 && !ctx.getInt("spatial", 1))
+    return ctx.unsupportedAttr("spatial", "0");
+  for (unsigned i = 1; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i))
+      return ctx.fail("training outputs (running/saved statistics) are not "
+                      "supported");
+  int64_t rank = getShape(x).size();
+  if (rank < 2)
+    return ctx.fail("input must have a channel dimension");
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
+  for (unsigned i = 1; i <= 4; ++i)
+    if (getShape(ctx.input(i)).size() != 1)
+      return ctx.fail("scale, B, mean and var must be 1-D");
+
+  // y = x * a + c with a = scale / sqrt(var + eps), c = B - mean * a; folded
+  // when the statistics are f32 constants (the usual inference case).
+  DenseElementsAttr scale = ctx.constantInput(1), bias = ctx.constantInput(2),
+                    mean = ctx.constantInput(3), var = ctx.constantInput(4);
+  Value a, c;
+  if (scale && bias && mean && var && scale.getElementType().isF32() &&
+      bias.getElementType().isF32() && mean.getElementType().isF32() &&
+      var.getElementType().isF32()) {
+    SmallVector<float> av, cv;
+    auto s = scale.getValues<float>(), bb = bias.getValues<float>(),
+         m = mean.getValues<float>(), v = var.getValues<float>();
+    for (int64_t i = 0, e = scale.getNumElements(); i < e; ++i) {
+      float ai = s[i] / std::sqrt(v[i] + static_cast<float>(epsilon));
+      av.push_back(ai);
+      cv.push_back(bb[i] - m[i] * ai);
+    }
+    auto type = scale.getType();
+    a = createConst(b, DenseElementsAttr::get(type, ArrayRef<float>(av)));
+    c = createConst(b, DenseElementsAttr::get(type, ArrayRef<float>(cv)));
+    a = createCast(b, a, getElementType(x));
+    c = createCast(b, c, getElementType(x));
+  } else {
+    Value varEps = createBinary<tosa::AddOp>(
+        b, ctx.input(4), scalarLike(b, ctx.input(4), epsilon));
+    a = createMul(b, ctx.input(1), createUnary<tosa::RsqrtOp>(b, varEps));
+    c = createBinary<tosa::SubOp>(b, ctx.input(2),
+                                  createMul(b, ctx.input(3), a));
+  }
+  Value y = createMul(b, x, perChannel(b, a, rank));
+  y = createBinary<tosa::AddOp>(b, y, perChannel(b, c, rank));
+  if (!y)
+    return ctx.fail("per-channel parameters do not match the channel count");
+  ctx.setOutput(0, y);
+  return success();
+}
+
+/// Normalizes `x` over `axes`: returns (x - mean) * rsqrt(var + eps), and the
+/// mean and inverse std-dev (reduced dims kept).
+std::tuple<Value, Value, Value> normalize(ImplicitLocOpBuilder &b, Value x,
+                                          ArrayRef<int64_t> axes,
+                                          double epsilon) {
+  Value mean = createMean(b, x, axes);
+  Value centered = createBinary<tosa::SubOp>(b, x, mean);
+  Value var = createMean(b, createMul(b, centered, centered), axes);
+  Value invStdDev = createUnary<tosa::RsqrtOp>(
+      b, createBinary<tosa::AddOp>(b, var, scalarLike(b, var, epsilon)));
+  return {createMul(b, centered, invStdDev), mean, invStdDev};
+}
+
+LogicalResult convertLayerNormalization(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  int64_t rank = getShape(x).size();
+  auto axis = normalizeAxis(ctx.getInt("axis", -1), rank);
+  if (!axis)
+    return ctx.unsupportedAttr("axis", Twine(ctx.getInt("axis", -1)));
+  SmallVector<int64_t> axes;
+  for (int64_t d = *axis; d < rank; ++d)
+    axes.push_back(d);
+  auto [y, mean, invStdDev] =
+      normalize(b, x, axes, ctx.getFloat("epsilon", 1e-5f));
+  y = createMul(b, y, ctx.input(1));
+  if (y && ctx.hasInput(2))
+    y = createBinary<tosa::AddOp>(b, y, ctx.input(2));
+  if (!y || getShape(y) != getShape(x))
+    return ctx.fail("Scale/B do not broadcast to the normalized shape");
+  ctx.setOutput(0, y);
+  ctx.setOutput(1, mean);
+  ctx.setOutput(2, invStdDev);
+  return success();
+}
+
+LogicalResult convertInstanceNormalization(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  int64_t rank = getShape(x).size();
+  if (rank < 3)
+    return ctx.fail("input must have spatial dimensions");
+  Value y = std::get<0>(
+      normalize(b, x, spatialAxes(x), ctx.getFloat("epsilon", 1e-5f)));
+  y = createMul(b, y, perChannel(b, ctx.input(1), rank));
+  y = createBinary<tosa::AddOp>(b, y, perChannel(b, ctx.input(2), rank));
+  ctx.setOutput(0, y);
+  return success();
+}
+
+/// LRN: x / (bias + alpha/size * sum_window(x^2))^beta, the channel window
+/// sum being an average pool over [N, C, H*W, 1] times `size`.
+LogicalResult convertLRN(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  ArrayRef<int64_t> shape = getShape(x);
+  if (!getElementType(x).isF32() || shape.size() < 3)
+    return ctx.fail("only f32 inputs with spatial dims are supported");
+  int64_t size = ctx.getInt("size", 0);
+  if (size <= 0)
+    return ctx.unsupportedAttr("size", Twine(size));
+  double alpha = ctx.getFloat("alpha", 1e-4f), beta = ctx.getFloat("beta", 0.75f);
+  double bias = ctx.getFloat("bias", 1.0f);
+  int64_t n = shape[0], c = shape[1];
+  int64_t hw = getNumElements(shape.drop_front(2));
+  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  Value sq = createReshape(b, createMul(b, x, x), {n, c, hw, 1});
+  sq = createPad(b, sq, {0, 0, lo, hi, 0, 0, 0, 0}, 0);
+  Window w;
+  w.kernel = {size, 1};
+  w.stride = {1, 1};
+  w.lo = {0, 0};
+  w.hi = {0, 0};
+  w.out = {c, hw};
+  Value sum = createPool2D(b, false, sq, w, 0);
+  sum = createReshape(b, sum, shape);
+  Value base = createBinary<tosa::AddOp>(
+      b, createMul(b, sum, scalarLike(b, sum, alpha)), scalarLike(b, sum, bias));
+  Value denom =
+      createBinary<tosa::PowOp>(b, base, scalarLike(b, base, beta));
+  ctx.setOutput(0, createDiv(b, x, denom));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family
+//===----------------------------------------------------------------------===//
+
+/// Softmax/LogSoftmax/Hardmax. Before opset 13 the input is coerced to 2-D
+/// at `axis` (default 1); from 13 the op runs along `axis` (default -1).
+template <int kind> // 0: Softmax, 1: LogSoftmax
+LogicalResult convertSoftmax(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  ArrayRef<int64_t> shape = getShape(x);
+  int64_t rank = shape.size();
+  bool legacy = ctx.opset() < 13;
+  int64_t rawAxis = ctx.getInt("axis", legacy ? 1 : -1);
+  auto axis = normalizeAxis(rawAxis, std::max<int64_t>(rank, 1));
+  if (!axis)
+    return ctx.unsupportedAttr("axis", Twine(rawAxis));
+  Value in = x;
+  int64_t along = *axis;
+  if (legacy) {
+    in = createReshape(b, x,
+                       {getNumElements(shape.take_front(*axis)),
+                        getNumElements(shape.drop_front(*axis))});
+    along = 1;
+  }
+  Value max = createReduce<tosa::ReduceMaxOp>(b, in, along);
+  Value shifted = createBinary<tosa::SubOp>(b, in, max);
+  Value exp = createUnary<tosa::ExpOp>(b, shifted);
+  Value sum = createReduce<tosa::ReduceSumOp>(b, exp, along);
+  Value result =
+      kind == 0 ? createMul(b, exp, createUnary<tosa::ReciprocalOp>(b, sum))
+                : createBinary<tosa::SubOp>(b, shifted,
+                                            createUnary<tosa::LogOp>(b, sum));
+  ctx.setOutput(0, createReshape(b, result, shape));
+  return success();
+}
+
+} // namespace
+
+void registerNNOps(ConverterMap &map) {
+  map["Gemm"] = convertGemm;
+  map["MatMul"] = convertMatMul;
+  map["Conv"] = convertConv;
+  map["ConvTranspose"] = convertConvTranspose;
+  map["MaxPool"] = convertMaxPool;
+  map["AveragePool"] = convertAveragePool;
+  map["GlobalAveragePool"] = convertGlobalAveragePool;
+  map["GlobalMaxPool"] = convertGlobalMaxPool;
+  map["BatchNormalization"] = convertBatchNormalization;
+  map["LayerNormalization"] = convertLayerNormalization;
+  map["InstanceNormalization"] = convertInstanceNormalization;
+  map["LRN"] = convertLRN;
+  map["Softmax"] = convertSoftmax<0>;
+  map["LogSoftmax"] = convertSoftmax<1>;
+}
+
+} // namespace loupe::frontends::onnx_import

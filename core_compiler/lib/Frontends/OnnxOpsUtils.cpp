@@ -1,0 +1,303 @@
+//===- OnnxOpsUtils.cpp - TOSA building helpers for the ONNX importer -----===//
+
+#include "OnnxOps.h"
+
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+
+namespace loupe::frontends::onnx_import {
+
+RankedTensorType getTensorType(ArrayRef<int64_t> shape, Type elementType) {
+  return RankedTensorType::get(shape, elementType);
+}
+RankedTensorType getType(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+ArrayRef<int64_t> getShape(Value value) { return getType(value).getShape(); }
+Type getElementType(Value value) { return getType(value).getElementType(); }
+
+int64_t getNumElements(ArrayRef<int64_t> shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+DenseElementsAttr getConstant(Value value) {
+  if (auto op = value.getDefiningOp<tosa::ConstOp>())
+    return dyn_cast<DenseElementsAttr>(op.getValue());
+  return nullptr;
+}
+
+Value createConst(ImplicitLocOpBuilder &b, DenseElementsAttr value) {
+  return b.create<tosa::ConstOp>(value.getType(), value);
+}
+
+static Attribute getScalarAttr(Builder &b, Type elementType, double value) {
+  if (isa<FloatType>(elementType))
+    return b.getFloatAttr(elementType, value);
+  if (elementType.isInteger(1))
+    return b.getBoolAttr(value != 0);
+  return b.getIntegerAttr(elementType, static_cast<int64_t>(value));
+}
+
+Value createSplat(ImplicitLocOpBuilder &b, Type elementType,
+                  ArrayRef<int64_t> shape, double value) {
+  auto type = getTensorType(shape, elementType);
+  return createConst(
+      b, DenseElementsAttr::get(type, getScalarAttr(b, elementType, value)));
+}
+
+Value createScalar(ImplicitLocOpBuilder &b, Type elementType, double value,
+                   int64_t rank) {
+  return createSplat(b, elementType, SmallVector<int64_t>(rank, 1), value);
+}
+
+Value createI64Const(ImplicitLocOpBuilder &b, ArrayRef<int64_t> values,
+                     ArrayRef<int64_t> shape) {
+  auto type = getTensorType(shape, b.getI64Type());
+  return createConst(b, DenseElementsAttr::get(type, values));
+}
+
+Value createReshape(ImplicitLocOpBuilder &b, Value value,
+                    ArrayRef<int64_t> shape) {
+  if (getShape(value) == shape)
+    return value;
+  auto type = getTensorType(shape, getElementType(value));
+  if (DenseElementsAttr attr = getConstant(value))
+    return createConst(b, attr.reshape(type));
+  return b.create<tosa::ReshapeOp>(type, value, b.getDenseI64ArrayAttr(shape));
+}
+
+/// Permutes a constant's elements; null for bit-packed (i1) data.
+static DenseElementsAttr transposeConstant(DenseElementsAttr attr,
+                                           ArrayRef<int64_t> perm) {
+  ArrayRef<int64_t> shape = attr.getType().getShape();
+  SmallVector<int64_t> newShape;
+  for (int64_t p : perm)
+    newShape.push_back(shape[p]);
+  auto newType = attr.getType().clone(newShape);
+  if (attr.isSplat())
+    return attr.resizeSplat(newType);
+  Type elementType = attr.getElementType();
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
+    return nullptr;
+  size_t width = elementType.getIntOrFloatBitWidth() / 8;
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+
+  ArrayRef<char> raw = attr.getRawData();
+  std::vector<char> result(raw.size());
+  SmallVector<int64_t> index(rank, 0);
+  int64_t count = getNumElements(newShape);
+  for (int64_t out = 0; out < count; ++out) {
+    int64_t in = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      in += index[d] * strides[perm[d]];
+    std::memcpy(&result[out * width], &raw[in * width], width);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++index[d] < newShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return DenseElementsAttr::getFromRawBuffer(newType, result);
+}
+
+Value createTranspose(ImplicitLocOpBuilder &b, Value value,
+                      ArrayRef<int64_t> perm) {
+  bool identity = true;
+  for (auto [i, p] : llvm::enumerate(perm))
+    identity &= static_cast<int64_t>(i) == p;
+  if (identity)
+    return value;
+  if (DenseElementsAttr attr = getConstant(value))
+    if (DenseElementsAttr folded = transposeConstant(attr, perm))
+      return createConst(b, folded);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(getShape(value)[p]);
+  SmallVector<int32_t> perm32(perm.begin(), perm.end());
+  auto permType = getTensorType({static_cast<int64_t>(perm.size())},
+                                b.getI32Type());
+  Value perms = createConst(
+      b, DenseElementsAttr::get(permType, ArrayRef<int32_t>(perm32)));
+  return b.create<tosa::TransposeOp>(getTensorType(shape, getElementType(value)),
+                                     value, perms);
+}
+
+Value createSlice(ImplicitLocOpBuilder &b, Value value, ArrayRef<int64_t> start,
+                  ArrayRef<int64_t> size) {
+  if (llvm::all_of(start, [](int64_t s) { return s == 0; }) &&
+      size == getShape(value))
+    return value;
+  return b.create<tosa::SliceOp>(getTensorType(size, getElementType(value)),
+                                 value, b.getDenseI64ArrayAttr(start),
+                                 b.getDenseI64ArrayAttr(size));
+}
+
+Value createSliceAxis(ImplicitLocOpBuilder &b, Value value, int64_t axis,
+                      int64_t start, int64_t size) {
+  SmallVector<int64_t> starts(getShape(value).size(), 0);
+  SmallVector<int64_t> sizes(getShape(value));
+  starts[axis] = start;
+  sizes[axis] = size;
+  return createSlice(b, value, starts, sizes);
+}
+
+Value createConcat(ImplicitLocOpBuilder &b, ArrayRef<Value> values,
+                   int64_t axis) {
+  if (values.size() == 1)
+    return values.front();
+  SmallVector<int64_t> shape(getShape(values.front()));
+  shape[axis] = 0;
+  for (Value v : values)
+    shape[axis] += getShape(v)[axis];
+  return b.create<tosa::ConcatOp>(
+      getTensorType(shape, getElementType(values.front())), values,
+      b.getI32IntegerAttr(axis));
+}
+
+Value createTile(ImplicitLocOpBuilder &b, Value value,
+                 ArrayRef<int64_t> multiples) {
+  if (llvm::all_of(multiples, [](int64_t m) { return m == 1; }))
+    return value;
+  SmallVector<int64_t> shape(getShape(value));
+  for (auto [dim, m] : llvm::zip(shape, multiples))
+    dim *= m;
+  return b.create<tosa::TileOp>(getTensorType(shape, getElementType(value)),
+                                value, b.getDenseI64ArrayAttr(multiples));
+}
+
+Value createPad(ImplicitLocOpBuilder &b, Value value, ArrayRef<int64_t> pads,
+                double padValue) {
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return value;
+  SmallVector<int64_t> shape(getShape(value));
+  for (auto [d, dim] : llvm::enumerate(shape))
+    dim += pads[2 * d] + pads[2 * d + 1];
+  Type elementType = getElementType(value);
+  Value padding = createI64Const(
+      b, pads, {static_cast<int64_t>(shape.size()), 2});
+  Value padConst = createSplat(b, elementType, {}, padValue);
+  return b.create<tosa::PadOp>(getTensorType(shape, elementType), value,
+                               padding, padConst);
+}
+
+Value createCast(ImplicitLocOpBuilder &b, Value value, Type elementType) {
+  if (getElementType(value) == elementType)
+    return value;
+  return b.create<tosa::CastOp>(getTensorType(getShape(value), elementType),
+                                value);
+}
+
+Value createClamp(ImplicitLocOpBuilder &b, Value value, double lo, double hi) {
+  Type elementType = getElementType(value);
+  auto toInt = [](double v) -> int64_t {
+    if (std::isnan(v))
+      return 0;
+    if (v <= static_cast<double>(std::numeric_limits<int64_t>::min()))
+      return std::numeric_limits<int64_t>::min();
+    if (v >= static_cast<double>(std::numeric_limits<int64_t>::max()))
+      return std::numeric_limits<int64_t>::max();
+    return static_cast<int64_t>(v);
+  };
+  Type floatType = isa<FloatType>(elementType) ? elementType : b.getF32Type();
+  return b.create<tosa::ClampOp>(
+      getType(value), value, b.getI64IntegerAttr(toInt(lo)),
+      b.getI64IntegerAttr(toInt(hi)), b.getFloatAttr(floatType, lo),
+      b.getFloatAttr(floatType, hi));
+}
+
+FailureOr<SmallVector<int64_t>> matchRanks(ImplicitLocOpBuilder &b,
+                                           MutableArrayRef<Value> values) {
+  size_t rank = 0;
+  for (Value v : values)
+    rank = std::max(rank, getShape(v).size());
+  SmallVector<int64_t> result(rank, 1);
+  for (Value &v : values) {
+    SmallVector<int64_t> shape(rank - getShape(v).size(), 1);
+    llvm::append_range(shape, getShape(v));
+    v = createReshape(b, v, shape);
+    for (auto [dim, r] : llvm::zip(shape, result)) {
+      if (dim != r && dim != 1 && r != 1)
+        return failure();
+      if (dim != 1)
+        r = dim;
+    }
+  }
+  return result;
+}
+
+FailureOr<SmallVector<int64_t>> matchRanks(ImplicitLocOpBuilder &b, Value &lhs,
+                                           Value &rhs) {
+  Value values[] = {lhs, rhs};
+  auto shape = matchRanks(b, values);
+  lhs = values[0];
+  rhs = values[1];
+  return shape;
+}
+
+Value createSelect(ImplicitLocOpBuilder &b, Value cond, Value onTrue,
+                   Value onFalse) {
+  Value values[] = {cond, onTrue, onFalse};
+  auto shape = matchRanks(b, values);
+  if (failed(shape))
+    return nullptr;
+  return b.create<tosa::SelectOp>(getTensorType(*shape, getElementType(onTrue)),
+                                  values[0], values[1], values[2]);
+}
+
+Value createMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+  auto shape = matchRanks(b, lhs, rhs);
+  if (failed(shape))
+    return nullptr;
+  return b.create<tosa::MulOp>(getTensorType(*shape, getElementType(lhs)), lhs,
+                               rhs, b.getI8IntegerAttr(0));
+}
+
+Value createDiv(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+  if (isa<FloatType>(getElementType(lhs)))
+    return createMul(b, lhs, createUnary<tosa::ReciprocalOp>(b, rhs));
+  return createBinary<tosa::IntDivOp>(b, lhs, rhs);
+}
+
+Value createMean(ImplicitLocOpBuilder &b, Value value, ArrayRef<int64_t> axes) {
+  int64_t count = 1;
+  for (int64_t axis : axes) {
+    count *= getShape(value)[axis];
+    value = createReduce<tosa::ReduceSumOp>(b, value, axis);
+  }
+  Type elementType = getElementType(value);
+  return createMul(b, value,
+                   createScalar(b, elementType, 1.0 / count,
+                                getShape(value).size()));
+}
+
+SmallVector<int64_t> channelsLastPerm(int64_t rank) {
+  SmallVector<int64_t> perm{0};
+  for (int64_t d = 2; d < rank; ++d)
+    perm.push_back(d);
+  perm.push_back(1);
+  return perm;
+}
+
+SmallVector<int64_t> channelsFirstPerm(int64_t rank) {
+  SmallVector<int64_t> perm{0, rank - 1};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    perm.push_back(d);
+  return perm;
+}
+
+} // namespace loupe::frontends::onnx_import

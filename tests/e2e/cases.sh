@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End-to-end tests of the loupe CLI. Usage: cases.sh BIN_DIR SRC_DIR CASE
+# Each case is a function; ctest runs one case per test (tests/e2e/CMakeLists.txt).
+set -euo pipefail
+BIN=$1 SRC=$2 CASE=$3
+LOUPE=$BIN/loupe
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/loupe-e2e-$CASE.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+MODELS=$SRC/examples/models
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# expect_exit CODE PATTERN CMD...: runs CMD, checks its exit code and that stderr matches PATTERN.
+expect_exit() {
+  local code=$1 pattern=$2; shift 2
+  local rc=0
+  "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+  [ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
+  grep -Eq -- "$pattern" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr of '$*' lacks /$pattern/"; }
+}
+
+case_compile_dump_dir() {
+  "$LOUPE" compile "$MODELS/cnn.onnx" --dump-dir "$WORK/dump" -o "$WORK/cnn.so"
+  [ -f "$WORK/cnn.so" ] || fail "no artifact"
+  python3 - "$WORK/dump" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+index = json.load(open(os.path.join(d, "index.json")))["passes"]
+assert len(index) > 40, len(index)
+phases = [p["phase"] for p in index]
+order = ["import", "graph", "lower", "llvm", "artifact"]
+assert [order.index(p) for p in phases] == sorted(order.index(p) for p in phases), "phases out of order"
+assert set(phases) == set(order), set(phases)
+for i, p in enumerate(index):
+    assert p["index"] == i
+    assert os.path.isfile(os.path.join(d, p["file"])), p["file"]
+    text = open(os.path.join(d, p["ir_file"])).read()
+    assert text and not text.startswith("// unchanged"), p["ir_file"]
+names = [p["pass"] for p in index]
+for needed in ["import-onnx", "tosa-to-linalg", "linalg-fuse-elementwise-ops", "one-shot-bufferize",
+               "loupe-instrument-dispatches", "convert-func-to-llvm", "translate-to-llvmir",
+               "llvm-O3", "llvm-codegen", "link-shared-object"]:
+    assert needed in names, needed
+assert any(not p["changed"] for p in index), "some pass must leave the IR unchanged"
+print("dump ok:", len(index), "passes")
+PY
+}
+
+case_compile_phase_to() {
+  "$LOUPE" compile "$MODELS/mlp.onnx" --phase-to graph --emit mlir -o "$WORK/graph.mlir"
+  grep -q "tosa.matmul\|tosa.fully_connected" "$WORK/graph.mlir" || fail "graph IR has no tosa matmul"
+  grep -q 'loc("fc1")' "$WORK/graph.mlir" || fail "ONNX node names must survive as locs"
+  # The graph-phase output is valid input for the rest of the pipeline.
+  "$BIN/loupe-opt" --loupe-lower "$WORK/graph.mlir" >/dev/null
+  "$LOUPE" compile "$MODELS/mlp.onnx" --emit llvm -o "$WORK/mlp.ll"
+  grep -q "define .*@main" "$WORK/mlp.ll" || fail "no LLVM IR"
+  expect_exit 2 "unknown phase 'nope'" "$LOUPE" compile "$MODELS/mlp.onnx" --phase-to nope
+}
+
+case_run_check_json() {
+  "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" \
+    --check "$MODELS/mlp/test_data_set_0" --reps 12 --db "$WORK/p.db" --json >"$WORK/run.json"
+  python3 - "$WORK/run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 0 and r["check"] == "pass", r
+assert r["reps"] == 12 and r["median_ns"] > 0 and r["iqr_ns"] >= 0
+assert r["dispatches"] and all(d["calls"] == 12 and d["median_ns"] > 0 for d in r["dispatches"])
+assert any(d["loc"].startswith("fc1") for d in r["dispatches"]), [d["loc"] for d in r["dispatches"]]
+assert r["run_id"] == 1
+print("run ok:", len(r["dispatches"]), "dispatches")
+PY
+  # The run is in the DB, complete, with every pass and sample.
+  sqlite3 "$WORK/p.db" "select status from runs where id=1" | grep -qx complete || fail "run not complete"
+  [ "$(sqlite3 "$WORK/p.db" "select count(*) from samples where run_id=1")" -gt 12 ] || fail "samples missing"
+}
+
+case_run_mismatch() {
+  # Expected outputs of another model: exit 1 and the worst element printed.
+  mkdir -p "$WORK/wrong"
+  cp "$MODELS/mlp/test_data_set_0/input_0.pb" "$WORK/wrong/input_0.pb"
+  python3 - "$MODELS/mlp/test_data_set_0/output_0.pb" "$WORK/wrong/output_0.pb" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[-4:] = b"\x00\x00\x80\x40"  # last element := 4.0
+open(sys.argv[2], "wb").write(data)
+PY
+  local rc=0
+  "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$WORK/wrong" --check "$WORK/wrong" --reps 1 >"$WORK/out" 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "mismatch must exit 1, got $rc"; }
+  grep -q "mismatch at flat index 79" "$WORK/out" || { cat "$WORK/out"; fail "worst element not printed"; }
+}
+
+case_replay_sessions() {
+  for s in "$SRC"/examples/sessions/*.json; do
+    name=$(basename "$s" .json)
+    "$LOUPE" replay "$s" --db "$WORK/p.db" --report "$WORK/$name.md" >/dev/null 2>"$WORK/err" ||
+      { cat "$WORK/err"; fail "replay of $name failed"; }
+    "$LOUPE" replay "$s" --db "$WORK/p.db" --report "$WORK/$name.json" >/dev/null 2>&1
+    grep -q "Correctness: \*\*PASS\*\*" "$WORK/$name.md" || fail "$name: report lacks PASS"
+    grep -q "## Pipeline" "$WORK/$name.md" || fail "$name: report lacks the pipeline"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['correctness']['passed'] and r['dispatches'] and r['pipeline']['passes']" "$WORK/$name.json"
+    echo "replayed $name"
+  done
+}
+
+case_bad_inputs() {
+  head -c 300 "$MODELS/cnn.onnx" >"$WORK/truncated.onnx"
+  expect_exit 2 "truncated.onnx" "$LOUPE" compile "$WORK/truncated.onnx"
+  printf 'func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%y = tosa.exp %%x : (tensor<4xf32>) -> \n}\n' >"$WORK/bad.mlir"
+  expect_exit 2 "bad.mlir:[0-9]+:[0-9]+: error" "$LOUPE" compile "$WORK/bad.mlir"
+  expect_exit 2 "no such|cannot open" "$LOUPE" compile "$WORK/missing.onnx"
+  sed 's/"reps"/"repz"/' "$SRC/examples/sessions/mlp.json" >"$WORK/unknown.json"
+  expect_exit 2 "unknown.json: /run/repz: unknown field 'repz'" "$LOUPE" replay "$WORK/unknown.json" --db "$WORK/p.db"
+  sed 's/"loupe_session": 1/"loupe_session": 99/' "$SRC/examples/sessions/mlp.json" >"$WORK/newer.json"
+  expect_exit 2 "newer Loupe" "$LOUPE" replay "$WORK/newer.json" --db "$WORK/p.db"
+  printf '{"loupe_session": 1, "model": ' >"$WORK/malformed.json"
+  expect_exit 2 "malformed.json: malformed JSON" "$LOUPE" replay "$WORK/malformed.json" --db "$WORK/p.db"
+  mkdir -p "$WORK/empty"
+  expect_exit 2 "empty" "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$WORK/empty" --reps 1
+  expect_exit 2 "input 0 is" "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/cnn/test_data_set_0" --reps 1
+  head -c 100 /dev/urandom >"$WORK/corrupt.db"
+  cp "$WORK/corrupt.db" "$WORK/corrupt.before"
+  expect_exit 2 "corrupt.db" "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db "$WORK/corrupt.db"
+  cmp -s "$WORK/corrupt.db" "$WORK/corrupt.before" || fail "a corrupt DB must be left untouched"
+  expect_exit 2 "unknown flag '--bogus'" "$LOUPE" run "$MODELS/mlp.onnx" --bogus
+  expect_exit 2 "unknown command" "$LOUPE" frobnicate
+}
+
+"case_$CASE"

@@ -1,0 +1,27 @@
+// Each phase runs on its own through loupe-opt, and the phases compose.
+// RUN: loupe-opt --loupe-graph %s | FileCheck %s --check-prefix=GRAPH
+// RUN: loupe-opt --loupe-graph --loupe-lower %s | FileCheck %s --check-prefix=LOWER
+// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-llvm %s | FileCheck %s --check-prefix=LLVM
+
+// GRAPH-LABEL: func.func @main
+// GRAPH: tosa.matmul
+// GRAPH: tosa.clamp
+
+// LOWER-LABEL: func.func @main
+// LOWER-SAME: memref<4x16xf32>
+// LOWER-SAME: loupe.dispatches
+// LOWER-NOT: tosa.
+// LOWER: call @loupe_ral_dispatch_begin
+// LOWER: scf.for
+
+// LLVM-LABEL: llvm.func @main
+// LLVM-NOT: tosa.
+// LLVM-NOT: memref.
+// LLVM: llvm.call @loupe_ral_dispatch_begin
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<1x8x16xf32>) -> tensor<4x16xf32> {
+  %a = tosa.reshape %x {new_shape = array<i64: 1, 4, 8>} : (tensor<4x8xf32>) -> tensor<1x4x8xf32>
+  %m = tosa.matmul %a, %w : (tensor<1x4x8xf32>, tensor<1x8x16xf32>) -> tensor<1x4x16xf32>
+  %r = tosa.reshape %m {new_shape = array<i64: 4, 16>} : (tensor<1x4x16xf32>) -> tensor<4x16xf32>
+  %c = tosa.clamp %r {min_fp = 0.0 : f32, max_fp = 3.4e38 : f32, min_int = 0 : i64, max_int = 9223372036854775807 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %c : tensor<4x16xf32>
+}

@@ -1,0 +1,132 @@
+//===- CompilerTest.cpp - Phases and the snapshot recorder ---------------------===//
+#include "loupe/Pipelines/Compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace loupe::compiler;
+
+namespace {
+const std::string kModel = std::string(LOUPE_SOURCE_DIR) + "/examples/models/mlp_tosa.mlir";
+
+std::string writeTemp(const std::string &name, const std::string &text) {
+  auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(CompilerTest, PhaseToStopsAfterThePhase) {
+  CompileOptions options;
+  options.phaseTo = "graph";
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  EXPECT_EQ(result.lastPhase, "graph");
+  for (const PassSnapshot &s : result.snapshots)
+    EXPECT_TRUE(s.phase == "import" || s.phase == "graph") << s.phase;
+  EXPECT_NE(result.finalIr.find("tosa."), std::string::npos);
+  EXPECT_TRUE(result.artifactPath.empty());
+}
+
+TEST(CompilerTest, SnapshotsRecordEveryPassInOrder) {
+  CompileOptions options;
+  options.phaseTo = "llvm";
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  ASSERT_GT(result.snapshots.size(), 30u);
+  const auto &phases = phaseNames();
+  size_t lastPhase = 0;
+  uint64_t previousHash = 0;
+  for (size_t i = 0; i < result.snapshots.size(); ++i) {
+    const PassSnapshot &s = result.snapshots[i];
+    EXPECT_EQ(s.index, static_cast<int>(i));
+    size_t phase = std::find(phases.begin(), phases.end(), s.phase) - phases.begin();
+    ASSERT_LT(phase, phases.size()) << s.phase;
+    EXPECT_GE(phase, lastPhase) << "phase order broken at " << s.pass;
+    lastPhase = phase;
+    EXPECT_FALSE(s.pass.empty());
+    EXPECT_GE(s.durationNs, 0);
+    // changed <=> the hash moved; text kept exactly for changed snapshots.
+    if (i > 0)
+      EXPECT_EQ(s.changed, s.irHash != previousHash) << s.pass;
+    EXPECT_EQ(s.changed, !s.ir.empty()) << s.pass;
+    previousHash = s.irHash;
+  }
+  EXPECT_EQ(result.snapshots.front().pass, "parse-mlir");
+  EXPECT_EQ(result.snapshots.back().pass, "translate-to-llvmir");
+  EXPECT_EQ(result.snapshots.back().irKind, IrKind::LlvmIr);
+  // Pass options are recorded in textual pipeline form.
+  bool sawOptions = false;
+  for (const PassSnapshot &s : result.snapshots)
+    sawOptions |= s.pass == "one-shot-bufferize" &&
+                  s.options.find("bufferize-function-boundaries=true") != std::string::npos;
+  EXPECT_TRUE(sawOptions);
+}
+
+TEST(CompilerTest, KeepIrTextOffKeepsOnlyHashes) {
+  CompileOptions options;
+  options.phaseTo = "lower";
+  options.keepIrText = false;
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_TRUE(result.ok());
+  for (const PassSnapshot &s : result.snapshots)
+    EXPECT_TRUE(s.ir.empty());
+  CompileOptions withText = options;
+  withText.keepIrText = true;
+  CompileResult again = compileModel(kModel, withText);
+  ASSERT_EQ(again.snapshots.size(), result.snapshots.size());
+  for (size_t i = 0; i < again.snapshots.size(); ++i)
+    EXPECT_EQ(again.snapshots[i].irHash, result.snapshots[i].irHash) << "hashes are deterministic";
+}
+
+TEST(CompilerTest, ArtifactIsWritten) {
+  CompileOptions options;
+  options.artifactPath = (std::filesystem::temp_directory_path() / "compiler_test.so").string();
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  EXPECT_EQ(result.lastPhase, "artifact");
+  EXPECT_TRUE(std::filesystem::exists(result.artifactPath));
+  std::vector<std::string> steps;
+  for (const PassSnapshot &s : result.snapshots)
+    if (s.phase == "artifact")
+      steps.push_back(s.pass);
+  EXPECT_EQ(steps, (std::vector<std::string>{"loupe-entry-abi", "llvm-O3", "llvm-codegen",
+                                             "link-shared-object"}));
+  std::filesystem::remove(result.artifactPath);
+}
+
+TEST(CompilerTest, MalformedMlirNamesFileLineColumn) {
+  std::string path = writeTemp("compiler_test_bad.mlir", "func.func @main() {\n  %0 = bogus.op\n}\n");
+  CompileResult result = compileModel(path, CompileOptions());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error->kind, CompileError::Kind::BadInput);
+  EXPECT_NE(result.error->message.find("compiler_test_bad.mlir:2:"), std::string::npos)
+      << result.error->message;
+}
+
+TEST(CompilerTest, DynamicShapesAreRejectedWithTheInput) {
+  std::string path = writeTemp("compiler_test_dyn.mlir",
+                               "func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {\n"
+                               "  %y = tosa.exp %x : (tensor<?xf32>) -> tensor<?xf32>\n"
+                               "  return %y : tensor<?xf32>\n}\n");
+  CompileResult result = compileModel(path, CompileOptions());
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error->message.find("input 0 has type tensor<?xf32>"), std::string::npos)
+      << result.error->message;
+}
+
+TEST(CompilerTest, UnknownPhaseAndTargetAreBadInput) {
+  CompileOptions options;
+  options.phaseTo = "nope";
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error->kind, CompileError::Kind::BadInput);
+  options.phaseTo = "artifact";
+  options.target = "tpu";
+  result = compileModel(kModel, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error->message.find("tpu"), std::string::npos);
+}
+} // namespace

@@ -1,0 +1,98 @@
+//===- RunnerTest.cpp - The shared compile-run-check-store path ----------------===//
+#include "loupe/sessions/Report.h"
+#include "loupe/sessions/Runner.h"
+
+#include "loupe/profiler/Store.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+using namespace loupe;
+using namespace loupe::sessions;
+
+namespace {
+const std::string kModels = std::string(LOUPE_SOURCE_DIR) + "/examples/models/";
+
+RunRequest mlpRequest() {
+  RunRequest r;
+  r.model = kModels + "mlp_tosa.mlir";
+  r.run.warmup = 1;
+  r.run.reps = 9;
+  r.run.inputsDir = kModels + "mlp_tosa/test_data_set_0";
+  r.run.checkDir = r.run.inputsDir;
+  r.run.rtol = 1e-4;
+  return r;
+}
+
+TEST(RunnerTest, RunsChecksAndStores) {
+  auto db = std::filesystem::temp_directory_path() / "runner_test.db";
+  std::filesystem::remove(db);
+  RunRequest request = mlpRequest();
+  request.dbPath = db.string();
+  RunOutcome out = runModel(request);
+  ASSERT_EQ(out.exitCode, kExitOk) << out.error;
+  EXPECT_EQ(out.repNs.size(), 9u);
+  ASSERT_FALSE(out.dispatches.empty());
+  double shares = 0;
+  for (const DispatchStats &d : out.dispatches) {
+    EXPECT_EQ(d.samplesNs.size(), 9u) << d.info.name;
+    shares += d.share;
+  }
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  ASSERT_TRUE(out.checked);
+  EXPECT_TRUE(out.checks[0].record.passed) << out.checks[0].message;
+
+  auto store = profiler::Store::open(db.string());
+  ASSERT_TRUE(store.isOk());
+  auto run = store->loadRun(out.runId);
+  ASSERT_TRUE(run.isOk()) << run.status().message();
+  EXPECT_EQ(run->summary.status, profiler::RunStatus::Complete);
+  ASSERT_EQ(run->compiles.size(), 1u);
+  EXPECT_EQ(run->compiles[0].passes.size(), out.compile->snapshots.size());
+  EXPECT_EQ(run->dispatches.size(), out.dispatches.size());
+  EXPECT_EQ(run->samples.at(profiler::kWholeRep).size(), 9u);
+  std::filesystem::remove(db);
+}
+
+TEST(RunnerTest, RandomInputsAreDeterministic) {
+  RunRequest request = mlpRequest();
+  request.run.inputsDir.clear();
+  request.run.checkDir.clear();
+  request.run.seed = 42;
+  RunOutcome a = runModel(request), b = runModel(request);
+  ASSERT_EQ(a.exitCode, kExitOk) << a.error;
+  ASSERT_EQ(a.outputs.size(), 1u);
+  for (int64_t i = 0; i < a.outputs[0].numElements(); ++i)
+    ASSERT_EQ(a.outputs[0].elementAsDouble(i), b.outputs[0].elementAsDouble(i));
+}
+
+TEST(RunnerTest, MissingInputsAreBadInput) {
+  RunRequest request = mlpRequest();
+  request.run.inputsDir = "/nonexistent/inputs";
+  RunOutcome out = runModel(request);
+  EXPECT_EQ(out.exitCode, kExitBadInput);
+  EXPECT_NE(out.error.find("/nonexistent/inputs"), std::string::npos) << out.error;
+}
+
+TEST(RunnerTest, CancelStopsBeforeMeasuring) {
+  std::atomic<bool> cancel{true};
+  RunOutcome out = runModel(mlpRequest(), {}, &cancel);
+  EXPECT_TRUE(out.cancelled);
+}
+
+TEST(RunnerTest, ReportHasEverySection) {
+  RunOutcome out = runModel(mlpRequest());
+  ASSERT_EQ(out.exitCode, kExitOk) << out.error;
+  nlohmann::json report = buildReport(out, "mlp_tosa.mlir", "demo");
+  EXPECT_EQ(report["pipeline"]["passes"].size(), out.compile->snapshots.size());
+  EXPECT_EQ(report["dispatches"].size(), out.dispatches.size());
+  EXPECT_TRUE(report["correctness"]["passed"].get<bool>());
+  std::string md = renderMarkdown(report);
+  for (const char *section : {"# Loupe report: demo", "## Pipeline", "## Dispatches",
+                              "## Correctness", "one-shot-bufferize", "**PASS**"})
+    EXPECT_NE(md.find(section), std::string::npos) << section;
+  EXPECT_FALSE(writeReport(report, "/tmp/report.txt").isOk()) << "unknown extension";
+}
+} // namespace

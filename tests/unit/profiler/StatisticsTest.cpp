@@ -1,0 +1,232 @@
+//===- StatisticsTest.cpp - Order statistics, Mann-Whitney U, verdicts ------===//
+//
+// Expected values computed by hand (and checked with a brute-force enumeration of the exact
+// null distribution); scipy.stats.mannwhitneyu gives the same numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loupe/profiler/Statistics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace loupe::profiler;
+
+namespace {
+
+std::vector<int64_t> range(int64_t from, int64_t count, int64_t step = 1) {
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < count; ++i)
+    v.push_back(from + i * step);
+  return v;
+}
+
+std::vector<int64_t> scaled(const std::vector<int64_t> &v, double factor) {
+  std::vector<int64_t> out;
+  for (int64_t x : v)
+    out.push_back(static_cast<int64_t>(std::llround(static_cast<double>(x) * factor)));
+  return out;
+}
+
+} // namespace
+
+TEST(Statistics, MedianOddAndEven) {
+  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3.0);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({7}), 7.0);
+  EXPECT_TRUE(std::isnan(median({})));
+}
+
+TEST(Statistics, QuantilesUseLinearInterpolation) {
+  // numpy.percentile([1..10], [25, 75]) = [3.25, 7.75].
+  std::vector<int64_t> v = range(1, 10);
+  EXPECT_DOUBLE_EQ(quantile(v, 0.25), 3.25);
+  EXPECT_DOUBLE_EQ(quantile(v, 0.75), 7.75);
+  EXPECT_DOUBLE_EQ(quantile(v, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(quantile(v, 1.0), 10.0);
+  // h = 5 * 0.25 = 1.25 -> 15 + 0.25 * (36 - 15); h = 3.75 -> 39 + 0.75 * (40 - 39).
+  Summary s = summarize({41, 7, 39, 15, 40, 36});
+  EXPECT_EQ(s.count, 6u);
+  EXPECT_EQ(s.min, 7);
+  EXPECT_EQ(s.max, 41);
+  EXPECT_DOUBLE_EQ(s.mean, 178.0 / 6.0);
+  EXPECT_DOUBLE_EQ(s.median, 37.5);
+  EXPECT_DOUBLE_EQ(s.q1, 20.25);
+  EXPECT_DOUBLE_EQ(s.q3, 39.75);
+  EXPECT_DOUBLE_EQ(s.iqr(), 19.5);
+}
+
+TEST(Statistics, SummaryOfEmptyAndHugeValues) {
+  Summary e = summarize({});
+  EXPECT_EQ(e.count, 0u);
+  EXPECT_TRUE(std::isnan(e.median));
+  EXPECT_TRUE(std::isnan(e.mean));
+  // The mean must not overflow int64.
+  int64_t big = INT64_MAX / 2 + 1;
+  Summary b = summarize({big, big, big});
+  EXPECT_DOUBLE_EQ(b.mean, static_cast<double>(big));
+}
+
+// scipy.stats.mannwhitneyu documentation example (ages of male and female faculty).
+TEST(MannWhitney, TextbookExampleExactAndAsymptotic) {
+  std::vector<int64_t> males = {19, 22, 16, 29, 24};
+  std::vector<int64_t> females = {20, 11, 17, 12};
+  MannWhitneyResult exact = mannWhitneyU(males, females);
+  EXPECT_TRUE(exact.exact);
+  EXPECT_DOUBLE_EQ(exact.u1, 17.0);
+  EXPECT_DOUBLE_EQ(exact.u2, 3.0);
+  // P(U <= 3) = 7 / 126 arrangements; two-sided: 14 / 126.
+  EXPECT_NEAR(exact.pValue, 14.0 / 126.0, 1e-12);
+
+  MannWhitneyResult approx = mannWhitneyU(males, females, MannWhitneyMethod::Asymptotic);
+  EXPECT_FALSE(approx.exact);
+  EXPECT_DOUBLE_EQ(approx.u1, 17.0);
+  // mu = 10, sigma = sqrt(20 * 10 / 12), z = (7 - 0.5) / sigma.
+  EXPECT_NEAR(approx.z, 6.5 / std::sqrt(200.0 / 12.0), 1e-12);
+  EXPECT_NEAR(approx.pValue, 0.11134688653314041, 1e-12);
+}
+
+TEST(MannWhitney, TiesUseMidranksAndTieCorrection) {
+  // Pooled ranks: 1 -> 1, 2 -> 3 (x3), 3 -> 6 (x3), 4 -> 8, 5 -> 9, 6 -> 10, 7 -> 11.
+  // R1 = 1 + 3 + 3 + 6 + 8 = 21, U1 = 21 - 15 = 6; sum(t^3 - t) = 48, n = 11.
+  std::vector<int64_t> a = {1, 2, 2, 3, 4};
+  std::vector<int64_t> b = {2, 3, 3, 5, 6, 7};
+  MannWhitneyResult r = mannWhitneyU(a, b); // ties force the asymptotic method
+  EXPECT_FALSE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u1, 6.0);
+  EXPECT_DOUBLE_EQ(r.u2, 24.0);
+  double sigma = std::sqrt(30.0 / 12.0 * (12.0 - 48.0 / 110.0));
+  EXPECT_NEAR(r.z, -8.5 / sigma, 1e-12);
+  EXPECT_NEAR(r.pValue, 0.11390314458853065, 1e-12);
+  // Exact was asked for but cannot be used with ties.
+  EXPECT_FALSE(mannWhitneyU(a, b, MannWhitneyMethod::Exact).exact);
+}
+
+TEST(MannWhitney, ExactLargerSampleAndSymmetry) {
+  std::vector<int64_t> a = range(20, 10, 2); // 20, 22, ..., 38
+  std::vector<int64_t> b = range(31, 10, 2); // 31, 33, ..., 49
+  MannWhitneyResult r = mannWhitneyU(a, b);
+  EXPECT_TRUE(r.exact);
+  EXPECT_DOUBLE_EQ(r.u1, 10.0); // 32 > 31; 34 > 31, 33; 36 > 3 of b; 38 > 4 of b
+  // 139 of the C(20, 10) = 184756 arrangements have U <= 10.
+  EXPECT_NEAR(r.pValue, 2.0 * 139.0 / 184756.0, 1e-12);
+  MannWhitneyResult swapped = mannWhitneyU(b, a);
+  EXPECT_DOUBLE_EQ(swapped.u1, 90.0);
+  EXPECT_NEAR(swapped.pValue, r.pValue, 1e-15);
+  // Asymptotic on the same data: z = -(40 - 0.5) / sqrt(100 * 21 / 12).
+  MannWhitneyResult approx = mannWhitneyU(a, b, MannWhitneyMethod::Asymptotic);
+  EXPECT_NEAR(approx.z, -39.5 / std::sqrt(175.0), 1e-12);
+  EXPECT_NEAR(approx.pValue, 0.0028272720911168138, 1e-12);
+}
+
+// The exact p-value equals a brute-force count over all C(m+n, m) rank arrangements.
+TEST(MannWhitney, ExactMatchesEnumeration) {
+  for (int m = 1; m <= 6; ++m)
+    for (int n = 1; n <= 6; ++n) {
+      // Sample a takes ranks 0, 2, 4, ... (as far as they go), b the rest: some fixed U.
+      std::vector<int64_t> a, b;
+      for (int i = 0; i < m + n; ++i)
+        ((i % 2 == 0 && static_cast<int>(a.size()) < m) || static_cast<int>(b.size()) == n ? a : b)
+            .push_back(i);
+      MannWhitneyResult r = mannWhitneyU(a, b);
+      ASSERT_TRUE(r.exact);
+      double k = std::min(r.u1, r.u2);
+      // Enumerate which of the m+n positions belong to the first sample.
+      std::vector<bool> pick(m + n, false);
+      std::fill(pick.begin(), pick.begin() + m, true);
+      double atMost = 0, total = 0;
+      do {
+        double u = 0; // pairs (a, b) with a above b
+        int bsBelow = 0;
+        for (int i = 0; i < m + n; ++i) {
+          if (pick[i])
+            u += bsBelow;
+          else
+            ++bsBelow;
+        }
+        total += 1;
+        atMost += u <= k ? 1 : 0;
+      } while (std::prev_permutation(pick.begin(), pick.end()));
+      EXPECT_NEAR(r.pValue, std::min(1.0, 2 * atMost / total), 1e-12) << m << " vs " << n;
+    }
+}
+
+TEST(MannWhitney, DegenerateInputs) {
+  EXPECT_DOUBLE_EQ(mannWhitneyU({}, {1, 2}).pValue, 1.0);
+  MannWhitneyResult allEqual = mannWhitneyU({5, 5, 5}, {5, 5});
+  EXPECT_DOUBLE_EQ(allEqual.u1, 3.0);
+  EXPECT_DOUBLE_EQ(allEqual.pValue, 1.0);
+  // Large identical samples: p = 1 (continuity correction), never above 1.
+  std::vector<int64_t> v = range(1000, 200);
+  EXPECT_DOUBLE_EQ(mannWhitneyU(v, v).pValue, 1.0);
+}
+
+TEST(Verdict, Names) {
+  for (Verdict v : {Verdict::Same, Verdict::Faster, Verdict::Slower, Verdict::Ambiguous})
+    EXPECT_EQ(parseVerdict(verdictName(v)), v);
+  EXPECT_STREQ(verdictName(Verdict::Faster), "FASTER");
+  EXPECT_FALSE(parseVerdict("faster").has_value());
+}
+
+TEST(Verdict, Table) {
+  std::vector<int64_t> base = range(1000, 20);
+
+  // Significant and >= 5%: FASTER / SLOWER.
+  Comparison faster = compare(base, scaled(base, 0.8));
+  EXPECT_EQ(faster.verdict, Verdict::Faster) << faster.reason;
+  EXPECT_TRUE(faster.significant);
+  EXPECT_NEAR(faster.change, -0.2, 1e-3);
+  EXPECT_EQ(compare(base, scaled(base, 1.2)).verdict, Verdict::Slower);
+
+  // Identical: not significant, no change.
+  Comparison same = compare(base, base);
+  EXPECT_EQ(same.verdict, Verdict::Same) << same.reason;
+  EXPECT_DOUBLE_EQ(same.change, 0.0);
+
+  // Significant (no overlap) but only +3%: AMBIGUOUS.
+  Comparison small = compare(base, range(1030, 20));
+  EXPECT_TRUE(small.significant);
+  EXPECT_EQ(small.verdict, Verdict::Ambiguous) << small.reason;
+  // Likewise a significant 20% speedup under a 50% threshold.
+  EXPECT_EQ(compare(base, scaled(base, 0.8), 0.5).verdict, Verdict::Ambiguous);
+
+  // +10% median but noise far larger: not significant, big -> AMBIGUOUS.
+  std::vector<int64_t> noisy = range(10, 20, 10); // median 105
+  std::vector<int64_t> noisyShifted = range(21, 20, 10); // median 116
+  Comparison unclear = compare(noisy, noisyShifted);
+  EXPECT_FALSE(unclear.significant);
+  EXPECT_GE(unclear.change, 0.05);
+  EXPECT_EQ(unclear.verdict, Verdict::Ambiguous) << unclear.reason;
+
+  // Not significant and small: SAME.
+  EXPECT_EQ(compare(noisy, range(11, 20, 10)).verdict, Verdict::Same);
+}
+
+TEST(Verdict, TooFewSamples) {
+  std::vector<int64_t> base = range(1000, 8);
+  // 8 < 9 samples: never FASTER/SLOWER, even for a 2x change.
+  Comparison big = compare(base, scaled(base, 2.0));
+  EXPECT_FALSE(big.significant);
+  EXPECT_EQ(big.verdict, Verdict::Ambiguous) << big.reason;
+  EXPECT_EQ(compare(base, range(1001, 8)).verdict, Verdict::Same);
+  // 9 each is enough.
+  std::vector<int64_t> nine = range(1000, 9);
+  EXPECT_EQ(compare(nine, scaled(nine, 2.0)).verdict, Verdict::Slower);
+  // Empty sides.
+  EXPECT_EQ(compare({}, base).verdict, Verdict::Ambiguous);
+  EXPECT_EQ(compare(base, {}).verdict, Verdict::Ambiguous);
+}
+
+TEST(Verdict, CustomOptions) {
+  CompareOptions options;
+  options.minSamples = 3;
+  options.threshold = 0.10;
+  std::vector<int64_t> base = {100, 101, 102, 103, 104};
+  std::vector<int64_t> cand = {50, 51, 52, 53, 54};
+  // Exact p for complete separation of 5 vs 5: 2 / C(10, 5) = 2 / 252.
+  Comparison c = compare(base, cand, options);
+  EXPECT_NEAR(c.test.pValue, 2.0 / 252.0, 1e-12);
+  EXPECT_EQ(c.verdict, Verdict::Faster) << c.reason;
+}

@@ -1,0 +1,186 @@
+//===- Records.h - Plain rows written to and read from the profile DB -*- C++ -*-===//
+//
+// Plain structs, no SQLite types. Times are int64 nanoseconds; "wall" times count from the
+// Unix epoch (system_clock), all others are durations or offsets on a steady clock.
+// docs/db-schema.md describes the tables these rows map to.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_PROFILER_RECORDS_H
+#define LOUPE_PROFILER_RECORDS_H
+
+#include "loupe/profiler/Statistics.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace loupe::profiler {
+
+/// dispatchId of a sample that times a whole repetition (one full call of the entry).
+inline constexpr int64_t kWholeRep = -1;
+
+/// What a run is: model, device and configuration. Written by Store::beginRun.
+struct RunInfo {
+  std::string model;             ///< Model path or name, as the user gave it.
+  std::string deviceKind;        ///< "cpu", "cuda".
+  std::string deviceName;        ///< e.g. "AMD EPYC 7B13", "NVIDIA H100 80GB HBM3".
+  std::string deviceDetailsJson = "{}"; ///< Free-form JSON (driver, SM count, threads, ...).
+  std::string configJson = "{}"; ///< Run settings: pipeline, backends, reps, mode (hot/cold)...
+  std::string session;           ///< Session file or name; empty = none.
+  std::string variant;           ///< Variant name within the session; empty = none.
+  int64_t startedNs = 0;         ///< Wall ns since the Unix epoch; 0 = now.
+};
+
+/// One pass of a compile, in pipeline order.
+struct PassRecord {
+  int64_t idx = 0;        ///< 0-based position in the pipeline.
+  std::string pass;       ///< Pass argument, e.g. "canonicalize".
+  std::string options;    ///< Pass options text, e.g. "{max-iterations=10}".
+  std::string phase;      ///< import|graph|cluster|lower|ral|llvm|artifact.
+  std::string anchor;     ///< Anchor op name, e.g. "func.func".
+  int64_t durationNs = 0; ///< Wall time of the pass.
+  uint64_t irHash = 0;    ///< Hash of the IR after the pass (stored as INTEGER, bit-cast).
+  bool changed = false;   ///< Whether the pass changed the IR.
+};
+
+/// One compile (model -> artifact) belonging to a run.
+struct CompileRecord {
+  int64_t id = 0;           ///< Set by the store (addCompile's result, loadRun).
+  std::string modelPath;
+  std::string target;       ///< "cpu", "cuda".
+  int64_t totalNs = 0;      ///< Wall time of the whole compile.
+  std::string artifactPath; ///< Empty when no artifact was written.
+  std::vector<PassRecord> passes;
+};
+
+/// A dispatch site of the compiled program (one ral.dispatch / library call).
+struct DispatchRecord {
+  int64_t dispatchId = 0; ///< Id the runtime reports in its begin/end events.
+  std::string name;       ///< Kernel or library entry, e.g. "fusion_3_kLoop".
+  std::string op;         ///< Base op(s), e.g. "tosa.matmul".
+  std::string loc;        ///< Source location (the provenance key), e.g. "model.onnx:Gemm_0".
+  std::string backend;    ///< codegen|openblas|onednn|cublas|cublaslt|cudnn|reference.
+  int64_t clusterId = -1; ///< Fusion cluster, -1 if none.
+};
+
+/// One timing sample.
+struct SampleRecord {
+  int64_t rep = 0;                ///< 0-based measured repetition (warmup not counted).
+  int64_t dispatchId = kWholeRep; ///< kWholeRep for the whole repetition.
+  /// Dispatch samples: offsets from the start of their repetition. Whole-rep samples: offsets
+  /// from the start of the first measured repetition. endNs - startNs is the duration.
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  int64_t durationNs() const { return endNs - startNs; }
+};
+
+/// Numerical check of one output against expected values.
+struct CheckRecord {
+  int64_t outputIdx = 0;
+  bool passed = false;
+  double maxAbsErr = 0;
+  double maxRelErr = 0;
+  int64_t worstIndex = -1; ///< Flat index of the worst element, -1 if none.
+  double expected = 0;     ///< Expected value at worstIndex (NaN round-trips).
+  double actual = 0;       ///< Actual value at worstIndex (NaN round-trips).
+};
+
+/// A GPU kernel execution (CUPTI CONCURRENT_KERNEL); Nsight Systems column names.
+struct KernelRecord {
+  int64_t rep = 0;
+  int64_t dispatchId = kWholeRep; ///< External correlation to the dispatch, kWholeRep if none.
+  int64_t start = 0; ///< ns on the collector's clock (raw CUPTI timestamps, as nsys stores them).
+  int64_t end = 0;
+  int64_t deviceId = 0;
+  int64_t streamId = 0;
+  int64_t correlationId = 0;
+  std::string name; ///< Demangled kernel name.
+  int32_t gridX = 0, gridY = 0, gridZ = 0;
+  int32_t blockX = 0, blockY = 0, blockZ = 0;
+  int32_t registersPerThread = 0;
+  int64_t staticSharedMemory = 0;  ///< Bytes.
+  int64_t dynamicSharedMemory = 0; ///< Bytes.
+};
+
+/// A memory copy or set (CUPTI MEMCPY/MEMSET); Nsight Systems column names.
+struct MemcpyRecord {
+  int64_t rep = 0;
+  int64_t dispatchId = kWholeRep;
+  int64_t start = 0; ///< ns on the collector's clock, as KernelRecord::start.
+  int64_t end = 0;
+  int64_t deviceId = 0;
+  int64_t streamId = 0;
+  int64_t correlationId = 0;
+  int64_t bytes = 0;
+  int32_t copyKind = 0; ///< CUpti_ActivityMemcpyKind; -1 for a memset.
+  int32_t srcKind = 0;  ///< CUpti_ActivityMemoryKind.
+  int32_t dstKind = 0;
+};
+
+/// A stored verdict of compare() between two runs, for one dispatch or the whole rep.
+struct ComparisonRecord {
+  int64_t id = 0; ///< Set by the store.
+  int64_t baselineRunId = 0;
+  int64_t candidateRunId = 0;
+  int64_t dispatchId = kWholeRep;
+  Verdict verdict = Verdict::Ambiguous;
+  double baselineMedianNs = 0;
+  double candidateMedianNs = 0;
+  double change = 0; ///< Relative median change, as Comparison::change.
+  double pValue = 1;
+  double threshold = 0.05;
+  int64_t createdNs = 0; ///< Wall ns since the Unix epoch; 0 = now.
+};
+
+enum class RunStatus { Running, Complete, Failed };
+/// "running", "complete", "failed".
+const char *runStatusName(RunStatus status);
+
+/// A row of listRuns.
+struct RunSummary {
+  int64_t id = 0;
+  RunStatus status = RunStatus::Running; ///< Running after a crash, too.
+  std::string model;
+  std::string deviceKind;
+  std::string deviceName;
+  std::string session;
+  std::string variant;
+  int64_t startedNs = 0;  ///< Wall ns since the Unix epoch.
+  int64_t finishedNs = 0; ///< 0 while running.
+  std::string error;      ///< Set when failed.
+};
+
+/// Everything stored about one run.
+struct RunData {
+  RunSummary summary;
+  std::string deviceDetailsJson;
+  std::string configJson;
+  std::vector<CompileRecord> compiles; ///< By id; passes by idx.
+  std::vector<DispatchRecord> dispatches; ///< By dispatchId.
+  /// Samples by dispatchId (kWholeRep first), each list by (rep, startNs).
+  std::map<int64_t, std::vector<SampleRecord>> samples;
+  std::vector<CheckRecord> checks;   ///< By outputIdx.
+  std::vector<KernelRecord> kernels; ///< By (rep, start).
+  std::vector<MemcpyRecord> memcpys; ///< By (rep, start).
+};
+
+// Field-wise equality, for tests and de-duplication.
+inline bool operator==(const PassRecord &a, const PassRecord &b) {
+  return std::tie(a.idx, a.pass, a.options, a.phase, a.anchor, a.durationNs, a.irHash,
+                  a.changed) == std::tie(b.idx, b.pass, b.options, b.phase, b.anchor,
+                                         b.durationNs, b.irHash, b.changed);
+}
+inline bool operator==(const DispatchRecord &a, const DispatchRecord &b) {
+  return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId) ==
+         std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend, b.clusterId);
+}
+inline bool operator==(const SampleRecord &a, const SampleRecord &b) {
+  return std::tie(a.rep, a.dispatchId, a.startNs, a.endNs) ==
+         std::tie(b.rep, b.dispatchId, b.startNs, b.endNs);
+}
+
+} // namespace loupe::profiler
+
+#endif // LOUPE_PROFILER_RECORDS_H

@@ -1,0 +1,185 @@
+//===- Schema.cpp - Profile DB schema and migrations ------------------------===//
+//
+// docs/db-schema.md documents every table. To change the schema: bump kSchemaVersion, append a
+// step to kSteps that turns version N-1 into N (ALTER TABLE / CREATE TABLE / data copy), and
+// update the doc. Never edit a released step: old files replay the steps they have not seen.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Schema.h"
+
+#include "loupe/profiler/Store.h"
+
+#include <string>
+
+namespace loupe::profiler::schema {
+
+namespace {
+
+/// Version 1: the initial schema. String-valued columns named *_id reference strings(id).
+const char *const kV1 = R"sql(
+CREATE TABLE strings(
+  id INTEGER PRIMARY KEY,
+  value TEXT NOT NULL UNIQUE);
+CREATE TABLE devices(
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  details_json TEXT NOT NULL DEFAULT '{}',
+  UNIQUE(kind, name, details_json));
+CREATE TABLE configs(
+  id INTEGER PRIMARY KEY,
+  json TEXT NOT NULL UNIQUE);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  started_ns INTEGER NOT NULL,
+  finished_ns INTEGER,
+  status TEXT NOT NULL DEFAULT 'running'
+    CHECK (status IN ('running', 'complete', 'failed')),
+  model_id INTEGER NOT NULL REFERENCES strings(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  config_id INTEGER NOT NULL REFERENCES configs(id),
+  session_id INTEGER REFERENCES strings(id),
+  variant_id INTEGER REFERENCES strings(id),
+  error TEXT);
+CREATE TABLE compiles(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  model_path_id INTEGER NOT NULL REFERENCES strings(id),
+  target TEXT NOT NULL,
+  total_ns INTEGER NOT NULL,
+  artifact_path_id INTEGER REFERENCES strings(id));
+CREATE TABLE passes(
+  compile_id INTEGER NOT NULL REFERENCES compiles(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  pass_id INTEGER NOT NULL REFERENCES strings(id),
+  options_id INTEGER NOT NULL REFERENCES strings(id),
+  phase_id INTEGER NOT NULL REFERENCES strings(id),
+  anchor_id INTEGER NOT NULL REFERENCES strings(id),
+  duration_ns INTEGER NOT NULL,
+  ir_hash INTEGER NOT NULL,
+  changed INTEGER NOT NULL CHECK (changed IN (0, 1)),
+  PRIMARY KEY(compile_id, idx));
+CREATE TABLE dispatches(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  dispatch_id INTEGER NOT NULL,
+  name_id INTEGER NOT NULL REFERENCES strings(id),
+  op_id INTEGER NOT NULL REFERENCES strings(id),
+  loc_id INTEGER NOT NULL REFERENCES strings(id),
+  backend_id INTEGER NOT NULL REFERENCES strings(id),
+  cluster_id INTEGER NOT NULL DEFAULT -1,
+  PRIMARY KEY(run_id, dispatch_id));
+CREATE TABLE samples(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rep INTEGER NOT NULL,
+  dispatch_id INTEGER NOT NULL DEFAULT -1,
+  start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL);
+CREATE TABLE checks(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  output_idx INTEGER NOT NULL,
+  passed INTEGER NOT NULL CHECK (passed IN (0, 1)),
+  max_abs_err REAL,
+  max_rel_err REAL,
+  worst_index INTEGER NOT NULL DEFAULT -1,
+  expected REAL,
+  actual REAL,
+  PRIMARY KEY(run_id, output_idx));
+CREATE TABLE kernels(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rep INTEGER NOT NULL,
+  dispatch_id INTEGER NOT NULL DEFAULT -1,
+  start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL,
+  correlationId INTEGER NOT NULL,
+  demangledName INTEGER NOT NULL REFERENCES strings(id),
+  gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
+  blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
+  registersPerThread INTEGER NOT NULL,
+  staticSharedMemory INTEGER NOT NULL,
+  dynamicSharedMemory INTEGER NOT NULL);
+CREATE TABLE memcpy(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  rep INTEGER NOT NULL,
+  dispatch_id INTEGER NOT NULL DEFAULT -1,
+  start INTEGER NOT NULL,
+  "end" INTEGER NOT NULL,
+  deviceId INTEGER NOT NULL,
+  streamId INTEGER NOT NULL,
+  correlationId INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  copyKind INTEGER NOT NULL,
+  srcKind INTEGER NOT NULL,
+  dstKind INTEGER NOT NULL);
+CREATE TABLE comparisons(
+  id INTEGER PRIMARY KEY,
+  baseline_run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  candidate_run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  dispatch_id INTEGER NOT NULL DEFAULT -1,
+  verdict TEXT NOT NULL CHECK (verdict IN ('SAME', 'FASTER', 'SLOWER', 'AMBIGUOUS')),
+  baseline_median_ns REAL,
+  candidate_median_ns REAL,
+  change REAL,
+  p_value REAL,
+  threshold REAL NOT NULL,
+  created_ns INTEGER NOT NULL);
+)sql";
+
+struct Step {
+  int toVersion;
+  const char *sql;
+};
+
+/// Step i turns version i into version i + 1.
+const Step kSteps[] = {
+    {1, kV1},
+};
+static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
+              "one migration step per schema version");
+
+} // namespace
+
+ral::Status migrate(sqlite::Connection &conn, int from) {
+  for (const Step &step : kSteps) {
+    if (step.toVersion <= from)
+      continue;
+    ral::StatusOr<sqlite::Transaction> tx = sqlite::Transaction::begin(conn);
+    if (!tx)
+      return tx.status();
+    // Another process may have migrated while we waited for the write lock.
+    ral::StatusOr<int64_t> now = conn.queryInt("PRAGMA user_version");
+    if (!now)
+      return now.status();
+    if (*now >= step.toVersion) {
+      if (ral::Status s = tx->commit(); !s)
+        return s;
+      continue;
+    }
+    ral::Status s = conn.exec(step.sql);
+    if (s)
+      s = conn.exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
+                    "; PRAGMA user_version = " + std::to_string(step.toVersion));
+    if (s)
+      s = tx->commit();
+    if (!s)
+      return ral::Status(s.code(), s.message() + " (migrating the schema to version " +
+                                       std::to_string(step.toVersion) + ")");
+  }
+  return ral::Status::ok();
+}
+
+ral::Status createIndexes(sqlite::Connection &conn) {
+  return conn.exec(R"sql(
+CREATE INDEX IF NOT EXISTS samples_by_run ON samples(run_id, dispatch_id, rep);
+CREATE INDEX IF NOT EXISTS kernels_by_run ON kernels(run_id, rep);
+CREATE INDEX IF NOT EXISTS memcpy_by_run ON memcpy(run_id, rep);
+CREATE INDEX IF NOT EXISTS compiles_by_run ON compiles(run_id);
+CREATE INDEX IF NOT EXISTS runs_by_model ON runs(model_id);
+CREATE INDEX IF NOT EXISTS comparisons_by_baseline ON comparisons(baseline_run_id);
+CREATE INDEX IF NOT EXISTS comparisons_by_candidate ON comparisons(candidate_run_id);
+)sql");
+}
+
+} // namespace loupe::profiler::schema

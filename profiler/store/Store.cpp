@@ -1,0 +1,418 @@
+//===- Store.cpp - Opening the profile DB and writing runs ------------------===//
+
+#include "Schema.h"
+#include "StoreImpl.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+#include <thread>
+
+namespace loupe::profiler {
+
+using ral::Status;
+using ral::StatusOr;
+
+int64_t wallNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+const char *runStatusName(RunStatus status) {
+  switch (status) {
+  case RunStatus::Running:
+    return "running";
+  case RunStatus::Complete:
+    return "complete";
+  case RunStatus::Failed:
+    return "failed";
+  }
+  return "running";
+}
+
+StatusOr<std::string> defaultDatabasePath() {
+  namespace fs = std::filesystem;
+  fs::path dir;
+  const char *xdg = std::getenv("XDG_DATA_HOME");
+  const char *home = std::getenv("HOME");
+  // XDG Base Directory spec: a relative XDG_DATA_HOME is invalid and must be ignored.
+  if (xdg && *xdg && fs::path(xdg).is_absolute())
+    dir = fs::path(xdg) / "loupe";
+  else if (home && *home)
+    dir = fs::path(home) / ".local" / "share" / "loupe";
+  else
+    return ral::notFound("no profile DB location: neither XDG_DATA_HOME nor HOME is set "
+                         "(pass --db PATH)");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return ral::internalError("cannot create the profile DB directory '" + dir.string() +
+                              "': " + ec.message());
+  return (dir / "profiles.db").string();
+}
+
+//===----------------------------------------------------------------------===//
+// Opening
+//===----------------------------------------------------------------------===//
+
+Store::Impl::Impl(std::unique_ptr<sqlite::Connection> c) : conn(std::move(c)) {
+  conn->onRollback = [this] { strings_.clear(); };
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store &&) noexcept = default;
+Store &Store::operator=(Store &&) noexcept = default;
+Store::~Store() = default;
+
+const std::string &Store::path() const { return impl_->conn->path(); }
+
+namespace {
+Status badFile(const std::string &path, const std::string &why) {
+  return ral::invalidArgument("profile DB '" + path + "': " + why);
+}
+} // namespace
+
+/// Switches to WAL (a no-op when the file already is). Switching needs an exclusive lock, and
+/// SQLite reports a conflict without waiting on the busy timeout, so retry for up to 5 s.
+static StatusOr<std::string> enableWal(sqlite::Connection &conn) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(std::string mode, conn.queryText("PRAGMA journal_mode"));
+  for (int attempt = 0; mode != "wal"; ++attempt) {
+    StatusOr<std::string> set = conn.queryText("PRAGMA journal_mode = WAL");
+    if (set) {
+      mode = *set;
+      break;
+    }
+    if ((sqlite3_errcode(conn.handle()) & 0xff) != SQLITE_BUSY || attempt == 500)
+      return set.status();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return mode;
+}
+
+StatusOr<Store> Store::open(const std::string &path, const OpenOptions &options) {
+  bool inMemory = path == ":memory:" || path.empty();
+  if (options.readOnly && !inMemory && !std::filesystem::exists(path))
+    return ral::notFound("profile DB '" + path + "' does not exist");
+  int flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  LOUPE_PROF_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Connection> conn,
+                              sqlite::Connection::open(path, flags));
+  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA busy_timeout = 5000"));
+
+  // Read-only probe first, one statement so one snapshot: a file that is not a DB fails here,
+  // before anything is written.
+  int64_t appId = 0, version = 0, objects = 0;
+  {
+    StatusOr<sqlite::Stmt> probe = conn->prepare(
+        "SELECT (SELECT application_id FROM pragma_application_id), "
+        "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+    StatusOr<bool> row = probe ? probe->step() : StatusOr<bool>(probe.status());
+    if (!row && row.status().code() != ral::StatusCode::kInvalidArgument)
+      return row.status(); // I/O error, locked for longer than the busy timeout...
+    if (!row)
+      return badFile(path, "not an SQLite database, or corrupt (" + row.status().message() +
+                               "); the file was left unchanged");
+    appId = probe->int64(0);
+    version = probe->int64(1);
+    objects = probe->int64(2);
+  }
+  if (appId != 0 && appId != kApplicationId)
+    return badFile(path, "an SQLite database of another application (application_id " +
+                             std::to_string(appId) + "), not a Loupe profile DB");
+  if (version > kSchemaVersion)
+    return badFile(path, "schema version " + std::to_string(version) +
+                             " is newer than this Loupe supports (" +
+                             std::to_string(kSchemaVersion) + "); use a newer Loupe");
+  if (version == 0 && objects > 0)
+    return badFile(path, "an SQLite database with other tables and no Loupe schema version, "
+                         "not a Loupe profile DB");
+
+  if (options.readOnly) {
+    if (version < kSchemaVersion)
+      return badFile(path, "schema version " + std::to_string(version) + " needs migrating to " +
+                               std::to_string(kSchemaVersion) + "; open it read-write once");
+  } else {
+    LOUPE_PROF_ASSIGN_OR_RETURN(std::string mode, enableWal(*conn));
+    if (!inMemory && mode != "wal")
+      return ral::internalError("profile DB '" + path + "': cannot enable WAL (journal_mode " +
+                                mode + ")");
+    LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA synchronous = NORMAL"));
+  }
+  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA foreign_keys = ON"));
+  if (version < kSchemaVersion)
+    LOUPE_PROF_RETURN_IF_ERROR(schema::migrate(*conn, static_cast<int>(version)));
+  return Store(std::make_unique<Impl>(std::move(conn)));
+}
+
+StatusOr<int> Store::schemaVersion() {
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t v, impl_->conn->queryInt("PRAGMA user_version"));
+  return static_cast<int>(v);
+}
+
+StatusOr<std::string> Store::journalMode() { return impl_->conn->queryText("PRAGMA journal_mode"); }
+
+//===----------------------------------------------------------------------===//
+// Interning and lookups
+//===----------------------------------------------------------------------===//
+
+StatusOr<int64_t> Store::Impl::intern(std::string_view value) {
+  std::string key(value);
+  auto it = strings_.find(key);
+  if (it != strings_.end())
+    return it->second;
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt find,
+                              conn->prepare("SELECT id FROM strings WHERE value = ?1"));
+  find.bind(1, value);
+  LOUPE_PROF_ASSIGN_OR_RETURN(bool found, find.step());
+  int64_t id;
+  if (found) {
+    id = find.int64(0);
+  } else {
+    LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt insert,
+                                conn->prepare("INSERT INTO strings(value) VALUES (?1)"));
+    insert.bind(1, value);
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+    id = conn->lastInsertRowId();
+  }
+  strings_.emplace(std::move(key), id);
+  return id;
+}
+
+StatusOr<int64_t> Store::Impl::internOrNull(std::string_view value) {
+  if (value.empty())
+    return int64_t(0);
+  return intern(value);
+}
+
+StatusOr<int64_t> Store::Impl::deviceId(const RunInfo &info) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt find,
+      conn->prepare("SELECT id FROM devices WHERE kind = ?1 AND name = ?2 AND details_json = ?3"));
+  find.bind(1, info.deviceKind).bind(2, info.deviceName).bind(3, info.deviceDetailsJson);
+  LOUPE_PROF_ASSIGN_OR_RETURN(bool found, find.step());
+  if (found)
+    return find.int64(0);
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      conn->prepare("INSERT INTO devices(kind, name, details_json) VALUES (?1, ?2, ?3)"));
+  insert.bind(1, info.deviceKind).bind(2, info.deviceName).bind(3, info.deviceDetailsJson);
+  LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  return conn->lastInsertRowId();
+}
+
+StatusOr<int64_t> Store::Impl::configId(const std::string &json) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt find,
+                              conn->prepare("SELECT id FROM configs WHERE json = ?1"));
+  find.bind(1, json);
+  LOUPE_PROF_ASSIGN_OR_RETURN(bool found, find.step());
+  if (found)
+    return find.int64(0);
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt insert,
+                              conn->prepare("INSERT INTO configs(json) VALUES (?1)"));
+  insert.bind(1, json);
+  LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  return conn->lastInsertRowId();
+}
+
+Status Store::Impl::requireRun(int64_t runId) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt find, conn->prepare("SELECT 1 FROM runs WHERE id = ?1"));
+  find.bind(1, runId);
+  LOUPE_PROF_ASSIGN_OR_RETURN(bool found, find.step());
+  if (!found)
+    return ral::notFound("profile DB '" + conn->path() + "': no run " + std::to_string(runId));
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+StatusOr<int64_t> Store::beginRun(const RunInfo &info) {
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t model, s.intern(info.model));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t session, s.internOrNull(info.session));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t variant, s.internOrNull(info.variant));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t device, s.deviceId(info));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t config, s.configId(info.configJson));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO runs(started_ns, status, model_id, device_id, config_id, "
+                      "session_id, variant_id) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)"));
+  insert.bind(1, info.startedNs != 0 ? info.startedNs : wallNowNs())
+      .bind(2, model)
+      .bind(3, device)
+      .bind(4, config);
+  bindId(insert, 5, session);
+  bindId(insert, 6, variant);
+  LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  int64_t runId = s.conn->lastInsertRowId();
+  LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
+  return runId;
+}
+
+StatusOr<int64_t> Store::addCompile(int64_t runId, const CompileRecord &compile) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t model, s.intern(compile.modelPath));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t artifact, s.internOrNull(compile.artifactPath));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO compiles(run_id, model_path_id, target, total_ns, "
+                      "artifact_path_id) VALUES (?1, ?2, ?3, ?4, ?5)"));
+  insert.bind(1, runId).bind(2, model).bind(3, compile.target).bind(4, compile.totalNs);
+  bindId(insert, 5, artifact);
+  LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  int64_t compileId = s.conn->lastInsertRowId();
+
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt pass,
+      s.conn->prepare("INSERT INTO passes(compile_id, idx, pass_id, options_id, phase_id, "
+                      "anchor_id, duration_ns, ir_hash, changed) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+  for (const PassRecord &p : compile.passes) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(p.pass));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t opts, s.intern(p.options));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t phase, s.intern(p.phase));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t anchor, s.intern(p.anchor));
+    pass.bind(1, compileId).bind(2, p.idx).bind(3, name).bind(4, opts).bind(5, phase);
+    // SQLite INTEGER is signed 64-bit: store the hash's bit pattern.
+    pass.bind(6, anchor).bind(7, p.durationNs).bind(8, static_cast<int64_t>(p.irHash));
+    pass.bind(9, int64_t(p.changed ? 1 : 0));
+    LOUPE_PROF_RETURN_IF_ERROR(pass.run());
+  }
+  LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
+  return compileId;
+}
+
+Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &dispatches) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO dispatches(run_id, dispatch_id, name_id, op_id, loc_id, "
+                      "backend_id, cluster_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+  for (const DispatchRecord &d : dispatches) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(d.name));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t op, s.intern(d.op));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t loc, s.intern(d.loc));
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t backend, s.intern(d.backend));
+    insert.bind(1, runId).bind(2, d.dispatchId).bind(3, name).bind(4, op).bind(5, loc);
+    insert.bind(6, backend).bind(7, d.clusterId);
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
+}
+
+Status Store::addSamples(int64_t runId, const std::vector<SampleRecord> &samples) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO samples(run_id, rep, dispatch_id, start_ns, end_ns) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5)"));
+  insert.bind(1, runId);
+  for (const SampleRecord &r : samples) {
+    insert.bind(2, r.rep).bind(3, r.dispatchId).bind(4, r.startNs).bind(5, r.endNs);
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
+}
+
+Status Store::addChecks(int64_t runId, const std::vector<CheckRecord> &checks) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO checks(run_id, output_idx, passed, max_abs_err, max_rel_err, "
+                      "worst_index, expected, actual) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  insert.bind(1, runId);
+  for (const CheckRecord &c : checks) {
+    insert.bind(2, c.outputIdx).bind(3, int64_t(c.passed ? 1 : 0)).bind(4, c.maxAbsErr);
+    insert.bind(5, c.maxRelErr).bind(6, c.worstIndex).bind(7, c.expected).bind(8, c.actual);
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
+}
+
+Status Store::addKernels(int64_t runId, const std::vector<KernelRecord> &kernels) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare(
+          "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
+          "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+          "registersPerThread, staticSharedMemory, dynamicSharedMemory) VALUES "
+          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
+  insert.bind(1, runId);
+  for (const KernelRecord &k : kernels) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(k.name));
+    insert.bind(2, k.rep).bind(3, k.dispatchId).bind(4, k.start).bind(5, k.end);
+    insert.bind(6, k.deviceId).bind(7, k.streamId).bind(8, k.correlationId).bind(9, name);
+    insert.bind(10, int64_t(k.gridX)).bind(11, int64_t(k.gridY)).bind(12, int64_t(k.gridZ));
+    insert.bind(13, int64_t(k.blockX)).bind(14, int64_t(k.blockY)).bind(15, int64_t(k.blockZ));
+    insert.bind(16, int64_t(k.registersPerThread)).bind(17, k.staticSharedMemory);
+    insert.bind(18, k.dynamicSharedMemory);
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
+}
+
+Status Store::addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO memcpy(run_id, rep, dispatch_id, start, \"end\", deviceId, "
+                      "streamId, correlationId, bytes, copyKind, srcKind, dstKind) VALUES "
+                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
+  insert.bind(1, runId);
+  for (const MemcpyRecord &m : memcpys) {
+    insert.bind(2, m.rep).bind(3, m.dispatchId).bind(4, m.start).bind(5, m.end);
+    insert.bind(6, m.deviceId).bind(7, m.streamId).bind(8, m.correlationId).bind(9, m.bytes);
+    insert.bind(10, int64_t(m.copyKind)).bind(11, int64_t(m.srcKind));
+    insert.bind(12, int64_t(m.dstKind));
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
+}
+
+StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(c.baselineRunId));
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(c.candidateRunId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT INTO comparisons(baseline_run_id, candidate_run_id, dispatch_id, "
+                      "verdict, baseline_median_ns, candidate_median_ns, change, p_value, "
+                      "threshold, created_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+  insert.bind(1, c.baselineRunId).bind(2, c.candidateRunId).bind(3, c.dispatchId);
+  insert.bind(4, std::string_view(verdictName(c.verdict))).bind(5, c.baselineMedianNs);
+  insert.bind(6, c.candidateMedianNs).bind(7, c.change).bind(8, c.pValue).bind(9, c.threshold);
+  insert.bind(10, c.createdNs != 0 ? c.createdNs : wallNowNs());
+  LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  return s.conn->lastInsertRowId();
+}
+
+Status Store::finishRun(int64_t runId, bool ok, const std::string &error) {
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt update,
+      s.conn->prepare("UPDATE runs SET status = ?1, finished_ns = ?2, error = ?3 WHERE id = ?4"));
+  update.bind(1, std::string_view(runStatusName(ok ? RunStatus::Complete : RunStatus::Failed)));
+  update.bind(2, wallNowNs()).bindTextOrNull(3, error).bind(4, runId);
+  LOUPE_PROF_RETURN_IF_ERROR(update.run());
+  if (s.conn->changes() == 0)
+    return ral::notFound("profile DB '" + s.conn->path() + "': no run " + std::to_string(runId));
+  return schema::createIndexes(*s.conn);
+}
+
+} // namespace loupe::profiler

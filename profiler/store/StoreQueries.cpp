@@ -1,0 +1,272 @@
+//===- StoreQueries.cpp - Reading runs back from the profile DB -------------===//
+
+#include "StoreImpl.h"
+
+namespace loupe::profiler {
+
+using ral::Status;
+using ral::StatusOr;
+
+namespace {
+
+/// Columns 0-11 of a run row; WHERE/ORDER appended by the callers.
+const char *const kRunSelect =
+    "SELECT r.id, r.status, m.value, d.kind, d.name, s.value, v.value, r.started_ns, "
+    "r.finished_ns, r.error, d.details_json, c.json FROM runs r "
+    "JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.device_id "
+    "JOIN configs c ON c.id = r.config_id "
+    "LEFT JOIN strings s ON s.id = r.session_id LEFT JOIN strings v ON v.id = r.variant_id ";
+
+RunStatus parseRunStatus(const std::string &s) {
+  if (s == "complete")
+    return RunStatus::Complete;
+  if (s == "failed")
+    return RunStatus::Failed;
+  return RunStatus::Running;
+}
+
+RunSummary readRunSummary(const sqlite::Stmt &q) {
+  RunSummary r;
+  r.id = q.int64(0);
+  r.status = parseRunStatus(q.text(1));
+  r.model = q.text(2);
+  r.deviceKind = q.text(3);
+  r.deviceName = q.text(4);
+  r.session = q.text(5);
+  r.variant = q.text(6);
+  r.startedNs = q.int64(7);
+  r.finishedNs = q.isNull(8) ? 0 : q.int64(8);
+  r.error = q.text(9);
+  return r;
+}
+
+Status noRun(sqlite::Connection &conn, int64_t runId) {
+  return ral::notFound("profile DB '" + conn.path() + "': no run " + std::to_string(runId));
+}
+
+/// Runs `sql` with ?1 = runId and appends `read(stmt)` for every row.
+template <typename T, typename ReadFn>
+Status collect(sqlite::Connection &conn, const std::string &sql, int64_t runId,
+               std::vector<T> &out, ReadFn read) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt q, conn.prepare(sql));
+  q.bind(1, runId);
+  while (true) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row)
+      return Status::ok();
+    out.push_back(read(q));
+  }
+}
+
+SampleRecord readSample(const sqlite::Stmt &q) {
+  return {q.int64(0), q.int64(1), q.int64(2), q.int64(3)};
+}
+
+} // namespace
+
+StatusOr<std::vector<RunSummary>> Store::listRuns(const std::string &modelFilter) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt q, impl_->conn->prepare(std::string(kRunSelect) +
+                                           "WHERE ?1 = '' OR instr(m.value, ?1) > 0 "
+                                           "ORDER BY r.id DESC"));
+  q.bind(1, modelFilter);
+  std::vector<RunSummary> runs;
+  while (true) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row)
+      return runs;
+    runs.push_back(readRunSummary(q));
+  }
+}
+
+StatusOr<RunData> Store::loadRun(int64_t runId) {
+  sqlite::Connection &conn = *impl_->conn;
+  RunData data;
+  {
+    LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt q,
+                                conn.prepare(std::string(kRunSelect) + "WHERE r.id = ?1"));
+    q.bind(1, runId);
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row)
+      return noRun(conn, runId);
+    data.summary = readRunSummary(q);
+    data.deviceDetailsJson = q.text(10);
+    data.configJson = q.text(11);
+  }
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT c.id, mp.value, c.target, c.total_ns, ap.value FROM compiles c "
+      "JOIN strings mp ON mp.id = c.model_path_id "
+      "LEFT JOIN strings ap ON ap.id = c.artifact_path_id WHERE c.run_id = ?1 ORDER BY c.id",
+      runId, data.compiles, [](const sqlite::Stmt &q) {
+        CompileRecord c;
+        c.id = q.int64(0);
+        c.modelPath = q.text(1);
+        c.target = q.text(2);
+        c.totalNs = q.int64(3);
+        c.artifactPath = q.text(4);
+        return c;
+      }));
+  for (CompileRecord &c : data.compiles)
+    LOUPE_PROF_RETURN_IF_ERROR(collect(
+        conn,
+        "SELECT p.idx, n.value, o.value, ph.value, a.value, p.duration_ns, p.ir_hash, p.changed "
+        "FROM passes p JOIN strings n ON n.id = p.pass_id JOIN strings o ON o.id = p.options_id "
+        "JOIN strings ph ON ph.id = p.phase_id JOIN strings a ON a.id = p.anchor_id "
+        "WHERE p.compile_id = ?1 ORDER BY p.idx",
+        c.id, c.passes, [](const sqlite::Stmt &q) {
+          PassRecord p;
+          p.idx = q.int64(0);
+          p.pass = q.text(1);
+          p.options = q.text(2);
+          p.phase = q.text(3);
+          p.anchor = q.text(4);
+          p.durationNs = q.int64(5);
+          p.irHash = static_cast<uint64_t>(q.int64(6));
+          p.changed = q.int64(7) != 0;
+          return p;
+        }));
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT d.dispatch_id, n.value, o.value, l.value, b.value, d.cluster_id FROM dispatches d "
+      "JOIN strings n ON n.id = d.name_id JOIN strings o ON o.id = d.op_id "
+      "JOIN strings l ON l.id = d.loc_id JOIN strings b ON b.id = d.backend_id "
+      "WHERE d.run_id = ?1 ORDER BY d.dispatch_id",
+      runId, data.dispatches, [](const sqlite::Stmt &q) {
+        DispatchRecord d;
+        d.dispatchId = q.int64(0);
+        d.name = q.text(1);
+        d.op = q.text(2);
+        d.loc = q.text(3);
+        d.backend = q.text(4);
+        d.clusterId = q.int64(5);
+        return d;
+      }));
+
+  std::vector<SampleRecord> samples;
+  LOUPE_PROF_RETURN_IF_ERROR(collect(conn,
+                                     "SELECT rep, dispatch_id, start_ns, end_ns FROM samples "
+                                     "WHERE run_id = ?1 ORDER BY dispatch_id, rep, start_ns",
+                                     runId, samples, readSample));
+  for (const SampleRecord &s : samples)
+    data.samples[s.dispatchId].push_back(s);
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT output_idx, passed, max_abs_err, max_rel_err, worst_index, expected, actual "
+      "FROM checks WHERE run_id = ?1 ORDER BY output_idx",
+      runId, data.checks, [](const sqlite::Stmt &q) {
+        CheckRecord c;
+        c.outputIdx = q.int64(0);
+        c.passed = q.int64(1) != 0;
+        c.maxAbsErr = q.real(2);
+        c.maxRelErr = q.real(3);
+        c.worstIndex = q.int64(4);
+        c.expected = q.real(5);
+        c.actual = q.real(6);
+        return c;
+      }));
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT k.rep, k.dispatch_id, k.start, k.\"end\", k.deviceId, k.streamId, "
+      "k.correlationId, n.value, k.gridX, k.gridY, k.gridZ, k.blockX, k.blockY, k.blockZ, "
+      "k.registersPerThread, k.staticSharedMemory, k.dynamicSharedMemory FROM kernels k "
+      "JOIN strings n ON n.id = k.demangledName WHERE k.run_id = ?1 ORDER BY k.rep, k.start",
+      runId, data.kernels, [](const sqlite::Stmt &q) {
+        KernelRecord k;
+        k.rep = q.int64(0);
+        k.dispatchId = q.int64(1);
+        k.start = q.int64(2);
+        k.end = q.int64(3);
+        k.deviceId = q.int64(4);
+        k.streamId = q.int64(5);
+        k.correlationId = q.int64(6);
+        k.name = q.text(7);
+        k.gridX = static_cast<int32_t>(q.int64(8));
+        k.gridY = static_cast<int32_t>(q.int64(9));
+        k.gridZ = static_cast<int32_t>(q.int64(10));
+        k.blockX = static_cast<int32_t>(q.int64(11));
+        k.blockY = static_cast<int32_t>(q.int64(12));
+        k.blockZ = static_cast<int32_t>(q.int64(13));
+        k.registersPerThread = static_cast<int32_t>(q.int64(14));
+        k.staticSharedMemory = q.int64(15);
+        k.dynamicSharedMemory = q.int64(16);
+        return k;
+      }));
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT rep, dispatch_id, start, \"end\", deviceId, streamId, correlationId, bytes, "
+      "copyKind, srcKind, dstKind FROM memcpy WHERE run_id = ?1 ORDER BY rep, start",
+      runId, data.memcpys, [](const sqlite::Stmt &q) {
+        MemcpyRecord m;
+        m.rep = q.int64(0);
+        m.dispatchId = q.int64(1);
+        m.start = q.int64(2);
+        m.end = q.int64(3);
+        m.deviceId = q.int64(4);
+        m.streamId = q.int64(5);
+        m.correlationId = q.int64(6);
+        m.bytes = q.int64(7);
+        m.copyKind = static_cast<int32_t>(q.int64(8));
+        m.srcKind = static_cast<int32_t>(q.int64(9));
+        m.dstKind = static_cast<int32_t>(q.int64(10));
+        return m;
+      }));
+  return data;
+}
+
+StatusOr<std::vector<SampleRecord>> Store::runSamples(int64_t runId, int64_t dispatchId) {
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      impl_->conn->prepare("SELECT rep, dispatch_id, start_ns, end_ns FROM samples "
+                           "WHERE run_id = ?1 AND dispatch_id = ?2 ORDER BY rep, start_ns"));
+  q.bind(1, runId).bind(2, dispatchId);
+  std::vector<SampleRecord> out;
+  while (true) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row)
+      return out;
+    out.push_back(readSample(q));
+  }
+}
+
+StatusOr<std::vector<int64_t>> Store::sampleDurations(int64_t runId, int64_t dispatchId) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(std::vector<SampleRecord> samples, runSamples(runId, dispatchId));
+  std::vector<int64_t> out;
+  out.reserve(samples.size());
+  for (const SampleRecord &s : samples)
+    out.push_back(s.durationNs());
+  return out;
+}
+
+StatusOr<std::vector<ComparisonRecord>> Store::comparisons(int64_t runId) {
+  std::vector<ComparisonRecord> out;
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      *impl_->conn,
+      "SELECT id, baseline_run_id, candidate_run_id, dispatch_id, verdict, baseline_median_ns, "
+      "candidate_median_ns, change, p_value, threshold, created_ns FROM comparisons "
+      "WHERE baseline_run_id = ?1 OR candidate_run_id = ?1 ORDER BY id",
+      runId, out, [](const sqlite::Stmt &q) {
+        ComparisonRecord c;
+        c.id = q.int64(0);
+        c.baselineRunId = q.int64(1);
+        c.candidateRunId = q.int64(2);
+        c.dispatchId = q.int64(3);
+        c.verdict = parseVerdict(q.text(4)).value_or(Verdict::Ambiguous);
+        c.baselineMedianNs = q.real(5);
+        c.candidateMedianNs = q.real(6);
+        c.change = q.real(7);
+        c.pValue = q.real(8);
+        c.threshold = q.real(9);
+        c.createdNs = q.int64(10);
+        return c;
+      }));
+  return out;
+}
+
+} // namespace loupe::profiler

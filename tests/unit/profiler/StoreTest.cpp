@@ -1,0 +1,505 @@
+//===- StoreTest.cpp - SQLite profile store ---------------------------------===//
+
+#include "loupe/profiler/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <thread>
+
+#include <unistd.h>
+
+using namespace loupe::profiler;
+using loupe::ral::StatusCode;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh directory per test, removed afterwards.
+class StoreFileTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("loupe-store-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string file(const std::string &name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// Overwrites the big-endian 32-bit field at `offset` of an SQLite file header (60:
+/// user_version, 68: application_id) - the documented on-disk format.
+void patchHeader(const std::string &path, size_t offset, uint32_t value) {
+  std::string bytes = readBytes(path);
+  ASSERT_GE(bytes.size(), 100u);
+  for (int i = 0; i < 4; ++i)
+    bytes[offset + i] = static_cast<char>((value >> (24 - 8 * i)) & 0xff);
+  writeBytes(path, bytes);
+}
+
+RunInfo sampleRunInfo() {
+  RunInfo info;
+  info.model = "examples/models/mlp.mlir";
+  info.deviceKind = "cpu";
+  info.deviceName = "Test CPU";
+  info.deviceDetailsJson = R"({"threads":2})";
+  info.configJson = R"({"reps":10,"mode":"hot"})";
+  info.session = "examples/sessions/mlp.json";
+  info.variant = "codegen";
+  info.startedNs = 1'700'000'000'000'000'000;
+  return info;
+}
+
+Store openMemory() {
+  auto store = Store::open(":memory:");
+  EXPECT_TRUE(store.isOk()) << store.status().message();
+  return std::move(*store);
+}
+
+} // namespace
+
+TEST(Store, RoundTrip) {
+  Store store = openMemory();
+  EXPECT_EQ(*store.schemaVersion(), kSchemaVersion);
+  auto runId = store.beginRun(sampleRunInfo());
+  ASSERT_TRUE(runId.isOk()) << runId.status().message();
+
+  CompileRecord compile;
+  compile.modelPath = "examples/models/mlp.mlir";
+  compile.target = "cpu";
+  compile.totalNs = 123'456'789;
+  compile.artifactPath = "/tmp/mlp.so";
+  compile.passes = {
+      {0, "canonicalize", "", "graph", "func.func", 1000, 0xFEDCBA9876543210ull, true},
+      {1, "cse", "", "graph", "builtin.module", 2000, 42, false},
+      {2, "loupe-cluster", "{min-size=2}", "cluster", "func.func", 3000, 0, true},
+  };
+  auto compileId = store.addCompile(*runId, compile);
+  ASSERT_TRUE(compileId.isOk()) << compileId.status().message();
+
+  std::vector<DispatchRecord> dispatches = {
+      {0, "fusion_0_kLoop", "tosa.add", "mlp.mlir:3", "codegen", 0},
+      {1, "ral_gemm", "tosa.matmul", "mlp.mlir:5", "openblas", -1},
+  };
+  ASSERT_TRUE(store.addDispatches(*runId, dispatches).isOk());
+
+  std::vector<SampleRecord> samples;
+  for (int64_t rep = 0; rep < 3; ++rep) {
+    samples.push_back({rep, kWholeRep, rep * 1000, rep * 1000 + 900});
+    samples.push_back({rep, 0, 10, 300});
+    samples.push_back({rep, 1, 310, 890 - rep});
+  }
+  ASSERT_TRUE(store.addSamples(*runId, samples).isOk());
+
+  std::vector<CheckRecord> checks = {
+      {0, true, 1e-6, 2e-7, 17, 1.5, 1.5000001},
+      {1, false, INFINITY, NAN, 3, NAN, 0.25},
+  };
+  ASSERT_TRUE(store.addChecks(*runId, checks).isOk());
+
+  KernelRecord kernel;
+  kernel.rep = 1;
+  kernel.dispatchId = 1;
+  kernel.start = 5'000;
+  kernel.end = 9'000;
+  kernel.deviceId = 0;
+  kernel.streamId = 7;
+  kernel.correlationId = 99;
+  kernel.name = "void gemm<float>(int)";
+  kernel.gridX = 128, kernel.gridY = 2, kernel.gridZ = 1;
+  kernel.blockX = 256, kernel.blockY = 1, kernel.blockZ = 1;
+  kernel.registersPerThread = 64;
+  kernel.staticSharedMemory = 4096;
+  kernel.dynamicSharedMemory = 49152;
+  ASSERT_TRUE(store.addKernels(*runId, {kernel}).isOk());
+  MemcpyRecord copy;
+  copy.start = 100, copy.end = 200, copy.bytes = 1 << 20, copy.copyKind = 1, copy.dstKind = 3;
+  ASSERT_TRUE(store.addMemcpys(*runId, {copy}).isOk());
+  ASSERT_TRUE(store.finishRun(*runId, true).isOk());
+
+  auto loaded = store.loadRun(*runId);
+  ASSERT_TRUE(loaded.isOk()) << loaded.status().message();
+  const RunData &run = *loaded;
+  RunInfo info = sampleRunInfo();
+  EXPECT_EQ(run.summary.id, *runId);
+  EXPECT_EQ(run.summary.status, RunStatus::Complete);
+  EXPECT_EQ(run.summary.model, info.model);
+  EXPECT_EQ(run.summary.deviceKind, "cpu");
+  EXPECT_EQ(run.summary.deviceName, "Test CPU");
+  EXPECT_EQ(run.summary.session, info.session);
+  EXPECT_EQ(run.summary.variant, "codegen");
+  EXPECT_EQ(run.summary.startedNs, info.startedNs);
+  EXPECT_GT(run.summary.finishedNs, 0);
+  EXPECT_EQ(run.summary.error, "");
+  EXPECT_EQ(run.deviceDetailsJson, info.deviceDetailsJson);
+  EXPECT_EQ(run.configJson, info.configJson);
+
+  ASSERT_EQ(run.compiles.size(), 1u);
+  EXPECT_EQ(run.compiles[0].id, *compileId);
+  EXPECT_EQ(run.compiles[0].modelPath, compile.modelPath);
+  EXPECT_EQ(run.compiles[0].target, "cpu");
+  EXPECT_EQ(run.compiles[0].totalNs, compile.totalNs);
+  EXPECT_EQ(run.compiles[0].artifactPath, compile.artifactPath);
+  EXPECT_EQ(run.compiles[0].passes, compile.passes); // includes the top-bit-set hash
+
+  EXPECT_EQ(run.dispatches, dispatches);
+
+  ASSERT_EQ(run.samples.size(), 3u);
+  for (int64_t id : {kWholeRep, int64_t(0), int64_t(1)}) {
+    std::vector<SampleRecord> expected;
+    for (const SampleRecord &s : samples)
+      if (s.dispatchId == id)
+        expected.push_back(s);
+    EXPECT_EQ(run.samples.at(id), expected) << "dispatch " << id;
+  }
+
+  ASSERT_EQ(run.checks.size(), 2u);
+  EXPECT_TRUE(run.checks[0].passed);
+  EXPECT_EQ(run.checks[0].maxAbsErr, 1e-6);
+  EXPECT_EQ(run.checks[0].maxRelErr, 2e-7);
+  EXPECT_EQ(run.checks[0].worstIndex, 17);
+  EXPECT_EQ(run.checks[0].expected, 1.5);
+  EXPECT_EQ(run.checks[0].actual, 1.5000001);
+  EXPECT_FALSE(run.checks[1].passed);
+  EXPECT_TRUE(std::isinf(run.checks[1].maxAbsErr));
+  EXPECT_TRUE(std::isnan(run.checks[1].maxRelErr));
+  EXPECT_TRUE(std::isnan(run.checks[1].expected));
+  EXPECT_EQ(run.checks[1].actual, 0.25);
+
+  ASSERT_EQ(run.kernels.size(), 1u);
+  const KernelRecord &k = run.kernels[0];
+  EXPECT_EQ(k.name, kernel.name);
+  EXPECT_EQ(k.rep, 1);
+  EXPECT_EQ(k.dispatchId, 1);
+  EXPECT_EQ(k.end - k.start, 4'000);
+  EXPECT_EQ(k.streamId, 7);
+  EXPECT_EQ(k.correlationId, 99);
+  EXPECT_EQ(k.gridX * k.gridY * k.gridZ, 256);
+  EXPECT_EQ(k.blockX, 256);
+  EXPECT_EQ(k.registersPerThread, 64);
+  EXPECT_EQ(k.staticSharedMemory, 4096);
+  EXPECT_EQ(k.dynamicSharedMemory, 49152);
+  ASSERT_EQ(run.memcpys.size(), 1u);
+  EXPECT_EQ(run.memcpys[0].bytes, 1 << 20);
+  EXPECT_EQ(run.memcpys[0].copyKind, 1);
+  EXPECT_EQ(run.memcpys[0].dstKind, 3);
+  EXPECT_EQ(run.memcpys[0].dispatchId, kWholeRep);
+
+  auto one = store.runSamples(*runId, 1);
+  ASSERT_TRUE(one.isOk());
+  EXPECT_EQ(*one, run.samples.at(1));
+  auto durations = store.sampleDurations(*runId, kWholeRep);
+  ASSERT_TRUE(durations.isOk());
+  EXPECT_EQ(*durations, (std::vector<int64_t>{900, 900, 900}));
+}
+
+TEST(Store, ListRunsFiltersByModelNewestFirst) {
+  Store store = openMemory();
+  RunInfo a = sampleRunInfo();
+  RunInfo b = sampleRunInfo();
+  b.model = "examples/models/resnet.onnx";
+  b.session.clear();
+  b.variant.clear();
+  int64_t first = *store.beginRun(a);
+  int64_t second = *store.beginRun(b);
+  int64_t third = *store.beginRun(a);
+  ASSERT_TRUE(store.finishRun(second, false, "kernel crashed").isOk());
+
+  auto all = store.listRuns();
+  ASSERT_TRUE(all.isOk());
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].id, third);
+  EXPECT_EQ((*all)[2].id, first);
+  EXPECT_EQ((*all)[1].status, RunStatus::Failed);
+  EXPECT_EQ((*all)[1].error, "kernel crashed");
+  EXPECT_EQ((*all)[1].session, "");
+
+  auto mlp = store.listRuns("mlp");
+  ASSERT_TRUE(mlp.isOk());
+  ASSERT_EQ(mlp->size(), 2u);
+  EXPECT_EQ((*mlp)[0].id, third);
+  EXPECT_EQ((*mlp)[1].id, first);
+  EXPECT_EQ(store.listRuns("%")->size(), 0u); // substring match, not a LIKE pattern
+}
+
+TEST(Store, Comparisons) {
+  Store store = openMemory();
+  int64_t base = *store.beginRun(sampleRunInfo());
+  int64_t cand = *store.beginRun(sampleRunInfo());
+  int64_t other = *store.beginRun(sampleRunInfo());
+  ComparisonRecord c;
+  c.baselineRunId = base;
+  c.candidateRunId = cand;
+  c.dispatchId = 3;
+  c.verdict = Verdict::Slower;
+  c.baselineMedianNs = 1000;
+  c.candidateMedianNs = 1200.5;
+  c.change = 0.2005;
+  c.pValue = 1e-5;
+  c.threshold = 0.05;
+  auto id = store.addComparison(c);
+  ASSERT_TRUE(id.isOk()) << id.status().message();
+  auto list = store.comparisons(cand);
+  ASSERT_TRUE(list.isOk());
+  ASSERT_EQ(list->size(), 1u);
+  const ComparisonRecord &r = (*list)[0];
+  EXPECT_EQ(r.id, *id);
+  EXPECT_EQ(r.baselineRunId, base);
+  EXPECT_EQ(r.dispatchId, 3);
+  EXPECT_EQ(r.verdict, Verdict::Slower);
+  EXPECT_EQ(r.candidateMedianNs, 1200.5);
+  EXPECT_EQ(r.pValue, 1e-5);
+  EXPECT_GT(r.createdNs, 0);
+  EXPECT_EQ(store.comparisons(base)->size(), 1u);
+  EXPECT_EQ(store.comparisons(other)->size(), 0u);
+  c.candidateRunId = 12345;
+  EXPECT_EQ(store.addComparison(c).status().code(), StatusCode::kNotFound);
+}
+
+TEST(Store, ErrorsRollBackTheWholeBatch) {
+  Store store = openMemory();
+  int64_t run = *store.beginRun(sampleRunInfo());
+  EXPECT_EQ(store.addSamples(run + 1, {{0, kWholeRep, 0, 1}}).code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.loadRun(run + 1).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.finishRun(run + 1, true).code(), StatusCode::kNotFound);
+
+  // The duplicate dispatch id fails the batch; nothing of it stays, including new strings.
+  auto dup = store.addDispatches(run, {{1, "k_new", "op_new", "loc_new", "codegen", -1},
+                                       {1, "k_new", "op_new", "loc_new", "codegen", -1}});
+  EXPECT_FALSE(dup.isOk());
+  EXPECT_NE(dup.message().find("UNIQUE"), std::string::npos) << dup.message();
+  EXPECT_TRUE(store.loadRun(run)->dispatches.empty());
+  // Strings interned by the rolled-back batch must not be reused by stale id.
+  std::vector<DispatchRecord> ok = {{1, "k_new", "op_new", "loc_new", "codegen", -1}};
+  ASSERT_TRUE(store.addDispatches(run, ok).isOk());
+  EXPECT_EQ(store.loadRun(run)->dispatches, ok);
+}
+
+TEST_F(StoreFileTest, RunLeftRunningWhenNotFinished) {
+  std::string path = file("profiles.db");
+  int64_t runId;
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk()) << store.status().message();
+    runId = *store->beginRun(sampleRunInfo());
+    ASSERT_TRUE(store->addSamples(runId, {{0, kWholeRep, 0, 10}}).isOk());
+    // Destroyed without finishRun, as after a crash.
+  }
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  auto run = store->loadRun(runId);
+  ASSERT_TRUE(run.isOk());
+  EXPECT_EQ(run->summary.status, RunStatus::Running);
+  EXPECT_EQ(run->summary.finishedNs, 0);
+  EXPECT_EQ(run->samples.at(kWholeRep).size(), 1u);
+  EXPECT_STREQ(runStatusName(run->summary.status), "running");
+}
+
+TEST_F(StoreFileTest, WalModeForFiles) {
+  auto store = Store::open(file("wal.db"));
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->journalMode(), "wal");
+  EXPECT_EQ(store->path(), file("wal.db"));
+  EXPECT_EQ(*openMemory().journalMode(), "memory");
+}
+
+TEST_F(StoreFileTest, ConcurrentOpensOfANewFileAllSucceed) {
+  std::string path = file("shared.db");
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      auto store = Store::open(path);
+      if (!store)
+        errors[i] = store.status().message();
+      else if (auto run = store->beginRun(sampleRunInfo()); !run)
+        errors[i] = run.status().message();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (const std::string &e : errors)
+    EXPECT_EQ(e, "");
+  auto reader = Store::open(path);
+  ASSERT_TRUE(reader.isOk());
+  EXPECT_EQ(reader->listRuns()->size(), 4u);
+}
+
+TEST_F(StoreFileTest, ReaderSeesWritersCommits) {
+  std::string path = file("rw.db");
+  auto writer = Store::open(path);
+  ASSERT_TRUE(writer.isOk());
+  auto reader = Store::open(path);
+  ASSERT_TRUE(reader.isOk());
+  EXPECT_EQ(reader->listRuns()->size(), 0u);
+  int64_t run = *writer->beginRun(sampleRunInfo());
+  ASSERT_TRUE(writer->addSamples(run, {{0, kWholeRep, 0, 5}}).isOk());
+  EXPECT_EQ(reader->listRuns()->size(), 1u);
+  EXPECT_EQ(reader->sampleDurations(run, kWholeRep)->size(), 1u);
+}
+
+TEST_F(StoreFileTest, NewerSchemaVersionIsRejected) {
+  std::string path = file("future.db");
+  ASSERT_TRUE(Store::open(path).isOk());
+  patchHeader(path, 60, kSchemaVersion + 1);
+  std::string before = readBytes(path);
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+  const std::string &msg = store.status().message();
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("newer"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("version 2"), std::string::npos) << msg;
+  EXPECT_EQ(readBytes(path), before);
+}
+
+TEST_F(StoreFileTest, ForeignDatabasesAreRejected) {
+  std::string path = file("other.db");
+  ASSERT_TRUE(Store::open(path).isOk());
+  patchHeader(path, 68, 0x12345678);
+  std::string before = readBytes(path);
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_NE(store.status().message().find("another application"), std::string::npos)
+      << store.status().message();
+  EXPECT_EQ(readBytes(path), before);
+}
+
+TEST_F(StoreFileTest, CorruptFileGivesErrorAndStaysUnchanged) {
+  std::string path = file("garbage.db");
+  std::mt19937_64 rng(1234);
+  std::string bytes(8192, '\0');
+  for (char &b : bytes)
+    b = static_cast<char>(rng());
+  writeBytes(path, bytes);
+
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+  const std::string &msg = store.status().message();
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("not an SQLite database"), std::string::npos) << msg;
+  EXPECT_EQ(readBytes(path), bytes);
+  EXPECT_FALSE(fs::exists(path + "-wal"));
+
+  // Text is no better.
+  writeBytes(path, "model,time\nmlp,12\n");
+  EXPECT_FALSE(Store::open(path).isOk());
+  EXPECT_EQ(readBytes(path), "model,time\nmlp,12\n");
+}
+
+TEST_F(StoreFileTest, MissingDirectoryIsAnError) {
+  std::string path = file("no/such/dir/profiles.db");
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_NE(store.status().message().find(path), std::string::npos) << store.status().message();
+  EXPECT_FALSE(fs::exists(path));
+}
+
+TEST_F(StoreFileTest, EmptyFileIsInitialised) {
+  std::string path = file("empty.db");
+  writeBytes(path, "");
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+}
+
+TEST_F(StoreFileTest, ReadOnly) {
+  std::string path = file("ro.db");
+  Store::OpenOptions ro;
+  ro.readOnly = true;
+  EXPECT_EQ(Store::open(path, ro).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(fs::exists(path));
+  int64_t runId;
+  {
+    auto rw = Store::open(path);
+    ASSERT_TRUE(rw.isOk());
+    runId = *rw->beginRun(sampleRunInfo());
+    ASSERT_TRUE(rw->finishRun(runId, true).isOk());
+  }
+  auto store = Store::open(path, ro);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(store->loadRun(runId)->summary.status, RunStatus::Complete);
+  auto write = store->beginRun(sampleRunInfo());
+  ASSERT_FALSE(write.isOk());
+  EXPECT_NE(write.status().message().find(path), std::string::npos);
+}
+
+TEST_F(StoreFileTest, HundredThousandSamplesInOneBatch) {
+  auto store = Store::open(file("big.db"));
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  int64_t runId = *store->beginRun(sampleRunInfo());
+  std::vector<SampleRecord> samples;
+  samples.reserve(100'000);
+  for (int64_t i = 0; i < 100'000; ++i)
+    samples.push_back({i / 100, i % 100 - 1, i, i + 1 + i % 7}); // 1000 reps x (run + 99)
+  auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(store->addSamples(runId, samples).isOk());
+  ASSERT_TRUE(store->finishRun(runId, true).isOk());
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::steady_clock::now() - start)
+                .count();
+  std::printf("100k samples inserted and indexed in %lld ms\n", static_cast<long long>(ms));
+
+  auto whole = store->runSamples(runId, kWholeRep);
+  ASSERT_TRUE(whole.isOk());
+  ASSERT_EQ(whole->size(), 1000u);
+  EXPECT_EQ((*whole)[999].rep, 999);
+  auto run = store->loadRun(runId);
+  ASSERT_TRUE(run.isOk());
+  size_t total = 0;
+  for (const auto &entry : run->samples)
+    total += entry.second.size();
+  EXPECT_EQ(total, 100'000u);
+  EXPECT_EQ(run->samples.size(), 100u);
+}
+
+TEST(DefaultPath, XdgDataHomeThenHome) {
+  fs::path root = fs::temp_directory_path() / ("loupe-xdg-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const char *oldXdg = std::getenv("XDG_DATA_HOME");
+  const char *oldHome = std::getenv("HOME");
+  std::string savedXdg = oldXdg ? oldXdg : "", savedHome = oldHome ? oldHome : "";
+
+  ::setenv("XDG_DATA_HOME", (root / "xdg").c_str(), 1);
+  auto p = defaultDatabasePath();
+  ASSERT_TRUE(p.isOk()) << p.status().message();
+  EXPECT_EQ(*p, (root / "xdg" / "loupe" / "profiles.db").string());
+  EXPECT_TRUE(fs::is_directory(root / "xdg" / "loupe"));
+
+  // A relative XDG_DATA_HOME is ignored (XDG Base Directory spec).
+  ::setenv("XDG_DATA_HOME", "relative/dir", 1);
+  ::setenv("HOME", (root / "home").c_str(), 1);
+  p = defaultDatabasePath();
+  ASSERT_TRUE(p.isOk());
+  EXPECT_EQ(*p, (root / "home" / ".local" / "share" / "loupe" / "profiles.db").string());
+  EXPECT_TRUE(fs::is_directory(root / "home" / ".local" / "share" / "loupe"));
+
+  ::unsetenv("XDG_DATA_HOME");
+  ::unsetenv("HOME");
+  EXPECT_EQ(defaultDatabasePath().status().code(), StatusCode::kNotFound);
+
+  if (oldXdg)
+    ::setenv("XDG_DATA_HOME", savedXdg.c_str(), 1);
+  if (oldHome)
+    ::setenv("HOME", savedHome.c_str(), 1);
+  fs::remove_all(root);
+}

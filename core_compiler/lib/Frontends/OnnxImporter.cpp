@@ -162,11 +162,16 @@ convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
 // GraphImporter
 //===----------------------------------------------------------------------===//
 
+using ShapeDataMap = std::unordered_map<std::string, onnx::TensorShapeProto>;
+
 /// Builds `func.func @main` from one ONNX graph.
 class GraphImporter {
 public:
-  GraphImporter(MLIRContext &ctx, std::string fileName)
-      : ctx(ctx), fileName(std::move(fileName)) {}
+  /// `shapeData` holds the values ONNX data propagation computed for small
+  /// integer tensors (Shape -> Gather -> Concat chains, ...).
+  GraphImporter(MLIRContext &ctx, std::string fileName,
+                const ShapeDataMap &shapeData)
+      : ctx(ctx), fileName(std::move(fileName)), shapeData(shapeData) {}
 
   OwningOpRef<ModuleOp> import(const onnx::ModelProto &model);
   std::string takeError() { return std::move(error); }
@@ -189,6 +194,7 @@ private:
 
   MLIRContext &ctx;
   std::string fileName;
+  const ShapeDataMap &shapeData;
   std::string error;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
@@ -305,12 +311,12 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
       opset = opsetId.version();
   if (opset == 0) {
-    report("model imports no version of the default ONNX opset");
+    (void)report("model imports no version of the default ONNX opset");
     return nullptr;
   }
   const onnx::GraphProto &graph = model.graph();
   if (graph.sparse_initializer_size() > 0) {
-    report("sparse initializers are not supported");
+    (void)report("sparse initializers are not supported");
     return nullptr;
   }
   if (failed(collectTypes(graph)))
@@ -371,7 +377,7 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
   for (const auto &output : graph.output()) {
     auto it = values.find(output.name());
     if (it == values.end()) {
-      report("graph output '" + output.name() + "' is never produced");
+      (void)report("graph output '" + output.name() + "' is never produced");
       return nullptr;
     }
     results.push_back(it->second);
@@ -399,7 +405,7 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
       return success();
     });
     if (failed(verify(*module))) {
-      report("imported module does not verify:" + diagnostics);
+      (void)report("imported module does not verify:" + diagnostics);
       return nullptr;
     }
   }
@@ -438,10 +444,21 @@ DenseElementsAttr NodeContext::constantInput(unsigned i) const {
 
 FailureOr<SmallVector<int64_t>> NodeContext::constantIntsInput(unsigned i) {
   DenseElementsAttr attr = constantInput(i);
+  SmallVector<int64_t> result;
+  if (!attr && hasInput(i)) {
+    // Not a constant op, but maybe ONNX data propagation knows the values.
+    auto it = importer.shapeData.find(node.input(i));
+    if (it != importer.shapeData.end() &&
+        llvm::all_of(it->second.dim(),
+                     [](const auto &dim) { return dim.has_dim_value(); })) {
+      for (const auto &dim : it->second.dim())
+        result.push_back(dim.dim_value());
+      return result;
+    }
+  }
   if (!attr || !isa<IntegerType>(attr.getElementType()))
     return fail("input '" + inputName(i) +
                 "' must be a constant integer tensor");
-  SmallVector<int64_t> result;
   for (const APInt &v : attr.getValues<APInt>())
     result.push_back(v.getSExtValue());
   return result;
@@ -563,6 +580,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
                                       std::string &error) {
   error.clear();
   onnx::ModelProto model;
+  onnx_import::ShapeDataMap shapeData;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
     error = name + ": not a valid ONNX model (protobuf parse failed)";
     return nullptr;
@@ -573,7 +591,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
                                         /*strict_mode_val=*/0,
                                         /*data_prop_val=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       options);
+                                       options, &shapeData);
   } catch (const std::exception &e) {
     // ValidationError/InferenceError messages can span several lines.
     std::string what = e.what();
@@ -581,7 +599,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     return nullptr;
   }
   registerOnnxImporterDialects(context);
-  onnx_import::GraphImporter importer(context, name);
+  onnx_import::GraphImporter importer(context, name, shapeData);
   OwningOpRef<ModuleOp> module = importer.import(model);
   if (!module)
     error = importer.takeError();

@@ -59,8 +59,44 @@ LogicalResult convertBinaryOp(NodeContext &ctx) {
 LogicalResult convertMul(NodeContext &ctx) {
   return convertBinary(ctx, createMul);
 }
+/// Truncating integer division of two constants (same shape, or a scalar
+/// divisor); null when it does not apply.
+Value foldIntDiv(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+  DenseElementsAttr l = getConstant(lhs), r = getConstant(rhs);
+  if (!l || !r || (r.getNumElements() != 1 && r.getType() != l.getType()))
+    return nullptr;
+  SmallVector<APInt> result;
+  auto divisors = r.getValues<APInt>();
+  int64_t i = 0;
+  for (const APInt &v : l.getValues<APInt>()) {
+    const APInt &d = divisors[r.getNumElements() == 1 ? 0 : i++];
+    if (d.isZero())
+      return nullptr;
+    result.push_back(v.sdiv(d));
+  }
+  return createConst(b, DenseElementsAttr::get(l.getType(), result));
+}
+
+/// Float division is reciprocal * mul. TOSA's int_div is i32-only: narrower
+/// ints widen to i32; i64 is folded when constant and rejected otherwise.
 LogicalResult convertDiv(NodeContext &ctx) {
-  return convertBinary(ctx, createDiv);
+  Value lhs = ctx.input(0);
+  auto intType = dyn_cast<IntegerType>(getElementType(lhs));
+  if (!intType)
+    return convertBinary(ctx, createDiv);
+  if (Value folded = foldIntDiv(ctx.b, lhs, ctx.input(1))) {
+    ctx.setOutput(0, folded);
+    return success();
+  }
+  if (intType.getWidth() > 32)
+    return ctx.fail("64-bit integer Div needs constant operands (TOSA int_div "
+                    "is 32-bit only)");
+  return convertBinary(ctx, [&](ImplicitLocOpBuilder &b, Value l, Value r) {
+    Type i32 = b.getI32Type();
+    Value q = createBinary<tosa::IntDivOp>(b, createCast(b, l, i32),
+                                           createCast(b, r, i32));
+    return q ? createCast(b, q, intType) : q;
+  });
 }
 
 LogicalResult convertPow(NodeContext &ctx) {

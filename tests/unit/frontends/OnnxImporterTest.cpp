@@ -1,0 +1,739 @@
+//===- OnnxImporterTest.cpp - ONNX -> TOSA importer, per op and errors ----===//
+//
+// Builds small ModelProtos in C++ (so this file needs -frtti for the ONNX
+// headers), imports them and checks the IR: ops, result types, locations,
+// and that the upstream TOSA -> linalg pipeline lowers the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendTestUtils.h"
+#include "loupe/Frontends/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+
+using namespace mlir;
+using loupe::frontends::importOnnxBytes;
+using loupe::frontends::importOnnxFile;
+
+namespace {
+
+constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
+constexpr int32_t kI64 = onnx::TensorProto::INT64;
+constexpr int32_t kI32 = onnx::TensorProto::INT32;
+
+/// Assembles a single-graph ModelProto.
+class ModelBuilder {
+public:
+  explicit ModelBuilder(int64_t opset = 17) {
+    model.set_ir_version(8);
+    model.set_producer_name("loupe-test");
+    auto *opsetId = model.add_opset_import();
+    opsetId->set_domain("");
+    opsetId->set_version(opset);
+    graph().set_name("test_graph");
+  }
+
+  onnx::GraphProto &graph() { return *model.mutable_graph(); }
+
+  static void setType(onnx::ValueInfoProto *info, const std::string &name,
+                      int32_t elemType, std::initializer_list<int64_t> shape) {
+    info->set_name(name);
+    auto *tensorType = info->mutable_type()->mutable_tensor_type();
+    tensorType->set_elem_type(elemType);
+    auto *tensorShape = tensorType->mutable_shape();
+    for (int64_t d : shape) {
+      if (d < 0)
+        tensorShape->add_dim()->set_dim_param("N");
+      else
+        tensorShape->add_dim()->set_dim_value(d);
+    }
+  }
+  ModelBuilder &input(const std::string &name,
+                      std::initializer_list<int64_t> shape,
+                      int32_t elemType = kF32) {
+    setType(graph().add_input(), name, elemType, shape);
+    return *this;
+  }
+  ModelBuilder &output(const std::string &name,
+                       std::initializer_list<int64_t> shape,
+                       int32_t elemType = kF32) {
+    setType(graph().add_output(), name, elemType, shape);
+    return *this;
+  }
+  ModelBuilder &initializer(const std::string &name,
+                            std::initializer_list<int64_t> shape,
+                            const std::vector<float> &values) {
+    auto *t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(kF32);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    for (float v : values)
+      t->add_float_data(v);
+    return *this;
+  }
+  /// An initializer with `count` elements 0.1, 0.2, ... in raw_data.
+  ModelBuilder &rawInitializer(const std::string &name,
+                               std::initializer_list<int64_t> shape) {
+    auto *t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(kF32);
+    int64_t count = 1;
+    for (int64_t d : shape) {
+      t->add_dims(d);
+      count *= d;
+    }
+    std::vector<float> values(count);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] = 0.1f * (i + 1);
+    t->set_raw_data(std::string(reinterpret_cast<const char *>(values.data()),
+                                values.size() * sizeof(float)));
+    return *this;
+  }
+  ModelBuilder &initializerI64(const std::string &name,
+                               std::initializer_list<int64_t> shape,
+                               const std::vector<int64_t> &values) {
+    auto *t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(kI64);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    for (int64_t v : values)
+      t->add_int64_data(v);
+    return *this;
+  }
+  onnx::NodeProto &node(const std::string &opType,
+                        std::initializer_list<std::string> inputs,
+                        std::initializer_list<std::string> outputs,
+                        const std::string &name = "") {
+    auto *n = graph().add_node();
+    n->set_op_type(opType);
+    n->set_name(name);
+    for (const auto &i : inputs)
+      n->add_input(i);
+    for (const auto &o : outputs)
+      n->add_output(o);
+    return *n;
+  }
+  std::string bytes() const { return model.SerializeAsString(); }
+
+  onnx::ModelProto model;
+};
+
+void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void setFloat(onnx::NodeProto &n, const std::string &name, float v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+void setInts(onnx::NodeProto &n, const std::string &name,
+             std::initializer_list<int64_t> v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v)
+    a->add_ints(x);
+}
+void setString(onnx::NodeProto &n, const std::string &name,
+               const std::string &v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
+std::string locName(Operation *op) {
+  if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+    return loc.getName().str();
+  return "<not a NameLoc>";
+}
+
+class OnnxImporterTest : public ::testing::Test {
+protected:
+  OnnxImporterTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
+
+  /// Imports `mb`; on failure records the error and returns null.
+  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
+    error.clear();
+    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
+    EXPECT_TRUE(module) << error;
+    return module;
+  }
+
+  /// Imports `mb` expecting failure; returns the error.
+  std::string importError(const ModelBuilder &mb) {
+    error.clear();
+    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
+    EXPECT_FALSE(module);
+    return error;
+  }
+
+  func::FuncOp mainOf(ModuleOp module) {
+    return module.lookupSymbol<func::FuncOp>("main");
+  }
+
+  Operation *firstOp(ModuleOp module, StringRef name) {
+    Operation *found = nullptr;
+    module.walk([&](Operation *op) {
+      if (!found && op->getName().getStringRef() == name)
+        found = op;
+    });
+    return found;
+  }
+
+  /// The result type of @main as text, e.g. "tensor<2x3xf32>".
+  std::string resultType(ModuleOp module, unsigned i = 0) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << mainOf(module).getFunctionType().getResult(i);
+    return text;
+  }
+
+  void expectLowers(ModuleOp module) {
+    std::string diagnostics;
+    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
+        << diagnostics << "\n" << loupe::test::printWithLocs(module);
+  }
+
+  MLIRContext ctx;
+  std::string error;
+};
+
+//===----------------------------------------------------------------------===//
+// Graph structure, constants, locations
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, SignatureSkipsInitializersAndNamesLocations) {
+  ModelBuilder mb(6); // pytorch-style: initializers listed as inputs too
+  mb.input("x", {2, 3}).input("w", {2, 3}).output("y", {2, 3});
+  mb.rawInitializer("w", {2, 3});
+  mb.node("Add", {"x", "w"}, {"s"});
+  mb.node("Relu", {"s"}, {"y"}, "my_relu");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  func::FuncOp main = mainOf(*module);
+  ASSERT_TRUE(main);
+  EXPECT_EQ(main.getNumArguments(), 1u);
+  EXPECT_EQ(resultType(*module), "tensor<2x3xf32>");
+  Operation *cst = firstOp(*module, "tosa.const");
+  ASSERT_TRUE(cst);
+  EXPECT_EQ(locName(cst), "w");
+  EXPECT_EQ(locName(firstOp(*module, "tosa.add")), "Add_0");
+  EXPECT_EQ(locName(firstOp(*module, "tosa.clamp")), "my_relu");
+  auto value = cast<DenseElementsAttr>(cast<tosa::ConstOp>(cst).getValue());
+  EXPECT_FLOAT_EQ(value.getValues<float>()[5], 0.6f);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, ConstantNodeAndTypedInitializers) {
+  ModelBuilder mb;
+  mb.input("x", {4}).output("y", {4}).output("z", {2}, kI64);
+  mb.initializer("k", {4}, {1, 2, 3, 4});
+  mb.initializerI64("ints", {2}, {7, -1});
+  auto &c = mb.node("Constant", {}, {"c"}, "the_constant");
+  auto *attr = c.add_attribute();
+  attr->set_name("value");
+  attr->set_type(onnx::AttributeProto::TENSOR);
+  attr->mutable_t()->set_data_type(kF32);
+  attr->mutable_t()->add_dims(1);
+  attr->mutable_t()->add_float_data(0.5f);
+  mb.node("Mul", {"x", "c"}, {"m"});
+  mb.node("Sub", {"m", "k"}, {"y"});
+  mb.node("Identity", {"ints"}, {"z"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  std::string ir = loupe::test::printWithLocs(*module);
+  EXPECT_NE(ir.find("loc(\"the_constant\")"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("dense<[7, -1]> : tensor<2xi64>"), std::string::npos) << ir;
+  EXPECT_EQ(resultType(*module, 1), "tensor<2xi64>");
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.mul"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, BroadcastReshapesLowerRankOperand) {
+  ModelBuilder mb;
+  mb.input("a", {2, 3, 4}).input("b", {4}).output("y", {2, 3, 4});
+  mb.node("Div", {"a", "b"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto reshape = cast<tosa::ReshapeOp>(firstOp(*module, "tosa.reshape"));
+  EXPECT_EQ(reshape.getType().getShape(), ArrayRef<int64_t>({1, 1, 4}));
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reciprocal"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, IntegerDivUsesIntDiv) {
+  ModelBuilder mb;
+  mb.input("a", {3}, kI32).input("b", {3}, kI32).output("y", {3}, kI32);
+  mb.node("Div", {"a", "b"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.int_div"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, Int64DivOfConstantsFolds) {
+  ModelBuilder mb;
+  mb.input("x", {2}, kI64).output("y", {2}, kI64);
+  mb.initializerI64("a", {2}, {7, -7});
+  mb.initializerI64("b", {2}, {2, 2});
+  mb.node("Div", {"a", "b"}, {"q"});
+  mb.node("Add", {"x", "q"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.int_div"), 0);
+  std::string ir = loupe::test::printWithLocs(*module);
+  EXPECT_NE(ir.find("dense<[3, -3]> : tensor<2xi64>"), std::string::npos) << ir;
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and activations
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, UnaryAndActivationOps) {
+  const char *ops[] = {"Relu",     "Sigmoid",  "Tanh",        "Exp",
+                       "Log",      "Neg",      "Abs",         "Sqrt",
+                       "Erf",      "LeakyRelu", "Elu",        "Selu",
+                       "Softplus", "Softsign", "HardSigmoid", "Reciprocal",
+                       "Floor",    "Ceil",     "HardSwish",   "Sign"};
+  for (const char *op : ops) {
+    ModelBuilder mb(14);
+    mb.input("x", {2, 5}).output("y", {2, 5});
+    mb.node(op, {"x"}, {"y"}, std::string("n_") + op);
+    auto module = import(mb);
+    ASSERT_TRUE(module) << op;
+    EXPECT_EQ(resultType(*module), "tensor<2x5xf32>") << op;
+    // Every op the converter created carries the node's name.
+    mainOf(*module).walk([&](Operation *inner) {
+      if (!isa<func::FuncOp, func::ReturnOp>(inner))
+        EXPECT_EQ(locName(inner), std::string("n_") + op)
+            << op << ": " << inner->getName().getStringRef().str();
+    });
+    expectLowers(*module);
+  }
+}
+
+TEST_F(OnnxImporterTest, ClipWithConstantBoundsIsOneClamp) {
+  ModelBuilder mb(13);
+  mb.input("x", {6}).output("y", {6});
+  mb.initializer("lo", {}, {-1.0f}).initializer("hi", {}, {2.0f});
+  mb.node("Clip", {"x", "lo", "hi"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto clamp = cast<tosa::ClampOp>(firstOp(*module, "tosa.clamp"));
+  EXPECT_EQ(clamp.getMinFp().convertToDouble(), -1.0);
+  EXPECT_EQ(clamp.getMaxFp().convertToDouble(), 2.0);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, PowAndPReluBroadcast) {
+  ModelBuilder mb(16);
+  mb.input("x", {2, 3, 4}).input("slope", {3, 1}).output("p", {2, 3, 4})
+      .output("r", {2, 3, 4});
+  mb.initializer("two", {}, {2.0f});
+  mb.node("Pow", {"x", "two"}, {"p"});
+  mb.node("PRelu", {"x", "slope"}, {"r"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.pow"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.select"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, CastTruncatesTowardZero) {
+  ModelBuilder mb(13);
+  mb.input("x", {4}).output("y", {4}, kI64);
+  setInt(mb.node("Cast", {"x"}, {"y"}), "to", kI64);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.floor"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.ceil"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.cast"), 1);
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm, MatMul
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, GemmWithAttributes) {
+  ModelBuilder mb(13);
+  mb.input("a", {3, 5}).output("y", {5, 4});
+  mb.rawInitializer("b", {4, 3}).rawInitializer("c", {4});
+  auto &n = mb.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
+  setInt(n, "transA", 1);
+  setInt(n, "transB", 1);
+  setFloat(n, "alpha", 0.5f);
+  setFloat(n, "beta", 2.0f);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto matmul = firstOp(*module, "tosa.matmul");
+  ASSERT_TRUE(matmul);
+  EXPECT_EQ(locName(matmul), "fc");
+  // transB folds into the constant; transA stays a tosa.transpose.
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.transpose"), 1);
+  EXPECT_EQ(resultType(*module), "tensor<5x4xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, MatMulBatchedAndBroadcast) {
+  ModelBuilder mb;
+  mb.input("a", {2, 3, 4, 5}).input("b", {5, 6}).input("c", {2, 1, 4, 5})
+      .input("d", {3, 5, 6}).input("v", {5})
+      .output("y1", {2, 3, 4, 6}).output("y2", {2, 3, 4, 6})
+      .output("y3", {2, 3, 4});
+  mb.node("MatMul", {"a", "b"}, {"y1"});
+  mb.node("MatMul", {"c", "d"}, {"y2"});
+  mb.node("MatMul", {"a", "v"}, {"y3"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.matmul"), 3);
+  EXPECT_GE(loupe::test::countOps(*module, "tosa.tile"), 1);
+  EXPECT_EQ(resultType(*module, 2), "tensor<2x3x4xf32>");
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Conv, pools
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, Conv2DPadsStridesDilationsNoBias) {
+  ModelBuilder mb(11);
+  mb.input("x", {1, 3, 9, 9}).output("y", {1, 4, 4, 3});
+  mb.rawInitializer("w", {4, 3, 3, 3});
+  auto &n = mb.node("Conv", {"x", "w"}, {"y"}, "conv");
+  setInts(n, "pads", {1, 0, 1, 0});
+  setInts(n, "strides", {2, 3});
+  setInts(n, "dilations", {2, 1});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto conv = cast<tosa::Conv2DOp>(firstOp(*module, "tosa.conv2d"));
+  EXPECT_EQ(conv.getInput().getType(),
+            RankedTensorType::get({1, 9, 9, 3}, Float32Type::get(&ctx)));
+  EXPECT_EQ(conv.getStride(), ArrayRef<int64_t>({2, 3}));
+  EXPECT_EQ(conv.getDilation(), ArrayRef<int64_t>({2, 1}));
+  EXPECT_EQ(locName(conv), "conv");
+  EXPECT_EQ(resultType(*module), "tensor<1x4x4x3xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, ConvGroupsDepthwise1DAnd3D) {
+  ModelBuilder mb(11);
+  mb.input("x", {1, 4, 6, 6}).input("x1", {1, 4, 10}).input("x3", {1, 2, 4, 4, 4})
+      .output("g", {1, 6, 4, 4}).output("dw", {1, 8, 6, 6})
+      .output("c1", {1, 2, 10}).output("c3", {1, 3, 3, 3, 3});
+  mb.rawInitializer("wg", {6, 2, 3, 3}).rawInitializer("wd", {8, 1, 3, 3})
+      .rawInitializer("w1", {2, 4, 3}).rawInitializer("w3", {3, 2, 2, 2, 2})
+      .rawInitializer("bd", {8});
+  setInt(mb.node("Conv", {"x", "wg"}, {"g"}), "group", 2);
+  auto &dw = mb.node("Conv", {"x", "wd", "bd"}, {"dw"});
+  setInt(dw, "group", 4);
+  setString(dw, "auto_pad", "SAME_UPPER");
+  setInts(mb.node("Conv", {"x1", "w1"}, {"c1"}), "pads", {1, 1});
+  mb.node("Conv", {"x3", "w3"}, {"c3"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.conv2d"), 3); // 2 groups + 1-D
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.depthwise_conv2d"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.conv3d"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.concat"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, ConvTranspose) {
+  ModelBuilder mb(11);
+  mb.input("x", {1, 3, 5, 5}).output("y", {1, 2, 10, 9});
+  mb.rawInitializer("w", {3, 2, 3, 3});
+  auto &n = mb.node("ConvTranspose", {"x", "w"}, {"y"});
+  setInts(n, "strides", {2, 2});
+  setInts(n, "pads", {1, 1, 1, 1});
+  setInts(n, "output_padding", {1, 0});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.transpose_conv2d"), 1);
+  EXPECT_EQ(resultType(*module), "tensor<1x2x10x9xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, PoolsCeilModeAndCountIncludePad) {
+  ModelBuilder mb(11);
+  mb.input("x", {1, 2, 7, 7}).input("x8", {1, 2, 8, 8}).input("x1", {1, 2, 9})
+      .input("x3", {1, 2, 5, 5, 5})
+      .output("mp", {1, 2, 4, 4}).output("ap", {1, 2, 4, 4})
+      .output("ap1", {1, 2, 5}).output("mp3", {1, 2, 3, 3, 3})
+      .output("gap", {1, 2, 1, 1});
+  auto &mp = mb.node("MaxPool", {"x8"}, {"mp"}, "maxpool");
+  setInts(mp, "kernel_shape", {3, 3});
+  setInts(mp, "strides", {2, 2});
+  setInt(mp, "ceil_mode", 1);
+  auto &ap = mb.node("AveragePool", {"x"}, {"ap"});
+  setInts(ap, "kernel_shape", {3, 3});
+  setInts(ap, "strides", {2, 2});
+  setInts(ap, "pads", {1, 1, 1, 1});
+  setInt(ap, "count_include_pad", 1);
+  auto &ap1 = mb.node("AveragePool", {"x1"}, {"ap1"});
+  setInts(ap1, "kernel_shape", {3});
+  setInts(ap1, "strides", {2});
+  setInts(ap1, "pads", {1, 1});
+  auto &mp3 = mb.node("MaxPool", {"x3"}, {"mp3"});
+  setInts(mp3, "kernel_shape", {3, 3, 3});
+  setInts(mp3, "strides", {2, 2, 2});
+  setInts(mp3, "pads", {1, 1, 1, 1, 1, 1});
+  mb.node("GlobalAveragePool", {"x"}, {"gap"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto pool = cast<tosa::MaxPool2dOp>(firstOp(*module, "tosa.max_pool2d"));
+  EXPECT_EQ(locName(pool), "maxpool");
+  // 8 rows, k3 s2, ceil mode: 4 windows need one extra bottom/right pad row.
+  EXPECT_EQ(pool.getPad(), ArrayRef<int64_t>({0, 1, 0, 1}));
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.pad"), 1); // count_include_pad
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.avg_pool2d"), 2);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.max_pool2d"), 3); // 3-D = 2
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Normalizations, softmax
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, BatchNormFoldsConstantStatistics) {
+  ModelBuilder mb(15);
+  mb.input("x", {2, 3, 4, 4}).output("y", {2, 3, 4, 4});
+  mb.initializer("s", {3}, {1, 2, 3}).initializer("b", {3}, {0, 1, 0})
+      .initializer("m", {3}, {0.5f, 0, 0}).initializer("v", {3}, {1, 4, 9});
+  setFloat(mb.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}, "bn"),
+           "epsilon", 0);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.mul"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.add"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.rsqrt"), 0);
+  std::string ir = loupe::test::printWithLocs(*module);
+  // a = s / sqrt(v) = 1, 1, 1; c = b - m * a = -0.5, 1, 0.
+  EXPECT_NE(ir.find("dense<1.000000e+00> : tensor<1x3x1x1xf32>"),
+            std::string::npos) << ir;
+  EXPECT_NE(ir.find("[[[[-5.000000e-01]], [[1.000000e+00]], [[0.000000e+00]]]]"),
+            std::string::npos) << ir;
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, LayerNormalizationWithMeanOutput) {
+  ModelBuilder mb(17);
+  mb.input("x", {2, 3, 8}).output("y", {2, 3, 8}).output("mean", {2, 1, 1});
+  mb.rawInitializer("scale", {3, 8}).rawInitializer("bias", {3, 8});
+  auto &n = mb.node("LayerNormalization", {"x", "scale", "bias"}, {"y", "mean"},
+                    "ln");
+  setInt(n, "axis", 1);
+  setFloat(n, "epsilon", 1e-3f);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.rsqrt"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reduce_sum"), 4);
+  EXPECT_EQ(resultType(*module, 1), "tensor<2x1x1xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, SoftmaxOldOpsetCoercesTo2D) {
+  ModelBuilder mb(11);
+  mb.input("x", {2, 3, 4}).output("y", {2, 3, 4});
+  setInt(mb.node("Softmax", {"x"}, {"y"}), "axis", 1);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto max = cast<tosa::ReduceMaxOp>(firstOp(*module, "tosa.reduce_max"));
+  // [2, 12] reduced along axis 1.
+  EXPECT_EQ(max.getInput().getType(),
+            RankedTensorType::get({2, 12}, Float32Type::get(&ctx)));
+  EXPECT_EQ(max.getAxis(), 1u);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, LogSoftmaxNewOpsetAlongAxis) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3, 4}).output("y", {2, 3, 4});
+  mb.node("LogSoftmax", {"x"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  auto max = cast<tosa::ReduceMaxOp>(firstOp(*module, "tosa.reduce_max"));
+  EXPECT_EQ(max.getAxis(), 2u);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.log"), 1);
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes and data movement
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, ReshapeFlattenSqueezeUnsqueeze) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3, 4}).output("r", {3, 8}).output("f", {6, 4})
+      .output("u", {1, 2, 3, 4, 1}).output("s", {2, 3, 4});
+  mb.initializerI64("shape", {2}, {3, -1});
+  mb.initializerI64("zero_shape", {3}, {0, 3, 4});
+  mb.initializerI64("uaxes", {2}, {0, -1});
+  mb.initializerI64("saxes", {2}, {0, 4});
+  mb.node("Reshape", {"x", "shape"}, {"r"});
+  setInt(mb.node("Flatten", {"x"}, {"f"}), "axis", 2);
+  mb.node("Unsqueeze", {"x", "uaxes"}, {"u"});
+  mb.node("Squeeze", {"u", "saxes"}, {"s0"});
+  mb.node("Reshape", {"s0", "zero_shape"}, {"s"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<3x8xf32>");
+  EXPECT_EQ(resultType(*module, 1), "tensor<6x4xf32>");
+  EXPECT_EQ(resultType(*module, 2), "tensor<1x2x3x4x1xf32>");
+  EXPECT_EQ(resultType(*module, 3), "tensor<2x3x4xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, TransposeConcatSplitSlice) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3, 4}).output("t", {4, 2, 3}).output("c", {2, 6, 4})
+      .output("s0", {2, 3, 1}).output("s1", {2, 3, 3}).output("sl", {2, 2, 2});
+  setInts(mb.node("Transpose", {"x"}, {"t"}), "perm", {2, 0, 1});
+  setInt(mb.node("Concat", {"x", "x"}, {"c"}), "axis", -2);
+  mb.initializerI64("split", {2}, {1, 3});
+  setInt(mb.node("Split", {"x", "split"}, {"s0", "s1"}), "axis", 2);
+  mb.initializerI64("starts", {2}, {-1, 0});
+  mb.initializerI64("ends", {2}, {-100, 4});
+  mb.initializerI64("axes", {2}, {1, 2});
+  mb.initializerI64("steps", {2}, {-2, 2});
+  mb.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"sl"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.transpose"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.concat"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reverse"), 1);
+  EXPECT_EQ(resultType(*module, 4), "tensor<2x2x2xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, GatherAndPadModes) {
+  ModelBuilder mb(13);
+  mb.input("x", {3, 4}).output("g", {3, 2}).output("pc", {5, 7})
+      .output("pr", {5, 7}).output("pe", {5, 7});
+  mb.initializerI64("idx", {2}, {-1, 0});
+  mb.initializerI64("pads", {4}, {1, 2, 1, 1});
+  setInt(mb.node("Gather", {"x", "idx"}, {"g"}), "axis", 1);
+  mb.node("Pad", {"x", "pads"}, {"pc"});
+  setString(mb.node("Pad", {"x", "pads"}, {"pr"}), "mode", "reflect");
+  setString(mb.node("Pad", {"x", "pads"}, {"pe"}), "mode", "edge");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.gather"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.pad"), 1);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, ReductionsAttrAndInputAxes) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3, 4}).output("mean", {2, 4}).output("sum", {2, 1, 4})
+      .output("max", {1, 1, 1});
+  auto &mean = mb.node("ReduceMean", {"x"}, {"mean"});
+  setInts(mean, "axes", {1});
+  setInt(mean, "keepdims", 0);
+  mb.initializerI64("axes", {1}, {-2});
+  mb.node("ReduceSum", {"x", "axes"}, {"sum"});
+  mb.node("ReduceMax", {"x"}, {"max"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<2x4xf32>");
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reduce_max"), 3);
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxImporterTest, UnsupportedOpIsNamed) {
+  ModelBuilder mb(13);
+  mb.input("x", {3}).output("y", {3});
+  mb.node("Relu", {"x"}, {"r"});
+  mb.node("Acosh", {"r"}, {"y"});
+  std::string message = importError(mb);
+  EXPECT_EQ(message,
+            "test.onnx: unsupported ONNX op 'Acosh' (node 'Acosh_1', opset 13)");
+}
+
+TEST_F(OnnxImporterTest, UnsupportedAttributeNamesNodeAndAttribute) {
+  ModelBuilder mb(13);
+  mb.input("x", {1, 1, 8, 8}).output("y", {1, 1, 3, 3});
+  auto &n = mb.node("MaxPool", {"x"}, {"y"}, "pool1");
+  setInts(n, "kernel_shape", {2, 2});
+  setInts(n, "strides", {2, 2});
+  setInts(n, "dilations", {2, 2});
+  std::string message = importError(mb);
+  EXPECT_NE(message.find("test.onnx: node 'pool1' (MaxPool, opset 13)"),
+            std::string::npos) << message;
+  EXPECT_NE(message.find("'dilations'"), std::string::npos) << message;
+}
+
+TEST_F(OnnxImporterTest, DynamicInputIsAnError) {
+  ModelBuilder mb(13);
+  mb.input("x", {-1, 3}).output("y", {-1, 3});
+  mb.node("Relu", {"x"}, {"y"});
+  std::string message = importError(mb);
+  EXPECT_NE(message.find("graph input 'x' has a dynamic dimension 'N'"),
+            std::string::npos) << message;
+}
+
+TEST_F(OnnxImporterTest, CheckerFailureIsReported) {
+  ModelBuilder mb(13);
+  mb.input("x", {3}).output("y", {3});
+  mb.node("Relu", {"undefined_tensor"}, {"y"});
+  std::string message = importError(mb);
+  EXPECT_EQ(message.rfind("test.onnx: invalid ONNX model:", 0), 0u) << message;
+}
+
+TEST_F(OnnxImporterTest, GarbageBytes) {
+  std::string garbage = "\x01\x02this is not a protobuf\xff\xfe\x00\x13";
+  auto module = importOnnxBytes(garbage, "garbage.onnx", ctx, error);
+  EXPECT_FALSE(module);
+  EXPECT_EQ(error.rfind("garbage.onnx: ", 0), 0u) << error;
+  module = importOnnxBytes("", "empty.onnx", ctx, error);
+  EXPECT_FALSE(module);
+  EXPECT_EQ(error.rfind("empty.onnx: ", 0), 0u) << error;
+}
+
+TEST_F(OnnxImporterTest, TruncatedFile) {
+  ModelBuilder mb(13);
+  mb.input("x", {64, 64}).output("y", {64, 64});
+  mb.rawInitializer("w", {64, 64});
+  mb.node("Add", {"x", "w"}, {"y"});
+  std::string bytes = mb.bytes();
+  std::string path = ::testing::TempDir() + "truncated.onnx";
+  for (size_t keep : {bytes.size() / 2, bytes.size() - 3, size_t(5)}) {
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(bytes.data(), keep);
+    }
+    auto module = importOnnxFile(path, ctx, error);
+    EXPECT_FALSE(module) << keep;
+    EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << error;
+  }
+}
+
+TEST_F(OnnxImporterTest, MissingFile) {
+  auto module = importOnnxFile("/nonexistent/dir/model.onnx", ctx, error);
+  EXPECT_FALSE(module);
+  EXPECT_EQ(error, "/nonexistent/dir/model.onnx: cannot open file");
+}
+
+} // namespace

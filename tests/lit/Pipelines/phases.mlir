@@ -15,8 +15,8 @@
 // LOWER: scf.for
 
 // LLVM-LABEL: llvm.func @main
-// LLVM-NOT: tosa.
-// LLVM-NOT: memref.
+// LLVM-NOT: = tosa.
+// LLVM-NOT: = memref.
 // LLVM: llvm.call @loupe_ral_dispatch_begin
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<1x8x16xf32>) -> tensor<4x16xf32> {
   %a = tosa.reshape %x {new_shape = array<i64: 1, 4, 8>} : (tensor<4x8xf32>) -> tensor<1x4x8xf32>

@@ -129,7 +129,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
 
   // Inputs and expected outputs.
   std::vector<ral::Tensor> inputs;
-  if (request.run.inputsDir.empty()) {
+  if (request.run.inputsDir.empty() || out.manifest.inputs.empty()) {
     inputs = randomInputs(out.manifest, request.run.seed);
   } else {
     auto read = ral::readTensorDir(request.run.inputsDir, "input");

@@ -206,7 +206,9 @@ const ConverterMap &GraphImporter::getConverters() {
     ConverterMap map;
     registerElementwiseOps(map);
     registerNNOps(map);
+    registerNormalizationOps(map);
     registerTensorOps(map);
+    registerIndexingOps(map);
     return map;
   }();
   return converters;
@@ -279,6 +281,13 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     auto valueIt = values.find(output);
     if (valueIt == values.end())
       return nodeCtx.fail("output '" + output + "' is not supported");
+    // Empty constants (e.g. an omitted Resize roi) are harmless; computed
+    // empty tensors are not representable in TOSA.
+    if (cast<RankedTensorType>(valueIt->second.getType()).getNumElements() ==
+            0 &&
+        !valueIt->second.getDefiningOp<tosa::ConstOp>())
+      return nodeCtx.fail("output '" + output +
+                          "' is empty; zero-sized tensors are not supported");
     // Cross-check against ONNX shape inference where it knows the type.
     auto typeIt = types.find(output);
     if (typeIt == types.end() || !typeIt->second->has_tensor_type() ||
@@ -343,6 +352,11 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     auto type = getStaticType(input.name(), "graph input");
     if (failed(type))
       return nullptr;
+    if (type->getNumElements() == 0) {
+      (void)report("graph input '" + input.name() +
+                   "' is empty; zero-sized tensors are not supported");
+      return nullptr;
+    }
     args.push_back(&input);
     argTypes.push_back(*type);
     argLocs.push_back(nameLoc(input.name()));

@@ -97,7 +97,9 @@ using ConverterMap = llvm::StringMap<OpConverter>;
 
 void registerElementwiseOps(ConverterMap &map);
 void registerNNOps(ConverterMap &map);
+void registerNormalizationOps(ConverterMap &map);
 void registerTensorOps(ConverterMap &map);
+void registerIndexingOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
 // TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.
@@ -122,6 +124,9 @@ mlir::Value createSplat(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
 /// A splat of shape [1, ..., 1] with `rank` dims, ready to broadcast.
 mlir::Value createScalar(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
                          double value, int64_t rank);
+/// i32 constant of `rank` dims, all 1 except dim `axis`, holding 0..size-1.
+mlir::Value createIota(mlir::ImplicitLocOpBuilder &b, int64_t size,
+                       int64_t axis, int64_t rank);
 mlir::Value createI64Const(mlir::ImplicitLocOpBuilder &b,
                            llvm::ArrayRef<int64_t> values,
                            llvm::ArrayRef<int64_t> shape);

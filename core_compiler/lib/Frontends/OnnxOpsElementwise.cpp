@@ -299,6 +299,132 @@ LogicalResult convertSign(NodeContext &ctx) {
   return success();
 }
 
+LogicalResult convertIsNaN(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  Value same = createBinary<tosa::EqualOp>(ctx.b, x, x, ctx.b.getI1Type());
+  ctx.setOutput(0, createUnary<tosa::LogicalNotOp>(ctx.b, same));
+  return success();
+}
+
+LogicalResult convertIsInf(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  Value result = createSplat(b, b.getI1Type(), getShape(x), 0);
+  for (auto [attr, inf] : {std::pair("detect_positive", kInf),
+                           std::pair("detect_negative", -kInf)}) {
+    if (!ctx.getInt(attr, 1))
+      continue;
+    Value hit =
+        createBinary<tosa::EqualOp>(b, x, scalarLike(b, x, inf), b.getI1Type());
+    result = createBinary<tosa::LogicalOrOp>(b, result, hit);
+  }
+  ctx.setOutput(0, result);
+  return success();
+}
+
+/// Round half to even: floor, then up when the fraction is above one half or
+/// exactly one half with an odd floor.
+LogicalResult convertRound(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  Type i1 = b.getI1Type();
+  Value floor = createUnary<tosa::FloorOp>(b, x);
+  Value frac = createBinary<tosa::SubOp>(b, x, floor);
+  Value half = scalarLike(b, x, 0.5);
+  Value halfFloor = createUnary<tosa::FloorOp>(b, mulScalar(b, floor, 0.5));
+  Value odd = createBinary<tosa::EqualOp>(
+      b, createBinary<tosa::SubOp>(b, floor, mulScalar(b, halfFloor, 2)),
+      scalarLike(b, x, 1), i1);
+  Value tie = createSelect(b, odd, addScalar(b, floor, 1), floor);
+  Value below = createSelect(b, createBinary<tosa::GreaterOp>(b, half, frac, i1),
+                             floor, tie);
+  ctx.setOutput(0, createSelect(b, createBinary<tosa::GreaterOp>(b, frac, half, i1),
+                                addScalar(b, floor, 1), below));
+  return success();
+}
+
+/// Mod: a - trunc(a / b) * b (fmod=1), adjusted to the divisor's sign for
+/// integer mod (fmod=0). Integer division goes through i32 int_div.
+LogicalResult convertMod(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value lhs = ctx.input(0), rhs = ctx.input(1);
+  if (failed(matchRanks(b, lhs, rhs)))
+    return ctx.fail("operand shapes do not broadcast");
+  bool fmod = ctx.getInt("fmod", 0);
+  Type type = getElementType(lhs), i1 = b.getI1Type();
+  Value quotient;
+  if (isa<FloatType>(type)) {
+    Value q = createDiv(b, lhs, rhs);
+    Value isNeg = createBinary<tosa::GreaterOp>(b, scalarLike(b, q, 0), q, i1);
+    quotient = fmod ? createSelect(b, isNeg, createUnary<tosa::CeilOp>(b, q),
+                                   createUnary<tosa::FloorOp>(b, q))
+                    : createUnary<tosa::FloorOp>(b, q);
+  } else {
+    if (type.getIntOrFloatBitWidth() > 32)
+      return ctx.fail("64-bit integer Mod is not supported (TOSA int_div is "
+                      "32-bit only)");
+    Type i32 = b.getI32Type();
+    quotient = createCast(
+        b,
+        createBinary<tosa::IntDivOp>(b, createCast(b, lhs, i32),
+                                     createCast(b, rhs, i32)),
+        type);
+  }
+  Value rem =
+      createBinary<tosa::SubOp>(b, lhs, createMul(b, quotient, rhs));
+  if (!fmod && !isa<FloatType>(type)) {
+    // Truncated remainder -> floored: add b when signs differ.
+    Value zero = scalarLike(b, rem, 0);
+    Value remNeg = createBinary<tosa::GreaterOp>(b, zero, rem, i1);
+    Value rhsNeg = createBinary<tosa::GreaterOp>(b, zero, rhs, i1);
+    Value nonZero = createUnary<tosa::LogicalNotOp>(
+        b, createBinary<tosa::EqualOp>(b, rem, zero, i1));
+    Value fix = createBinary<tosa::LogicalAndOp>(
+        b, nonZero, createBinary<tosa::LogicalXorOp>(b, remNeg, rhsNeg));
+    rem = createSelect(b, fix, createBinary<tosa::AddOp>(b, rem, rhs), rem);
+  }
+  ctx.setOutput(0, rem);
+  return success();
+}
+
+LogicalResult convertTan(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  ctx.setOutput(0, createDiv(ctx.b, createUnary<tosa::SinOp>(ctx.b, x),
+                             createUnary<tosa::CosOp>(ctx.b, x)));
+  return success();
+}
+
+/// Sinh/Cosh: (exp(x) -/+ exp(-x)) / 2.
+template <typename OpTy>
+LogicalResult convertHyperbolic(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  if (!isFloat(x))
+    return ctx.fail("only floating-point inputs are supported");
+  Value pos = createUnary<tosa::ExpOp>(b, x);
+  Value neg = createUnary<tosa::ExpOp>(b, createUnary<tosa::NegateOp>(b, x));
+  ctx.setOutput(0, mulScalar(b, createBinary<OpTy>(b, pos, neg), 0.5));
+  return success();
+}
+
+LogicalResult convertShrink(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  double bias = ctx.getFloat("bias", 0), lambd = ctx.getFloat("lambd", 0.5f);
+  Type i1 = b.getI1Type();
+  Value below =
+      createBinary<tosa::GreaterOp>(b, scalarLike(b, x, -lambd), x, i1);
+  Value above = createBinary<tosa::GreaterOp>(b, x, scalarLike(b, x, lambd), i1);
+  Value inner = createSelect(b, above, addScalar(b, x, -bias),
+                             scalarLike(b, x, 0));
+  ctx.setOutput(0, createSelect(b, below, addScalar(b, x, bias), inner));
+  return success();
+}
+
 LogicalResult convertClip(NodeContext &ctx) {
   Value x = ctx.input(0);
   Type elementType = getElementType(x);
@@ -406,6 +532,14 @@ void registerElementwiseOps(ConverterMap &map) {
   map["Cos"] = convertFloatUnaryOp<tosa::CosOp>;
   map["Sqrt"] = convertSqrt;
   map["Sign"] = convertSign;
+  map["IsNaN"] = convertIsNaN;
+  map["IsInf"] = convertIsInf;
+  map["Round"] = convertRound;
+  map["Mod"] = convertMod;
+  map["Tan"] = convertTan;
+  map["Sinh"] = convertHyperbolic<tosa::SubOp>;
+  map["Cosh"] = convertHyperbolic<tosa::AddOp>;
+  map["Shrink"] = convertShrink;
 
   map["Relu"] = convertRelu;
   map["LeakyRelu"] = convertLeakyRelu;

@@ -1,7 +1,7 @@
 //===- OnnxOpsTensor.cpp - Shape, data-movement and reduction ops ---------===//
 //
 // Constants, reshapes (Reshape/Flatten/Squeeze/Unsqueeze), Transpose, Concat,
-// Split, Slice, Gather, Pad, Tile/Expand, shape queries folded to constants,
+// Split, Slice, Pad, Tile/Expand, shape queries folded to constants,
 // reductions and ArgMax/ArgMin. Shape-like inputs (Reshape's shape, Pad's
 // pads, Slice's starts, ...) must be constants; where ONNX shape inference
 // already knows a static output shape, pure reshapes use it instead.
@@ -338,7 +338,7 @@ LogicalResult convertSpaceToDepth(NodeContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
-// Concat, Split, Slice, Gather
+// Concat, Split, Slice
 //===----------------------------------------------------------------------===//
 
 LogicalResult convertConcat(NodeContext &ctx) {
@@ -473,54 +473,6 @@ LogicalResult convertSlice(NodeContext &ctx) {
       x = b.create<tosa::ReverseOp>(getType(x), x, b.getI32IntegerAttr(*axis));
   }
   ctx.setOutput(0, x);
-  return success();
-}
-
-/// Gather along `axis` via tosa.gather on [outer, K, inner] values with the
-/// indices tiled over `outer`.
-LogicalResult convertGather(NodeContext &ctx) {
-  ImplicitLocOpBuilder &b = ctx.b;
-  Value data = ctx.input(0), indices = ctx.input(1);
-  ArrayRef<int64_t> shape = getShape(data);
-  auto axis = normalizeAxis(ctx.getInt("axis", 0), shape.size());
-  if (!axis)
-    return ctx.unsupportedAttr("axis", Twine(ctx.getInt("axis", 0)));
-  int64_t outer = getNumElements(shape.take_front(*axis));
-  int64_t k = shape[*axis];
-  int64_t inner = getNumElements(shape.drop_front(*axis + 1));
-  ArrayRef<int64_t> idxShape = getShape(indices);
-  int64_t w = getNumElements(idxShape);
-  if (w == 0 || getNumElements(shape) == 0)
-    return ctx.fail("empty tensors are not supported");
-
-  if (DenseElementsAttr attr = getConstant(indices)) {
-    SmallVector<int32_t> normalized;
-    for (const APInt &v : attr.getValues<APInt>()) {
-      int64_t i = v.getSExtValue();
-      if (i < -k || i >= k)
-        return ctx.fail("index " + Twine(i) + " is out of range");
-      normalized.push_back(i < 0 ? i + k : i);
-    }
-    indices = createConst(b, DenseElementsAttr::get(
-                                 getTensorType({1, w}, b.getI32Type()),
-                                 ArrayRef<int32_t>(normalized)));
-  } else {
-    // Negative indices count from the end.
-    Value flat = createReshape(b, indices, {1, w});
-    Value isNeg = createBinary<tosa::GreaterOp>(b, scalarLike(b, flat, 0), flat,
-                                                b.getI1Type());
-    Value wrapped = createBinary<tosa::AddOp>(b, flat, scalarLike(b, flat, k));
-    indices = createCast(b, createSelect(b, isNeg, wrapped, flat),
-                         b.getI32Type());
-  }
-  indices = createTile(b, indices, {outer, 1});
-  Value values = createReshape(b, data, {outer, k, inner});
-  Value gathered = b.create<tosa::GatherOp>(
-      getTensorType({outer, w, inner}, getElementType(data)), values, indices);
-  SmallVector<int64_t> outShape(shape.begin(), shape.begin() + *axis);
-  llvm::append_range(outShape, idxShape);
-  outShape.append(shape.begin() + *axis + 1, shape.end());
-  ctx.setOutput(0, createReshape(b, gathered, outShape));
   return success();
 }
 
@@ -801,7 +753,6 @@ void registerTensorOps(ConverterMap &map) {
   map["Concat"] = convertConcat;
   map["Split"] = convertSplit;
   map["Slice"] = convertSlice;
-  map["Gather"] = convertGather;
   map["Pad"] = convertPad;
   map["Tile"] = convertTile;
   map["Expand"] = convertExpand;

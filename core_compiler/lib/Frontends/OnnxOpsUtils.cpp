@@ -68,6 +68,18 @@ Value createI64Const(ImplicitLocOpBuilder &b, ArrayRef<int64_t> values,
   return createConst(b, DenseElementsAttr::get(type, values));
 }
 
+Value createIota(ImplicitLocOpBuilder &b, int64_t size, int64_t axis,
+                 int64_t rank) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = size;
+  SmallVector<int32_t> values;
+  for (int64_t i = 0; i < size; ++i)
+    values.push_back(i);
+  return createConst(b, DenseElementsAttr::get(
+                            getTensorType(shape, b.getI32Type()),
+                            ArrayRef<int32_t>(values)));
+}
+
 Value createReshape(ImplicitLocOpBuilder &b, Value value,
                     ArrayRef<int64_t> shape) {
   if (getShape(value) == shape)
@@ -249,14 +261,37 @@ FailureOr<SmallVector<int64_t>> matchRanks(ImplicitLocOpBuilder &b, Value &lhs,
   return shape;
 }
 
+/// `value` (already rank-matched) expanded to `shape`: splat constants are
+/// rebuilt, anything else is tiled.
+static Value expandTo(ImplicitLocOpBuilder &b, Value value,
+                      ArrayRef<int64_t> shape) {
+  if (getShape(value) == shape)
+    return value;
+  DenseElementsAttr attr = getConstant(value);
+  if (attr && attr.isSplat())
+    return createConst(
+        b, attr.resizeSplat(getTensorType(shape, attr.getElementType())));
+  SmallVector<int64_t> multiples;
+  for (auto [in, out] : llvm::zip(getShape(value), shape))
+    multiples.push_back(in == out ? 1 : out);
+  return createTile(b, value, multiples);
+}
+
 Value createSelect(ImplicitLocOpBuilder &b, Value cond, Value onTrue,
                    Value onFalse) {
   Value values[] = {cond, onTrue, onFalse};
   auto shape = matchRanks(b, values);
   if (failed(shape))
     return nullptr;
+  // MLIR 19 folds a select with a splat condition to the chosen operand even
+  // when that operand is narrower than the result, so the value operands are
+  // made full-sized, and a constant condition is resolved here.
+  onTrue = expandTo(b, values[1], *shape);
+  onFalse = expandTo(b, values[2], *shape);
+  if (DenseElementsAttr attr = getConstant(values[0]); attr && attr.isSplat())
+    return attr.getSplatValue<bool>() ? onTrue : onFalse;
   return b.create<tosa::SelectOp>(getTensorType(*shape, getElementType(onTrue)),
-                                  values[0], values[1], values[2]);
+                                  values[0], onTrue, onFalse);
 }
 
 Value createMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {

@@ -658,6 +658,99 @@ TEST_F(OnnxImporterTest, ReductionsAttrAndInputAxes) {
   expectLowers(*module);
 }
 
+TEST_F(OnnxImporterTest, GatherElementsAndGatherND) {
+  ModelBuilder mb(13);
+  mb.input("x", {3, 4}).input("ie", {2, 4}, kI64).input("ind", {2, 1}, kI64)
+      .output("ge", {2, 4}).output("gnd", {2, 4});
+  setInt(mb.node("GatherElements", {"x", "ie"}, {"ge"}), "axis", 0);
+  mb.node("GatherND", {"x", "ind"}, {"gnd"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.gather"), 2);
+  EXPECT_EQ(resultType(*module, 1), "tensor<2x4xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, ResizeNearestLinearCubic) {
+  ModelBuilder mb(13);
+  mb.input("x", {1, 2, 4, 4}).output("n", {1, 2, 8, 12})
+      .output("l", {1, 2, 3, 5}).output("c", {1, 2, 6, 6});
+  mb.initializer("roi", {0}, {});
+  mb.initializer("scales", {4}, {1, 1, 2, 3});
+  mb.initializerI64("lsizes", {4}, {1, 2, 3, 5});
+  mb.initializerI64("csizes", {4}, {1, 2, 6, 6});
+  mb.node("Resize", {"x", "roi", "scales"}, {"n"}, "up");
+  setString(mb.node("Resize", {"x", "roi", "", "lsizes"}, {"l"}), "mode",
+            "linear");
+  auto &c = mb.node("Resize", {"x", "roi", "", "csizes"}, {"c"});
+  setString(c, "mode", "cubic");
+  setString(c, "coordinate_transformation_mode", "align_corners");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  // Nearest: one gather per resized axis; linear 2 taps, cubic 4 taps each.
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.gather"), 2 + 4 + 8);
+  EXPECT_EQ(resultType(*module, 0), "tensor<1x2x8x12xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, OneHotTriluHardmaxCumSum) {
+  ModelBuilder mb(14);
+  mb.input("idx", {3}, kI64).input("m", {3, 4}).output("oh", {3, 5})
+      .output("tu", {3, 4}).output("tl", {3, 4}).output("hm", {3, 4})
+      .output("cs", {3, 4});
+  mb.initializerI64("depth", {}, {5});
+  mb.initializer("values", {2}, {0, 1});
+  mb.initializerI64("k", {}, {7});
+  mb.initializerI64("axis", {}, {1});
+  mb.node("OneHot", {"idx", "depth", "values"}, {"oh"});
+  mb.node("Trilu", {"m", "k"}, {"tu"}); // keeps nothing: k beyond the matrix
+  setInt(mb.node("Trilu", {"m"}, {"tl"}), "upper", 0);
+  mb.node("Hardmax", {"m"}, {"hm"});
+  auto &cs = mb.node("CumSum", {"m", "axis"}, {"cs"});
+  setInt(cs, "exclusive", 1);
+  setInt(cs, "reverse", 1);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.argmax"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reverse"), 2);
+  EXPECT_EQ(resultType(*module, 1), "tensor<3x4xf32>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, RoundModIsNaNIsInf) {
+  ModelBuilder mb(13);
+  mb.input("x", {6}).input("a", {6}, kI32).input("b", {6}, kI32)
+      .output("r", {6}).output("m", {6}, kI32)
+      .output("nan", {6}, onnx::TensorProto::BOOL)
+      .output("inf", {6}, onnx::TensorProto::BOOL);
+  mb.node("Round", {"x"}, {"r"});
+  mb.node("Mod", {"a", "b"}, {"m"});
+  mb.node("IsNaN", {"x"}, {"nan"});
+  mb.node("IsInf", {"x"}, {"inf"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.int_div"), 1);
+  EXPECT_EQ(resultType(*module, 2), "tensor<6xi1>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxImporterTest, LossesReduceToScalars) {
+  ModelBuilder mb(13);
+  mb.input("scores", {3, 5, 2}).input("labels", {3, 2}, kI64)
+      .output("sce", {}).output("logp", {3, 5, 2}).output("nll", {3, 2});
+  mb.initializer("w", {5}, {1, 2, 3, 4, 5});
+  auto &sce = mb.node("SoftmaxCrossEntropyLoss", {"scores", "labels", "w"},
+                      {"sce", "logp"});
+  setInt(sce, "ignore_index", 1);
+  setString(mb.node("NegativeLogLikelihoodLoss", {"scores", "labels"}, {"nll"}),
+            "reduction", "none");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<f32>");
+  EXPECT_EQ(resultType(*module, 2), "tensor<3x2xf32>");
+  expectLowers(*module);
+}
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//

@@ -132,7 +132,8 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       return fail(CompileError::Kind::BadInput, modelPath + ": " + error);
 
     PassManager pm(&context, ModuleOp::getOperationName());
-    pm.addInstrumentation(recorder.instrumentation(phase));
+    if (options.recordPasses)
+      pm.addInstrumentation(recorder.instrumentation(phase));
     std::string pipeline = phasePassList(phase, options);
     if (failed(parsePassPipeline(pipeline, pm)))
       return fail(CompileError::Kind::Internal,

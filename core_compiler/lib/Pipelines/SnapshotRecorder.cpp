@@ -22,6 +22,8 @@ void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generi
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   if (generic) // A failed pass may leave IR that the custom printers cannot handle.
     flags.printGenericOpForm();
+  else // The pass manager verified it after the pass; don't verify again to print it.
+    flags.assumeVerified();
   op->print(os, flags);
 }
 
@@ -96,15 +98,25 @@ void SnapshotRecorder::recordPass(const std::string &phase, Pass *pass, Operatio
 
   Operation *root = topLevel(op);
   snap.failed = failed;
-  HashingStream hasher;
-  printIr(root, hasher, failed);
-  snap.irHash = hasher.hash();
-  snap.changed = snapshots_.empty() || snap.irHash != lastHash_;
-  lastHash_ = snap.irHash;
-  if (snap.changed && keepIrText_) {
+  // The fingerprint hashes ops, attributes and types by identity: cheap, and it tells
+  // unchanged IR apart without printing it. Only IR that moved is printed and hashed.
+  OperationFingerPrint fingerPrint(root);
+  if (!snapshots_.empty() && lastFingerPrint_ && fingerPrint == *lastFingerPrint_) {
+    snap.irHash = lastHash_;
+  } else if (keepIrText_) {
     llvm::raw_string_ostream os(snap.ir);
     printIr(root, os, failed);
+    snap.irHash = fnv1a(snap.ir);
+  } else {
+    HashingStream hasher;
+    printIr(root, hasher, failed);
+    snap.irHash = hasher.hash();
   }
+  lastFingerPrint_.emplace(fingerPrint);
+  snap.changed = snapshots_.empty() || snap.irHash != lastHash_;
+  lastHash_ = snap.irHash;
+  if (!snap.changed)
+    snap.ir.clear(); // Re-printed identically (e.g. ops rebuilt as they were).
   snapshots_.push_back(std::move(snap));
 }
 
@@ -120,6 +132,7 @@ void SnapshotRecorder::recordStep(const std::string &phase, const std::string &p
   snap.durationNs = durationNs;
   snap.irKind = kind;
   snap.irHash = fnv1a(irText);
+  lastFingerPrint_.reset();
   snap.changed = snapshots_.empty() || snap.irHash != lastHash_;
   lastHash_ = snap.irHash;
   if (snap.changed && keepIrText_)

@@ -1,9 +1,9 @@
 //===- SnapshotRecorder.h - IR snapshot after every pass --------*- C++ -*-===//
 //
 // A PassInstrumentation that records, after every pass, its name and options, phase, anchor,
-// wall time, the hash of the printed IR and, when the hash changed, the IR text. Hashing
-// streams the printer's output into FNV-1a without keeping it, so unchanged passes cost one
-// print and no copy; changed ones print twice (hash, then text).
+// wall time, the hash of the printed IR and, when the hash changed, the IR text. An
+// OperationFingerPrint (identity hash of ops, attributes, types) detects unchanged IR without
+// printing it; changed IR is printed once, into the kept text or straight into the hash.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_PIPELINES_SNAPSHOTRECORDER_H
@@ -11,11 +11,13 @@
 
 #include "loupe/Pipelines/Compiler.h"
 
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <optional>
 
 namespace loupe::compiler {
 
@@ -65,6 +67,7 @@ private:
   std::vector<PassSnapshot> &snapshots_;
   bool keepIrText_;
   uint64_t lastHash_ = 0;
+  std::optional<mlir::OperationFingerPrint> lastFingerPrint_;
 };
 
 } // namespace loupe::compiler

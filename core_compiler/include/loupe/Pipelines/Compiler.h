@@ -47,6 +47,8 @@ struct CompileOptions {
   std::string phaseTo = "artifact";///< Stop after this phase.
   std::string artifactPath;        ///< Shared object to write; a temporary file when empty.
   bool keepIrText = true;          ///< Keep the text of changed snapshots (off: hashes only).
+  bool recordPasses = true;        ///< Snapshot every MLIR pass (off: only the pseudo-passes;
+                                   ///< bench/compiler measures the recorder's cost this way).
 };
 
 /// Why a compile failed. BadInput covers malformed models, unsupported ops and MLIR

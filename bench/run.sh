@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every benchmark binary in BUILD/bin (bench_*) and prints the peer ratios.
+# usage: bench/run.sh BUILD_DIR [--benchmark_filter=REGEX]
+set -euo pipefail
+BUILD=$1; shift || true
+OUT=$BUILD/bench-results
+mkdir -p "$OUT"
+for bin in "$BUILD"/bin/bench_*; do
+  [ -x "$bin" ] || continue
+  name=$(basename "$bin")
+  echo "== $name"
+  "$bin" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$OUT/$name.json" --benchmark_out_format=json "$@"
+done
+# Ratios of each benchmark's median to its peer's, from the JSON results.
+python3 "$(dirname "$0")/ratios.py" "$OUT"/*.json

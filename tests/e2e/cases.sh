@@ -127,4 +127,17 @@ case_bad_inputs() {
   expect_exit 2 "unknown command" "$LOUPE" frobnicate
 }
 
+case_runtime_has_no_compiler() {
+  # The runtime and the artifacts it loads must not pull MLIR, LLVM, SQLite or GUI libraries.
+  local lib=$BIN/../lib/libloupe_ral.so
+  [ -f "$lib" ] || fail "no $lib"
+  if ldd "$lib" | grep -Ei "mlir|llvm|sqlite|glfw|imgui|onnx|protobuf"; then
+    fail "libloupe_ral.so links compiler, store or GUI libraries"
+  fi
+  "$LOUPE" compile "$MODELS/mlp.onnx" -o "$WORK/mlp.so" 2>/dev/null
+  if ldd "$WORK/mlp.so" | grep -Ei "mlir|llvm|sqlite|onnx"; then
+    fail "the artifact links compiler libraries"
+  fi
+}
+
 "case_$CASE"

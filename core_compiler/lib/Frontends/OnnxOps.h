@@ -143,6 +143,9 @@ mlir::Value createSlice(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
 /// Slice of `size` elements from `start` along one axis.
 mlir::Value createSliceAxis(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
                             int64_t axis, int64_t start, int64_t size);
+/// Every `step`-th element along `axis`, starting with the first.
+mlir::Value subsample(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
+                      int64_t axis, int64_t step);
 mlir::Value createConcat(mlir::ImplicitLocOpBuilder &b,
                          llvm::ArrayRef<mlir::Value> values, int64_t axis);
 mlir::Value createTile(mlir::ImplicitLocOpBuilder &b, mlir::Value value,

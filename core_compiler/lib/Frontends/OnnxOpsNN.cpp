@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 
@@ -333,7 +334,21 @@ LogicalResult convertConv(NodeContext &ctx) {
   return success();
 }
 
-/// ConvTranspose (1-D/2-D, dilation 1) via tosa.transpose_conv2d, whose
+/// Inserts `dilation - 1` zeros between the elements along `axis`.
+Value dilateAxis(ImplicitLocOpBuilder &b, Value w, int64_t axis,
+                 int64_t dilation) {
+  SmallVector<int64_t> shape(getShape(w)), split(shape);
+  int64_t k = shape[axis];
+  split.insert(split.begin() + axis + 1, 1);
+  SmallVector<int64_t> pads(2 * split.size(), 0);
+  pads[2 * (axis + 1) + 1] = dilation - 1;
+  Value spread = createPad(b, createReshape(b, w, split), pads, 0);
+  shape[axis] = k * dilation;
+  return createSliceAxis(b, createReshape(b, spread, shape), axis, 0,
+                         (k - 1) * dilation + 1);
+}
+
+/// ConvTranspose (1-D/2-D) via tosa.transpose_conv2d, whose
 /// out_pad is the negated ONNX crop: OH = (IH-1)*s + top + bottom + KH.
 LogicalResult convertConvTranspose(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
@@ -349,9 +364,17 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
   if (group <= 0 || channels % group || wShape[0] != channels)
     return ctx.unsupportedAttr("group", Twine(group));
   int64_t outChannels = wShape[1] * group;
+  // A dilated kernel is a larger kernel with zeros in between.
   SmallVector<int64_t> dilations = ctx.getInts("dilations");
-  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
-    return ctx.unsupportedAttr("dilations", "other than 1");
+  if (!dilations.empty() && dilations.size() != static_cast<size_t>(rank - 2))
+    return ctx.fail("dilations do not match the input's spatial rank");
+  for (auto [i, d] : llvm::enumerate(dilations)) {
+    if (d < 1)
+      return ctx.unsupportedAttr("dilations", Twine(d));
+    if (d > 1)
+      weight = dilateAxis(b, weight, 2 + i, d);
+  }
+  wShape = getShape(weight);
   auto outType = ctx.outputType(0);
   if (failed(outType))
     return failure();
@@ -446,6 +469,89 @@ Value createPool2D(ImplicitLocOpBuilder &b, bool isMax, Value x,
       TypeAttr::get(b.getF32Type()));
 }
 
+/// -inf for floats, the minimum for integers: the identity of max.
+double lowestValue(Type type) {
+  if (isa<FloatType>(type))
+    return -std::numeric_limits<double>::infinity();
+  return -std::ldexp(1.0, type.getIntOrFloatBitWidth() - 1);
+}
+
+/// Unpadded 1-D max pool along `axis` (length (out-1)*stride + kernel) as a
+/// tosa.max_pool2d over [outer, length, inner, 1].
+Value maxPoolAxis(ImplicitLocOpBuilder &b, Value x, int64_t axis,
+                  int64_t kernel, int64_t stride, int64_t out) {
+  ArrayRef<int64_t> shape = getShape(x);
+  int64_t outer = getNumElements(shape.take_front(axis));
+  int64_t inner = getNumElements(shape.drop_front(axis + 1));
+  Value pooled = b.create<tosa::MaxPool2dOp>(
+      getTensorType({outer, out, inner, 1}, getElementType(x)),
+      createReshape(b, x, {outer, shape[axis], inner, 1}),
+      b.getDenseI64ArrayAttr({kernel, 1}), b.getDenseI64ArrayAttr({stride, 1}),
+      b.getDenseI64ArrayAttr({0, 0, 0, 0}));
+  SmallVector<int64_t> outShape(shape);
+  outShape[axis] = out;
+  return createReshape(b, pooled, outShape);
+}
+
+/// Dilated MaxPool (TOSA's has no dilation), one spatial dim at a time as max
+/// is separable. After explicit padding with the lowest value, a dilation d
+/// that divides the stride s becomes a subsample by d; an s dividing d
+/// becomes a subsample by s and d/s interleaved phases of unit stride.
+FailureOr<Value> createDilatedMaxPool(NodeContext &ctx, Value x,
+                                      const Window &w) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  double lowest = lowestValue(getElementType(x));
+  int64_t rank = getShape(x).size();
+  SmallVector<int64_t> pads(4, 0), start(rank, 0);
+  for (size_t i = 0; i < w.lo.size(); ++i)
+    pads.append({w.lo[i], w.hi[i]});
+  x = createPad(b, x, pads, lowest);
+  SmallVector<int64_t> size(getShape(x));
+  for (size_t i = 0; i < w.crop.size(); ++i)
+    size[2 + i] -= w.crop[i];
+  x = createSlice(b, x, start, size);
+
+  for (size_t i = 0; i < w.kernel.size(); ++i) {
+    int64_t axis = 2 + i, k = w.kernel[i], s = w.stride[i], d = w.dilation[i];
+    int64_t out = w.out[i];
+    if (d == 1) {
+      x = maxPoolAxis(b, x, axis, k, s, out);
+    } else if (s % d == 0) {
+      x = subsample(b, x, axis, d);
+      x = createSliceAxis(b, x, axis, 0, (out - 1) * (s / d) + k);
+      x = maxPoolAxis(b, x, axis, k, s / d, out);
+    } else if (d % s == 0) {
+      int64_t e = d / s, rows = (out + e - 1) / e;
+      Value z = subsample(b, x, axis, s);
+      int64_t length = getShape(z)[axis];
+      SmallVector<Value> phases;
+      for (int64_t p = 0; p < std::min(e, out); ++p) {
+        int64_t count = (out - p + e - 1) / e;
+        Value zp = subsample(b, createSliceAxis(b, z, axis, p, length - p),
+                             axis, e);
+        zp = createSliceAxis(b, zp, axis, 0, count + k - 1);
+        Value yp = maxPoolAxis(b, zp, axis, k, 1, count);
+        SmallVector<int64_t> rowPad(2 * rank, 0);
+        rowPad[2 * axis + 1] = rows - count;
+        yp = createPad(b, yp, rowPad, lowest);
+        SmallVector<int64_t> split(getShape(yp));
+        split.insert(split.begin() + axis + 1, 1);
+        phases.push_back(createReshape(b, yp, split));
+      }
+      // Interleave: output o = row * e + phase.
+      Value y = createConcat(b, phases, axis + 1);
+      SmallVector<int64_t> merged(getShape(x));
+      merged[axis] = rows * phases.size();
+      x = createSliceAxis(b, createReshape(b, y, merged), axis, 0, out);
+    } else {
+      return ctx.unsupportedAttr("dilations",
+                                 Twine(d) + " with stride " + Twine(s) +
+                                     " (neither divides the other)");
+    }
+  }
+  return x;
+}
+
 LogicalResult convertPool(NodeContext &ctx, bool isMax) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0);
@@ -460,9 +566,6 @@ LogicalResult convertPool(NodeContext &ctx, bool isMax) {
     return ctx.fail("MaxPool supports floats and i8 only");
   if (isMax && ctx.hasOutput(1))
     return ctx.fail("the Indices output is not supported");
-  SmallVector<int64_t> dilations = ctx.getInts("dilations");
-  if (llvm::any_of(dilations, [](int64_t d) { return d != 1; }))
-    return ctx.unsupportedAttr("dilations", "other than 1");
   if (ctx.getInt("storage_order", 0))
     return ctx.unsupportedAttr("storage_order", "1");
   auto window = getWindow(ctx, xShape.drop_front(2), ctx.getInts("kernel_shape"),
@@ -470,6 +573,15 @@ LogicalResult convertPool(NodeContext &ctx, bool isMax) {
   if (failed(window))
     return failure();
   Window w = *window;
+  if (llvm::any_of(w.dilation, [](int64_t d) { return d != 1; })) {
+    if (!isMax)
+      return ctx.unsupportedAttr("dilations", "other than 1");
+    FailureOr<Value> result = createDilatedMaxPool(ctx, x, w);
+    if (failed(result))
+      return failure();
+    ctx.setOutput(0, *result);
+    return success();
+  }
 
   // count_include_pad: pad explicitly with zeros so TOSA counts them; only
   // the ceil-mode surplus stays implicit (excluded, as in PyTorch).

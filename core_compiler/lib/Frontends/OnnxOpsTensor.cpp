@@ -390,24 +390,6 @@ LogicalResult convertSplit(NodeContext &ctx) {
   return success();
 }
 
-/// Every `step`-th element along `axis`, starting from the first one.
-Value subsample(ImplicitLocOpBuilder &b, Value x, int64_t axis, int64_t step) {
-  if (step == 1)
-    return x;
-  SmallVector<int64_t> shape(getShape(x));
-  int64_t count = (shape[axis] + step - 1) / step;
-  SmallVector<int64_t> pads(2 * shape.size(), 0);
-  pads[2 * axis + 1] = count * step - shape[axis];
-  x = createPad(b, x, pads, 0);
-  SmallVector<int64_t> split(shape.begin(), shape.begin() + axis);
-  split.append({count, step});
-  split.append(shape.begin() + axis + 1, shape.end());
-  x = createReshape(b, x, split);
-  x = createSliceAxis(b, x, axis + 1, 0, 1);
-  shape[axis] = count;
-  return createReshape(b, x, shape);
-}
-
 LogicalResult convertSlice(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0);

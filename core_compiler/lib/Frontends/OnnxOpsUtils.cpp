@@ -168,6 +168,23 @@ Value createSliceAxis(ImplicitLocOpBuilder &b, Value value, int64_t axis,
   return createSlice(b, value, starts, sizes);
 }
 
+Value subsample(ImplicitLocOpBuilder &b, Value x, int64_t axis, int64_t step) {
+  if (step == 1)
+    return x;
+  SmallVector<int64_t> shape(getShape(x));
+  int64_t count = (shape[axis] + step - 1) / step;
+  SmallVector<int64_t> pads(2 * shape.size(), 0);
+  pads[2 * axis + 1] = count * step - shape[axis];
+  x = createPad(b, x, pads, 0);
+  SmallVector<int64_t> split(shape.begin(), shape.begin() + axis);
+  split.append({count, step});
+  split.append(shape.begin() + axis + 1, shape.end());
+  x = createReshape(b, x, split);
+  x = createSliceAxis(b, x, axis + 1, 0, 1);
+  shape[axis] = count;
+  return createReshape(b, x, shape);
+}
+
 Value createConcat(ImplicitLocOpBuilder &b, ArrayRef<Value> values,
                    int64_t axis) {
   if (values.size() == 1)

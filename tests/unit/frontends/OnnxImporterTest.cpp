@@ -509,6 +509,33 @@ TEST_F(OnnxImporterTest, PoolsCeilModeAndCountIncludePad) {
   expectLowers(*module);
 }
 
+TEST_F(OnnxImporterTest, DilatedMaxPoolAndConvTranspose) {
+  ModelBuilder mb(12);
+  mb.input("x", {1, 2, 9, 9}).input("xt", {1, 2, 3, 3})
+      .output("p1", {1, 2, 7, 7}).output("p2", {1, 2, 2, 2})
+      .output("ct", {1, 3, 6, 6});
+  mb.rawInitializer("w", {2, 3, 2, 2});
+  auto &p1 = mb.node("MaxPool", {"x"}, {"p1"}); // stride 1: phases
+  setInts(p1, "kernel_shape", {2, 2});
+  setInts(p1, "dilations", {2, 2});
+  auto &p2 = mb.node("MaxPool", {"x"}, {"p2"}); // stride = dilation
+  setInts(p2, "kernel_shape", {3, 3});
+  setInts(p2, "strides", {3, 3});
+  setInts(p2, "dilations", {3, 3});
+  setInts(p2, "pads", {1, 1, 1, 1});
+  auto &ct = mb.node("ConvTranspose", {"xt", "w"}, {"ct"});
+  setInts(ct, "dilations", {3, 3});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.max_pool2d"), 2 * 2 + 2);
+  auto conv = cast<tosa::TransposeConv2DOp>(
+      firstOp(*module, "tosa.transpose_conv2d"));
+  // A 2x2 kernel with dilation 3 runs as a 4x4 one.
+  EXPECT_EQ(cast<RankedTensorType>(conv.getFilter().getType()).getShape(),
+            ArrayRef<int64_t>({3, 4, 4, 2}));
+  expectLowers(*module);
+}
+
 //===----------------------------------------------------------------------===//
 // Normalizations, softmax
 //===----------------------------------------------------------------------===//
@@ -771,7 +798,7 @@ TEST_F(OnnxImporterTest, UnsupportedAttributeNamesNodeAndAttribute) {
   auto &n = mb.node("MaxPool", {"x"}, {"y"}, "pool1");
   setInts(n, "kernel_shape", {2, 2});
   setInts(n, "strides", {2, 2});
-  setInts(n, "dilations", {2, 2});
+  setInts(n, "dilations", {3, 3}); // neither divides the other
   std::string message = importError(mb);
   EXPECT_NE(message.find("test.onnx: node 'pool1' (MaxPool, opset 13)"),
             std::string::npos) << message;

@@ -1,4 +1,5 @@
 //===- main.cpp - loupe-opt: mlir-opt with Loupe's passes and phases ---------===//
+#include "loupe/Dialect/Ral/IR/RalDialect.h"
 #include "loupe/Pipelines/Registration.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -11,5 +12,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  registry.insert<loupe::ralir::RalDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry));
 }

@@ -5,6 +5,7 @@
 #include "Phases.h"
 #include "SnapshotRecorder.h"
 
+#include "loupe/Dialect/Ral/IR/RalDialect.h"
 #include "loupe/Frontends/MlirImporter.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -68,6 +69,7 @@ private:
 void registerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
+  registry.insert<loupe::ralir::RalDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }

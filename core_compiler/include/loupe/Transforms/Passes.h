@@ -2,6 +2,8 @@
 #ifndef LOUPE_TRANSFORMS_PASSES_H
 #define LOUPE_TRANSFORMS_PASSES_H
 
+#include "loupe/Dialect/Ral/IR/RalDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

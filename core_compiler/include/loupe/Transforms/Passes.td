@@ -38,4 +38,24 @@ def ProtectEntryInputs : Pass<"loupe-protect-entry-inputs", "mlir::ModuleOp"> {
   }];
 }
 
+def RalInjectExecutionContext
+    : Pass<"ral-inject-execution-context", "mlir::ModuleOp"> {
+  let summary = "Make the entry function talk to the runtime only through its context";
+  let description = [{
+    Rewrites the (bufferized) entry function `(memref...) -> (memref...)` into
+    `(!ral.context) -> ()`, as BladeDISC's RAL does (seed document 000):
+
+    - every argument becomes `ral.recv_input %ctx, i` at the top of the body;
+    - every returned buffer is handed over with `ral.send_output %ctx, j, %v`
+      placed right after the last operation that may write the buffer or one of
+      its aliases (views), so an output can leave before the rest has run;
+    - the function returns nothing.
+
+    Runs after one-shot bufferization and before buffer deallocation, which then
+    frees the sent buffers after `ral.send_output` has read them. The original
+    signature is kept in `ral.inputs` / `ral.outputs` type-array attributes.
+  }];
+  let dependentDialects = ["loupe::ralir::RalDialect"];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

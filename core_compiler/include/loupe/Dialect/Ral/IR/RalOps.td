@@ -1,0 +1,93 @@
+//===- RalOps.td - ral dialect operations ------------------*- tablegen -*-===//
+#ifndef LOUPE_DIALECT_RAL_RALOPS
+#define LOUPE_DIALECT_RAL_RALOPS
+
+include "loupe/Dialect/Ral/IR/RalBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+
+def Ral_RecvInputOp : Ral_Op<"recv_input"> {
+  let summary = "Receive one input of the entry function from the runtime";
+  let description = [{
+    Returns the buffer the caller bound as input `index`. The buffer belongs to the
+    caller: compiled code only reads it. The runtime checks its dtype and shape
+    against the result type and reports a mismatch as an error status.
+
+    ```mlir
+    %x = ral.recv_input %ctx, 0 : memref<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, I64Attr:$index);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$ctx `,` $index attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ral_SendOutputOp : Ral_Op<"send_output"> {
+  let summary = "Hand one output of the entry function to the runtime";
+  let description = [{
+    Copies `value` into the output slot `index` of the execution context. It is
+    placed right after the value is computed, so the runtime may release an output
+    before the rest of the function has run.
+
+    ```mlir
+    ral.send_output %ctx, 0, %probs : memref<8x10xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, I64Attr:$index, AnyStaticShapeMemRef:$value);
+  let assemblyFormat = "$ctx `,` $index `,` $value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Ral_DispatchOp : Ral_Op<"dispatch"> {
+  let summary = "A type-erased call of a runtime API (library kernel, driver call)";
+  let description = [{
+    Calls the runtime API `callee` on `device` with `args`. `ral-to-llvm` turns it
+    into `ral_api_call(ctx, "<abi>", void** args)` where `abi` is the full encoded
+    name `callee___device___in_types___out_types` computed from the operand and
+    result types (type codes in docs/ral.md). `backend_config` is an opaque string
+    handed to the kernel (e.g. a oneDNN post-op list). Without `has_side_effect`
+    a dispatch whose results are unused may be erased.
+
+    ```mlir
+    ral.dispatch %ctx, %a, %b, %c, %false, %false
+        {callee = "ral_gemm", device = "cpu", backend_config = ""}
+        : (memref<8x64xf32>, memref<64x128xf32>, memref<8x128xf32>, i1, i1) -> ()
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, Variadic<AnyType>:$args,
+                       StrAttr:$callee, StrAttr:$device,
+                       DefaultValuedStrAttr<StrAttr, "">:$backend_config,
+                       OptionalAttr<StrAttr>:$abi,
+                       UnitAttr:$has_side_effect);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $ctx (`,` $args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The full API name `callee___device___ins___outs` for the current types.
+    std::string encodedName();
+  }];
+}
+
+def Ral_CpuLaunchOp : Ral_Op<"cpu_launch"> {
+  let summary = "Run a kernel function over an iteration space on the CPU driver";
+  let description = [{
+    Launches `kernel` once per workgroup over the 1-D iteration space
+    `[0, size)` split into workgroups of `block` iterations each; the CPU driver
+    runs workgroups on its thread pool (GPU-like CPU scheduling, seed documents
+    000 and 001). The kernel receives `(ctx, begin, end, args...)`.
+
+    ```mlir
+    ral.cpu_launch %ctx, @fused_kernel_0, %size, %block, %a, %b : memref<4096xf32>, memref<4096xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, FlatSymbolRefAttr:$kernel, Index:$size,
+                       Index:$block, Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $ctx `,` $kernel `,` $size `,` $block (`,` $args^ `:` type($args))? attr-dict
+  }];
+}
+
+#endif // LOUPE_DIALECT_RAL_RALOPS

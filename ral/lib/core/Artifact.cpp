@@ -1,6 +1,12 @@
 //===- Artifact.cpp - Load and run a compiled artifact ----------------------===//
 #include "loupe/ral/Artifact.h"
 
+#include "ApiCache.h"
+
+#include "loupe/ral/Context.h"
+#include "loupe/ral/CudaDriver.h"
+#include "loupe/ral/ral_api.h"
+
 #include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
@@ -11,28 +17,49 @@ namespace loupe::ral {
 
 namespace {
 thread_local Tracer *currentTracer = nullptr;
+thread_local const std::vector<DispatchNames> *currentNames = nullptr;
 
-/// Sets the calling thread's tracer for the duration of one execution.
+/// Sets the calling thread's tracer (and the names of its dispatches) for one execution.
 class TracerScope {
 public:
-  explicit TracerScope(Tracer *tracer) : previous_(currentTracer) { currentTracer = tracer; }
-  ~TracerScope() { currentTracer = previous_; }
+  TracerScope(Tracer *tracer, const std::vector<DispatchNames> *names)
+      : previous_(currentTracer), previousNames_(currentNames) {
+    currentTracer = tracer;
+    currentNames = names;
+  }
+  ~TracerScope() {
+    currentTracer = previous_;
+    currentNames = previousNames_;
+  }
 
 private:
   Tracer *previous_;
+  const std::vector<DispatchNames> *previousNames_;
 };
+
+DispatchEvent v1Event(int64_t id) {
+  DispatchEvent event;
+  event.dispatchId = id;
+  if (currentNames && id >= 0 && static_cast<size_t>(id) < currentNames->size()) {
+    event.name = (*currentNames)[id].name;
+    event.backend = (*currentNames)[id].backend;
+    event.loc = (*currentNames)[id].loc;
+  }
+  return event;
+}
 } // namespace
 
 } // namespace loupe::ral
 
-// Hooks imported by artifacts (see loupe-instrument-dispatches); resolved by the dynamic loader.
+// Hooks imported by loupe-entry-v1 artifacts (see loupe-instrument-dispatches); resolved by the
+// dynamic loader. They reach the tracer as DispatchEvents named from the manifest.
 extern "C" __attribute__((visibility("default"))) void loupe_ral_dispatch_begin(int64_t id) {
   if (auto *tracer = loupe::ral::currentTracer)
-    tracer->dispatchBegin(id);
+    tracer->onDispatchBegin(loupe::ral::v1Event(id));
 }
 extern "C" __attribute__((visibility("default"))) void loupe_ral_dispatch_end(int64_t id) {
   if (auto *tracer = loupe::ral::currentTracer)
-    tracer->dispatchEnd(id);
+    tracer->onDispatchEnd(loupe::ral::v1Event(id));
 }
 
 namespace loupe::ral {
@@ -74,7 +101,10 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
       return s;
     for (const auto &d : json.at("dispatches"))
       m.dispatches.push_back({d.at("id").get<int64_t>(), d.at("name").get<std::string>(),
-                              d.at("op").get<std::string>(), d.at("loc").get<std::string>()});
+                              d.at("op").get<std::string>(), d.at("loc").get<std::string>(),
+                              d.value("backend", std::string())});
+    if (json.contains("ral_apis"))
+      m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {
     return invalidArgument(std::string("artifact manifest: ") + e.what());
   }
@@ -94,21 +124,51 @@ StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
   artifact->path_ = path;
   artifact->handle_ = handle;
   auto *manifest = static_cast<const char *>(dlsym(handle, "loupe_manifest"));
-  artifact->entry_ = reinterpret_cast<void (*)(void **)>(dlsym(handle, "loupe_entry"));
-  if (!manifest || !artifact->entry_)
-    return invalidArgument(path + ": not a Loupe artifact (no loupe_manifest/loupe_entry)");
+  if (!manifest)
+    return invalidArgument(path + ": not a Loupe artifact (no loupe_manifest)");
   auto parsed = parseManifest(manifest);
   if (!parsed)
     return Status(parsed.status().code(), path + ": " + parsed.status().message());
-  if (parsed->abi != "loupe-entry-v1")
+  if (parsed->abi == "loupe-entry-v1") {
+    artifact->entry_ = reinterpret_cast<void (*)(void **)>(dlsym(handle, "loupe_entry"));
+    if (!artifact->entry_)
+      return invalidArgument(path + ": a loupe-entry-v1 artifact without loupe_entry");
+  } else if (parsed->abi == LOUPE_RAL_ABI) {
+    artifact->ralEntry_ =
+        reinterpret_cast<void (*)(void *)>(dlsym(handle, LOUPE_RAL_ENTRY_SYMBOL));
+    if (!artifact->ralEntry_)
+      return invalidArgument(path + ": a " LOUPE_RAL_ABI " artifact without " LOUPE_RAL_ENTRY_SYMBOL);
+  } else {
     return invalidArgument(path + ": unsupported artifact ABI '" + parsed->abi + "'");
+  }
   artifact->manifest_ = std::move(*parsed);
+  auto names = std::make_shared<std::vector<DispatchNames>>();
+  for (const DispatchInfo &d : artifact->manifest_.dispatches) {
+    if (d.id < 0 || d.id > 1000000)
+      continue;
+    if (names->size() <= static_cast<size_t>(d.id))
+      names->resize(d.id + 1);
+    (*names)[d.id] = {d.name.c_str(), d.backend.c_str(), d.loc.c_str()};
+  }
+  artifact->dispatchNames_ = names;
+  if (artifact->ralEntry_) {
+    ContextOptions options;
+    options.useCuda = artifact->manifest_.target == "cuda" || artifact->manifest_.target == "gpu";
+    options.requiredApis = artifact->manifest_.ralApis;
+    auto context = Context::create(options);
+    if (!context)
+      return Status(context.status().code(), path + ": " + context.status().message());
+    artifact->context_ = std::move(*context);
+  }
   return artifact;
 }
 
 Artifact::~Artifact() {
+  context_.reset(); // Kernels loaded from the artifact's blobs go before the artifact does.
   if (handle_)
     dlclose(handle_);
+  // The artifact's string literals may be reused by the next one loaded at the same address.
+  detail::invalidateApiCaches();
 }
 
 Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
@@ -149,6 +209,61 @@ static void appendDescriptor(std::vector<int64_t> &slots, const Tensor &tensor) 
   slots.insert(slots.end(), strides.begin(), strides.end());
 }
 
+Status Artifact::runRal(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
+                        Tracer *tracer) const {
+  ExecutionContext execution(*context_);
+  execution.setTracer(tracer);
+  execution.setDispatchTable(dispatchNames_.get());
+  bool onGpu = manifest_.target == "cuda" || manifest_.target == "gpu";
+  std::vector<uint64_t> deviceInputs;
+  auto cleanup = [&] {
+    if (auto cuda = context_->cuda(); cuda && onGpu)
+      for (uint64_t p : deviceInputs)
+        (*cuda)->free(p);
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Status s;
+    if (onGpu) {
+      auto cuda = context_->cuda();
+      if (!cuda)
+        return cuda.status();
+      auto ptr = (*cuda)->alloc(inputs[i].byteSize());
+      if (!ptr) {
+        cleanup();
+        return ptr.status();
+      }
+      deviceInputs.push_back(*ptr);
+      if (Status c = (*cuda)->memcpyHtoD(*ptr, inputs[i].data(), inputs[i].byteSize()); !c) {
+        cleanup();
+        return c;
+      }
+      BufferView view;
+      view.data = reinterpret_cast<void *>(*ptr);
+      view.dtype = inputs[i].dtype();
+      view.shape = inputs[i].shape();
+      view.device = DeviceKind::kGpu;
+      s = execution.bindInput(static_cast<int64_t>(i), std::move(view));
+    } else {
+      s = execution.bindInput(static_cast<int64_t>(i), inputs[i]);
+    }
+    if (!s) {
+      cleanup();
+      return s;
+    }
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    execution.bindOutput(static_cast<int64_t>(i), &outputs[i]);
+  ralEntry_(&execution);
+  Status status = execution.finish();
+  cleanup();
+  if (!status)
+    return status;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (!execution.isOutputSent(static_cast<int64_t>(i)))
+      return internalError("the artifact returned without sending output " + std::to_string(i));
+  return Status::ok();
+}
+
 Status Artifact::run(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
                      Tracer *tracer) const {
   if (Status s = checkInputs(inputs); !s)
@@ -162,6 +277,8 @@ Status Artifact::run(const std::vector<Tensor> &inputs, std::vector<Tensor> &out
       return invalidArgument("output buffer " + std::to_string(i) + " is " +
                              outputs[i].typeString() + ", the artifact writes " +
                              manifest_.outputs[i].typeString());
+  if (ralEntry_)
+    return runRal(inputs, outputs, tracer);
 
   std::vector<int64_t> slots;
   std::vector<size_t> offsets;
@@ -177,7 +294,7 @@ Status Artifact::run(const std::vector<Tensor> &inputs, std::vector<Tensor> &out
   for (size_t offset : offsets)
     args.push_back(&slots[offset]);
 
-  TracerScope scope(tracer);
+  TracerScope scope(tracer, dispatchNames_.get());
   entry_(args.data());
   return Status::ok();
 }

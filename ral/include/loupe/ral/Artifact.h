@@ -2,8 +2,12 @@
 //
 // A compiled artifact is a shared object (docs/artifact-abi.md) exporting
 //   const char loupe_manifest[];   JSON: entry signature and dispatch table
-//   void loupe_entry(void **args); one memref descriptor per input, then per output
-// and importing the tracer hooks loupe_ral_dispatch_begin/end(int64_t) from this library.
+// and, by its manifest's "abi":
+//   loupe-entry-v1: void loupe_entry(void **args); one memref descriptor per input, then per
+//                   output; imports the tracer hooks loupe_ral_dispatch_begin/end(int64_t).
+//   loupe-ral-v1:   void loupe_ral_entry(void *ctx); ctx is an ExecutionContext*, inputs come
+//                   from ral_recv_input, outputs go out through ral_send_output, and every other
+//                   runtime call is a ral_api_call (ral_api.h, docs/ral.md).
 // Loading needs only libc's dynamic loader: no MLIR or LLVM is in the process.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +16,7 @@
 
 #include "loupe/ral/Status.h"
 #include "loupe/ral/Tensor.h"
+#include "loupe/ral/Tracer.h"
 
 #include <memory>
 #include <string>
@@ -32,37 +37,37 @@ struct DispatchInfo {
   std::string name; ///< "dispatch_3_matmul"
   std::string op;   ///< Op the dispatch was made from: "linalg.matmul".
   std::string loc;  ///< Source ops (ONNX node names or file:line), comma-separated.
+  std::string backend; ///< "codegen", "onednn", ... (optional in the manifest; "" if absent).
 };
 
 /// The artifact's self-description.
 struct Manifest {
   int version = 0;
-  std::string abi;    ///< "loupe-entry-v1"
+  std::string abi;    ///< "loupe-entry-v1" or "loupe-ral-v1"
   std::string model;  ///< Path of the model it was compiled from.
   std::string target; ///< "cpu"
   std::string entry;  ///< Name of the MLIR entry function.
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::vector<DispatchInfo> dispatches;
+  /// loupe-ral-v1: every RAL API name the artifact calls ("ral_apis", optional). Loading
+  /// checks they are all registered, so a missing kernel is reported before anything runs.
+  std::vector<std::string> ralApis;
 };
 
 /// Parses manifest JSON; errors name the missing or malformed field.
 StatusOr<Manifest> parseManifest(const std::string &json);
 
-/// Receives the dispatch events of one execution, on the executing thread.
-class Tracer {
-public:
-  virtual ~Tracer() = default;
-  virtual void dispatchBegin(int64_t dispatchId) = 0;
-  virtual void dispatchEnd(int64_t dispatchId) = 0;
-};
+class Context;
+struct DispatchNames;
 
 /// A loaded artifact. Thread-safe: many threads may run() it at once (each call has its own
 /// descriptors; the tracer is per thread).
 class Artifact {
 public:
   /// dlopen()s `path` and reads its manifest. Errors: file missing or not a loadable shared
-  /// object (kNotFound / kInvalidArgument, with dlerror's text), no or bad manifest.
+  /// object (kNotFound / kInvalidArgument, with dlerror's text), no or bad manifest; for
+  /// loupe-ral-v1 also Context::create's errors (an unregistered API, no CUDA for "cuda").
   static StatusOr<std::shared_ptr<Artifact>> load(const std::string &path);
   ~Artifact();
   Artifact(const Artifact &) = delete;
@@ -70,22 +75,33 @@ public:
 
   const Manifest &manifest() const { return manifest_; }
   const std::string &path() const { return path_; }
+  /// True for loupe-ral-v1 artifacts (entry takes an ExecutionContext).
+  bool usesRal() const { return ralEntry_ != nullptr; }
+  /// The RAL context of a loupe-ral-v1 artifact (null for loupe-entry-v1).
+  const std::shared_ptr<Context> &context() const { return context_; }
 
   /// Checks `inputs` against the manifest: count, dtype and shape (errors name the input).
   Status checkInputs(const std::vector<Tensor> &inputs) const;
   /// Allocates zeroed output tensors of the manifest's types.
   std::vector<Tensor> allocateOutputs() const;
   /// Runs the entry function once on `inputs`, writing into `outputs` (from allocateOutputs()).
-  /// `tracer`, when set, receives every dispatch's begin and end.
+  /// `tracer`, when set, receives every dispatch's begin and end. loupe-ral-v1: one
+  /// ExecutionContext per call; errors the artifact signalled (or an output it never sent) are
+  /// returned. For target "cuda" the inputs are copied to the GPU and the outputs back.
   Status run(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
              Tracer *tracer = nullptr) const;
 
 private:
   Artifact() = default;
+  Status runRal(const std::vector<Tensor> &inputs, std::vector<Tensor> &outputs,
+                Tracer *tracer) const;
   std::string path_;
   void *handle_ = nullptr;
   void (*entry_)(void **) = nullptr;
+  void (*ralEntry_)(void *) = nullptr;
   Manifest manifest_;
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<const std::vector<DispatchNames>> dispatchNames_;
 };
 
 } // namespace loupe::ral

@@ -1,0 +1,165 @@
+//===- CpuDriver.h - The RAL's CPU driver -----------------------*- C++ -*-===//
+//
+// Memory and launches on the host CPU:
+// - CachingAllocator: 64-byte aligned blocks in size classes (4 per power of two, <= 25% waste),
+//   freed blocks kept on per-class free lists for reuse up to a byte limit; counts hits/misses.
+// - ThreadPool: a fixed set of workers plus the calling thread; parallelFor hands out
+//   workgroup ids from an atomic counter (dynamic scheduling), so uneven workgroups balance.
+// - launch(): runs a kernel's iteration space as workgroups over the pool, the GPU-like CPU
+//   scheduling of BladeDISC's ral_cpu_launch (common_context_impl.cc) and IREE's CPU HAL
+//   (workgroup count x tile per dimension, each workgroup a rectangular box).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_RAL_CPUDRIVER_H
+#define LOUPE_RAL_CPUDRIVER_H
+
+#include "loupe/ral/Status.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace loupe::ral {
+
+class Context;
+
+/// A size-class caching allocator for host memory. Thread-safe (one lock).
+class CachingAllocator {
+public:
+  struct Stats {
+    uint64_t allocations = 0; ///< allocate() calls.
+    uint64_t hits = 0;        ///< ... served from a free list.
+    uint64_t misses = 0;      ///< ... that went to the system allocator.
+    uint64_t frees = 0;       ///< deallocate() calls.
+    uint64_t bytesInUse = 0;  ///< Class bytes handed out and not yet freed.
+    uint64_t peakBytesInUse = 0;
+    uint64_t bytesCached = 0; ///< Class bytes on the free lists.
+  };
+
+  /// `cacheLimitBytes`: most bytes kept on the free lists; beyond it freed blocks are released.
+  explicit CachingAllocator(size_t cacheLimitBytes = size_t(1) << 30);
+  ~CachingAllocator();
+  CachingAllocator(const CachingAllocator &) = delete;
+  CachingAllocator &operator=(const CachingAllocator &) = delete;
+
+  /// A 64-byte aligned block of at least `bytes` bytes (0 is allowed), or nullptr when the
+  /// system is out of memory. Its contents are unspecified.
+  void *allocate(size_t bytes);
+  /// Returns a block from allocate() (nullptr is ignored).
+  void deallocate(void *ptr);
+  /// Releases every cached block to the system.
+  void trim();
+  Stats stats() const;
+
+  /// Size class a request of `bytes` is served from (>= bytes, >= 64).
+  static size_t classSize(size_t bytes);
+  /// Usable size of a block from allocate().
+  static size_t blockSize(const void *ptr);
+
+private:
+  static size_t classIndex(size_t bytes);
+  size_t cacheLimit_;
+  mutable std::mutex mutex_;
+  std::vector<std::vector<void *>> freeLists_;
+  Stats stats_;
+};
+
+/// A fixed pool of worker threads; the thread calling parallelFor works too.
+class ThreadPool {
+public:
+  /// `numThreads` >= 1 threads in total: the caller plus numThreads - 1 workers.
+  explicit ThreadPool(int numThreads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  int numThreads() const { return numThreads_; }
+  /// Runs fn(i, threadIndex) once for every i in [0, count) and returns when all are done.
+  /// threadIndex is 0 for the calling thread and 1..numThreads-1 for workers. Safe to call
+  /// from many threads at once; a call from inside a workgroup runs inline (no nesting).
+  /// `maxThreads` > 0 caps the threads used.
+  void parallelFor(int64_t count, const std::function<void(int64_t, int)> &fn, int maxThreads = 0);
+  /// 1..numThreads-1 on a worker of some pool, else 0.
+  static int currentThreadIndex();
+
+private:
+  struct Job;
+  void workerLoop(int index);
+
+  int numThreads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::deque<Job *> queue_;
+  bool stop_ = false;
+};
+
+/// The iteration space of a launch: per dimension [lower, upper) with a positive step.
+struct CpuLaunchDims {
+  static constexpr int kMaxRank = 8;
+  int rank = 0;
+  int64_t lower[kMaxRank] = {};
+  int64_t upper[kMaxRank] = {};
+  int64_t step[kMaxRank] = {};
+};
+
+/// A compiled CPU kernel: runs the box [lower, upper) (steps `step`, one entry per dimension)
+/// of the iteration space with the launch's parameters. BladeDISC's CPU kernel convention.
+using CpuKernelFn = void (*)(const int64_t *lower, const int64_t *upper, const int64_t *step,
+                             void **params);
+
+/// How a launch is cut into workgroups: dimension d has count[d] workgroups of tile[d]
+/// iterations each (the last one may be shorter); ids are row-major over count.
+struct CpuLaunchPlan {
+  int rank = 0;
+  int64_t iterations[CpuLaunchDims::kMaxRank] = {}; ///< Trip count per dimension.
+  int64_t tile[CpuLaunchDims::kMaxRank] = {};
+  int64_t count[CpuLaunchDims::kMaxRank] = {};
+  int64_t numWorkgroups = 0;
+  /// The box of workgroup `id`, in the launch's index space.
+  void workgroupBox(const CpuLaunchDims &dims, int64_t id, int64_t *lower, int64_t *upper) const;
+};
+
+class CpuDriver {
+public:
+  /// `numThreads`: threads of the (process-wide, shared) pool; `cacheLimitBytes`: allocator.
+  CpuDriver(int numThreads, size_t cacheLimitBytes);
+  ~CpuDriver();
+
+  CachingAllocator &allocator() { return allocator_; }
+  ThreadPool &threadPool() { return *pool_; }
+
+  /// Cuts `dims` into workgroups: about 4 per thread when there is enough work, fewer when
+  /// trip count x unitWorkloadSizeHint (an estimate of the work per iteration, e.g. bytes
+  /// touched) is small: each workgroup gets at least kMinWorkPerWorkgroup units, so tiny loops
+  /// run inline. Outer dimensions are split first; inner ones stay whole (contiguous rows).
+  static CpuLaunchPlan plan(const CpuLaunchDims &dims, int64_t unitWorkloadSizeHint,
+                            int numThreads);
+  static constexpr int64_t kMinWorkPerWorkgroup = 32 * 1024;
+
+  /// Runs `kernel` over `dims` in parallel (see plan) and returns when every workgroup is done.
+  /// Errors: rank outside 0..8 or a non-positive step (nothing runs).
+  Status launch(const CpuLaunchDims &dims, int64_t unitWorkloadSizeHint, CpuKernelFn kernel,
+                void **params);
+
+private:
+  CachingAllocator allocator_;
+  std::shared_ptr<ThreadPool> pool_;
+};
+
+/// The process-wide pool with `numThreads` threads (created on first use per size).
+std::shared_ptr<ThreadPool> sharedThreadPool(int numThreads);
+/// $LOUPE_NUM_THREADS when set and positive, else std::thread::hardware_concurrency() (>= 1).
+int defaultNumThreads();
+
+} // namespace loupe::ral
+
+#endif // LOUPE_RAL_CPUDRIVER_H

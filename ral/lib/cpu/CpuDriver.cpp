@@ -1,0 +1,354 @@
+//===- CpuDriver.cpp - Caching allocator, thread pool, workgroup launches -----===//
+#include "loupe/ral/CpuDriver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+
+namespace loupe::ral {
+
+//===----------------------------------------------------------------------===//
+// CachingAllocator
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr size_t kAlignment = 64;
+/// Every block is preceded by a header of kAlignment bytes holding its class size, so
+/// deallocate() needs no lookup and the user pointer stays 64-byte aligned.
+struct BlockHeader {
+  size_t classSize;
+  uint32_t magic;
+};
+constexpr uint32_t kMagic = 0x10a9e5a1;
+constexpr size_t kMaxClasses = 1 + 4 * 58; // class 0 (64 B) + 4 per power of two up to 2^63
+
+inline BlockHeader *headerOf(const void *ptr) {
+  return reinterpret_cast<BlockHeader *>(static_cast<char *>(const_cast<void *>(ptr)) - kAlignment);
+}
+} // namespace
+
+size_t CachingAllocator::classIndex(size_t bytes) {
+  if (bytes <= 64)
+    return 0;
+  // bytes in (2^k, 2^(k+1)], k >= 6: four classes of 2^(k-2) each.
+  int k = 63 - __builtin_clzll(static_cast<unsigned long long>(bytes - 1));
+  size_t unit = size_t(1) << (k - 2);
+  size_t q = (bytes + unit - 1) / unit; // 5..8
+  return 1 + static_cast<size_t>(k - 6) * 4 + (q - 5);
+}
+
+size_t CachingAllocator::classSize(size_t bytes) {
+  if (bytes <= 64)
+    return 64;
+  int k = 63 - __builtin_clzll(static_cast<unsigned long long>(bytes - 1));
+  size_t unit = size_t(1) << (k - 2);
+  return (bytes + unit - 1) / unit * unit;
+}
+
+size_t CachingAllocator::blockSize(const void *ptr) { return headerOf(ptr)->classSize; }
+
+CachingAllocator::CachingAllocator(size_t cacheLimitBytes)
+    : cacheLimit_(cacheLimitBytes), freeLists_(kMaxClasses) {}
+
+CachingAllocator::~CachingAllocator() { trim(); }
+
+void *CachingAllocator::allocate(size_t bytes) {
+  if (bytes > (size_t(1) << 46))
+    return nullptr;
+  size_t index = classIndex(bytes);
+  size_t size = classSize(bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.allocations;
+    std::vector<void *> &list = freeLists_[index];
+    if (!list.empty()) {
+      void *ptr = list.back();
+      list.pop_back();
+      ++stats_.hits;
+      stats_.bytesCached -= size;
+      stats_.bytesInUse += size;
+      stats_.peakBytesInUse = std::max(stats_.peakBytesInUse, stats_.bytesInUse);
+      return ptr;
+    }
+    ++stats_.misses;
+  }
+  void *raw = std::aligned_alloc(kAlignment, size + kAlignment);
+  if (!raw) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --stats_.allocations;
+    --stats_.misses;
+    return nullptr;
+  }
+  auto *header = static_cast<BlockHeader *>(raw);
+  header->classSize = size;
+  header->magic = kMagic;
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.bytesInUse += size;
+  stats_.peakBytesInUse = std::max(stats_.peakBytesInUse, stats_.bytesInUse);
+  return static_cast<char *>(raw) + kAlignment;
+}
+
+void CachingAllocator::deallocate(void *ptr) {
+  if (!ptr)
+    return;
+  BlockHeader *header = headerOf(ptr);
+  size_t size = header->classSize;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++stats_.frees;
+    stats_.bytesInUse -= size;
+    if (stats_.bytesCached + size <= cacheLimit_) {
+      freeLists_[classIndex(size)].push_back(ptr);
+      stats_.bytesCached += size;
+      return;
+    }
+  }
+  std::free(header);
+}
+
+void CachingAllocator::trim() {
+  std::vector<void *> release;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::vector<void *> &list : freeLists_) {
+      release.insert(release.end(), list.begin(), list.end());
+      list.clear();
+    }
+    stats_.bytesCached = 0;
+  }
+  for (void *ptr : release)
+    std::free(headerOf(ptr));
+}
+
+CachingAllocator::Stats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+//===----------------------------------------------------------------------===//
+// ThreadPool
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local int tThreadIndex = 0;  ///< 1.. on pool workers.
+thread_local bool tInWorkgroup = false; ///< Inside a parallelFor body: nested calls run inline.
+} // namespace
+
+/// One parallelFor call. Lives on the caller's stack; the caller returns only after it has
+/// left the queue and no worker holds it (active == 0).
+struct ThreadPool::Job {
+  const std::function<void(int64_t, int)> *fn = nullptr;
+  int64_t count = 0;
+  int maxHelpers = 0;
+  std::atomic<int64_t> next{0};
+  int active = 0;  ///< Workers inside; guarded by the pool mutex.
+  int joined = 0;  ///< Workers that ever joined; guarded by the pool mutex.
+
+  /// Claims and runs workgroups until none is left.
+  void run(int threadIndex) {
+    bool outer = tInWorkgroup;
+    tInWorkgroup = true;
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+      (*fn)(i, threadIndex);
+    tInWorkgroup = outer;
+  }
+};
+
+ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
+  workers_.reserve(numThreads_ - 1);
+  for (int i = 1; i < numThreads_; ++i)
+    workers_.emplace_back([this, i] { workerLoop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread &t : workers_)
+    t.join();
+}
+
+int ThreadPool::currentThreadIndex() { return tThreadIndex; }
+
+void ThreadPool::workerLoop(int index) {
+  tThreadIndex = index;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (stop_)
+      return;
+    Job *job = queue_.front();
+    if (job->next.load(std::memory_order_relaxed) >= job->count || job->joined >= job->maxHelpers) {
+      // Nothing left to claim (or enough helpers): retire it from the queue.
+      queue_.pop_front();
+      continue;
+    }
+    ++job->active;
+    ++job->joined;
+    lock.unlock();
+    job->run(index);
+    lock.lock();
+    if (!queue_.empty() && queue_.front() == job)
+      queue_.pop_front();
+    if (--job->active == 0)
+      done_.notify_all();
+  }
+}
+
+void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int)> &fn,
+                             int maxThreads) {
+  if (count <= 0)
+    return;
+  int threads = maxThreads > 0 ? std::min(maxThreads, numThreads_) : numThreads_;
+  if (count == 1 || threads <= 1 || tInWorkgroup || workers_.empty()) {
+    bool outer = tInWorkgroup;
+    tInWorkgroup = true;
+    for (int64_t i = 0; i < count; ++i)
+      fn(i, tThreadIndex);
+    tInWorkgroup = outer;
+    return;
+  }
+  Job job;
+  job.fn = &fn;
+  job.count = count;
+  job.maxHelpers = static_cast<int>(std::min<int64_t>(threads - 1, count - 1));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(&job);
+  }
+  if (job.maxHelpers == 1)
+    wake_.notify_one();
+  else
+    wake_.notify_all();
+  job.run(tThreadIndex);
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto it = std::find(queue_.begin(), queue_.end(), &job);
+  if (it != queue_.end())
+    queue_.erase(it);
+  done_.wait(lock, [&] { return job.active == 0; });
+}
+
+std::shared_ptr<ThreadPool> sharedThreadPool(int numThreads) {
+  static std::mutex *mutex = new std::mutex;
+  // Leaked: workers may still be parked at exit; joining them in a static destructor races
+  // with other static destructors.
+  static auto *pools = new std::map<int, std::shared_ptr<ThreadPool>>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  std::shared_ptr<ThreadPool> &pool = (*pools)[numThreads];
+  if (!pool)
+    pool = std::make_shared<ThreadPool>(numThreads);
+  return pool;
+}
+
+int defaultNumThreads() {
+  if (const char *env = std::getenv("LOUPE_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0)
+      return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+//===----------------------------------------------------------------------===//
+// Launches
+//===----------------------------------------------------------------------===//
+
+void CpuLaunchPlan::workgroupBox(const CpuLaunchDims &dims, int64_t id, int64_t *lower,
+                                 int64_t *upper) const {
+  for (int d = rank - 1; d >= 0; --d) {
+    int64_t coord = id % count[d];
+    id /= count[d];
+    int64_t first = coord * tile[d];
+    int64_t last = std::min(iterations[d], first + tile[d]);
+    lower[d] = dims.lower[d] + first * dims.step[d];
+    upper[d] = std::min(dims.upper[d], dims.lower[d] + last * dims.step[d]);
+  }
+}
+
+CpuLaunchPlan CpuDriver::plan(const CpuLaunchDims &dims, int64_t unitWorkloadSizeHint,
+                              int numThreads) {
+  CpuLaunchPlan plan;
+  plan.rank = dims.rank;
+  int64_t total = 1;
+  for (int d = 0; d < dims.rank; ++d) {
+    int64_t span = dims.upper[d] - dims.lower[d];
+    plan.iterations[d] = span > 0 ? (span + dims.step[d] - 1) / dims.step[d] : 0;
+    total *= plan.iterations[d];
+  }
+  if (total == 0) {
+    plan.numWorkgroups = 0;
+    for (int d = 0; d < dims.rank; ++d) {
+      plan.tile[d] = std::max<int64_t>(1, plan.iterations[d]);
+      plan.count[d] = 1;
+    }
+    return plan;
+  }
+  // Workgroups wanted: ~4 per thread for balance, each with at least kMinWorkPerWorkgroup units.
+  int64_t hint = std::max<int64_t>(1, unitWorkloadSizeHint);
+  int64_t byWork = total > INT64_MAX / hint ? total : std::max<int64_t>(1, total * hint / kMinWorkPerWorkgroup);
+  int64_t wanted = std::min<int64_t>({total, int64_t(4) * std::max(1, numThreads), byWork});
+  if (numThreads <= 1)
+    wanted = 1;
+  // Split outer dimensions first: whole rows stay inside one workgroup.
+  int64_t have = 1;
+  for (int d = 0; d < dims.rank; ++d) {
+    int64_t n = plan.iterations[d];
+    if (have >= wanted) {
+      plan.tile[d] = n;
+      plan.count[d] = 1;
+      continue;
+    }
+    int64_t need = (wanted + have - 1) / have; // workgroups still wanted along d and inwards
+    if (n <= need) {
+      plan.tile[d] = 1;
+      plan.count[d] = n;
+    } else {
+      plan.tile[d] = (n + need - 1) / need;
+      plan.count[d] = (n + plan.tile[d] - 1) / plan.tile[d];
+    }
+    have *= plan.count[d];
+  }
+  plan.numWorkgroups = have;
+  return plan;
+}
+
+CpuDriver::CpuDriver(int numThreads, size_t cacheLimitBytes)
+    : allocator_(cacheLimitBytes), pool_(sharedThreadPool(std::max(1, numThreads))) {}
+
+CpuDriver::~CpuDriver() = default;
+
+Status CpuDriver::launch(const CpuLaunchDims &dims, int64_t unitWorkloadSizeHint,
+                         CpuKernelFn kernel, void **params) {
+  if (dims.rank < 0 || dims.rank > CpuLaunchDims::kMaxRank)
+    return invalidArgument("ral_cpu_launch: rank " + std::to_string(dims.rank) +
+                           " is outside 0.." + std::to_string(CpuLaunchDims::kMaxRank));
+  for (int d = 0; d < dims.rank; ++d)
+    if (dims.step[d] <= 0)
+      return invalidArgument("ral_cpu_launch: step " + std::to_string(dims.step[d]) +
+                             " of dimension " + std::to_string(d) + " is not positive");
+  if (!kernel)
+    return invalidArgument("ral_cpu_launch: null kernel");
+  if (dims.rank == 0) {
+    kernel(dims.lower, dims.upper, dims.step, params);
+    return Status::ok();
+  }
+  CpuLaunchPlan p = plan(dims, unitWorkloadSizeHint, pool_->numThreads());
+  if (p.numWorkgroups == 0)
+    return Status::ok();
+  if (p.numWorkgroups == 1) {
+    kernel(dims.lower, dims.upper, dims.step, params);
+    return Status::ok();
+  }
+  pool_->parallelFor(p.numWorkgroups, [&](int64_t id, int) {
+    int64_t lower[CpuLaunchDims::kMaxRank], upper[CpuLaunchDims::kMaxRank];
+    p.workgroupBox(dims, id, lower, upper);
+    kernel(lower, upper, dims.step, params);
+  });
+  return Status::ok();
+}
+
+} // namespace loupe::ral

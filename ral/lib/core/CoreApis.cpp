@@ -10,6 +10,7 @@
 #include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/Registry.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace loupe::ral {
@@ -168,6 +169,35 @@ void cpuLaunch(ExecutionContext *ctx, const char *kernelName, MemRef<int64_t, 1>
                                           (kernelName ? kernelName : "") + "')"));
 }
 
+/// A 1-D kernel as the compiler's ral.cpu_launch outlines it: iterations [begin, end).
+using CpuKernel1D = void (*)(void *ctx, int64_t begin, int64_t end, void **params);
+
+/// ral_cpu_launch_1d(ctx, kernel name, size, block, kernel, params): runs `kernel` (CpuKernel1D)
+/// over [0, size) in workgroups of `block` iterations (the last may be shorter; block <= 0: the
+/// runtime picks, ~4 workgroups per thread) on the thread pool; returns when all are done.
+void cpuLaunch1D(ExecutionContext *ctx, const char *kernelName, int64_t size, int64_t block,
+                 void *kernel, void **params) {
+  if (ctx->failed() || size <= 0)
+    return;
+  if (!kernel) {
+    ctx->signalError(invalidArgument(std::string("ral_cpu_launch_1d of '") +
+                                     (kernelName ? kernelName : "") + "': null kernel"));
+    return;
+  }
+  auto fn = reinterpret_cast<CpuKernel1D>(kernel);
+  ThreadPool &pool = ctx->context().cpu().threadPool();
+  if (block <= 0)
+    block = std::max<int64_t>(1, (size + 4 * pool.numThreads() - 1) / (4 * pool.numThreads()));
+  int64_t count = (size + block - 1) / block;
+  if (count == 1) {
+    fn(ctx, 0, size, params);
+    return;
+  }
+  pool.parallelFor(count, [&](int64_t id, int) {
+    fn(ctx, id * block, std::min(size, (id + 1) * block), params);
+  });
+}
+
 } // namespace
 
 LOUPE_RAL_API("ral_alloc", "cpu", cpuAlloc);
@@ -180,5 +210,6 @@ LOUPE_RAL_API("ral_dispatch_end", "cpu", dispatchEnd<DeviceKind::kCpu>);
 LOUPE_RAL_API("ral_dispatch_begin", "gpu", dispatchBegin<DeviceKind::kGpu>);
 LOUPE_RAL_API("ral_dispatch_end", "gpu", dispatchEnd<DeviceKind::kGpu>);
 LOUPE_RAL_API("ral_cpu_launch", "cpu", cpuLaunch);
+LOUPE_RAL_API("ral_cpu_launch_1d", "cpu", cpuLaunch1D);
 
 } // namespace loupe::ral

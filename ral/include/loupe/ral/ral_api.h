@@ -54,8 +54,15 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
 #define LOUPE_RAL_MEMSET_CPU "ral_memset___cpu___pvoid_pvoid_i32_i64___void"
 #define LOUPE_RAL_DISPATCH_BEGIN_CPU "ral_dispatch_begin___cpu___pvoid_i64_pvoid_pvoid_pvoid___void"
 #define LOUPE_RAL_DISPATCH_END_CPU "ral_dispatch_end___cpu___pvoid_i64___void"
+/* (ctx, kernel name, lower, upper, step: memref<?xi64>, unit workload hint, kernel, params):
+ * kernel is void(const int64_t *lower, const int64_t *upper, const int64_t *step, void **params)
+ * and runs one box (workgroup) of the N-D iteration space (BladeDISC's CPU launch). */
 #define LOUPE_RAL_CPU_LAUNCH \
   "ral_cpu_launch___cpu___pvoid_pvoid_m1di64_m1di64_m1di64_i64_pvoid_ppvoid___void"
+/* (ctx, kernel name, size, block, kernel, params): kernel is
+ * void(void *ctx, int64_t begin, int64_t end, void **params) over [begin, end) of [0, size),
+ * workgroups of `block` iterations (block <= 0: the runtime picks). */
+#define LOUPE_RAL_CPU_LAUNCH_1D "ral_cpu_launch_1d___cpu___pvoid_pvoid_i64_i64_pvoid_ppvoid___void"
 
 #define LOUPE_RAL_ALLOC_GPU "ral_alloc___gpu___pvoid_i64___pvoid"
 #define LOUPE_RAL_DEALLOC_GPU "ral_dealloc___gpu___pvoid_pvoid___void"

@@ -1,0 +1,91 @@
+//===- GemmShapes.h - Normalize GEMM operands to row-major + ld (internal) -*- C++ -*-===//
+//
+// Shared by the OpenBLAS, oneDNN and cuBLAS(Lt) kernels: checks the shapes of
+// C[M,N] = op(A) * op(B) (Kernels.h) and expresses every operand as a row-major matrix with a
+// leading dimension, turning column-major views into transposes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_RAL_LIB_KERNELS_GEMMSHAPES_H
+#define LOUPE_RAL_LIB_KERNELS_GEMMSHAPES_H
+
+#include "loupe/ral/MemRef.h"
+#include "loupe/ral/Status.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace loupe::ral::detail {
+
+/// One operand as row-major storage: `rows` x `cols` with leading dimension `ld` (elements),
+/// `transposed` when the math operand is the transpose of that storage.
+struct GemmOperand {
+  int64_t rows = 0, cols = 0, ld = 0;
+  bool transposed = false;
+};
+
+/// A [rows, cols] matrix with strides s0, s1 as row-major storage (possibly transposed).
+/// False when neither dimension is unit-stride.
+inline bool asRowMajor(int64_t rows, int64_t cols, int64_t s0, int64_t s1, bool trans,
+                       GemmOperand &out) {
+  if (cols == 1)
+    s1 = 1;
+  if (rows == 1)
+    s0 = std::max<int64_t>(cols, 1);
+  if (s1 == 1 && s0 >= std::max<int64_t>(cols, 1)) {
+    out = {rows, cols, s0, trans};
+    return true;
+  }
+  if (s0 == 1 && s1 >= std::max<int64_t>(rows, 1)) { // column-major: row-major of the transpose
+    out = {cols, rows, s1, !trans};
+    return true;
+  }
+  return false;
+}
+
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  GemmOperand a, b, c;
+};
+
+inline std::string dims2(int64_t a, int64_t b) {
+  return "[" + std::to_string(a) + "x" + std::to_string(b) + "]";
+}
+
+/// Checks C[M,N] = op(A) * op(B) for [a0,a1], [b0,b1], [c0,c1] memrefs with strides.
+inline Status planGemm(const char *api, const int64_t *aSizes, const int64_t *aStrides,
+                       const int64_t *bSizes, const int64_t *bStrides, const int64_t *cSizes,
+                       const int64_t *cStrides, bool transA, bool transB, GemmProblem &p) {
+  p.m = transA ? aSizes[1] : aSizes[0];
+  p.k = transA ? aSizes[0] : aSizes[1];
+  int64_t kb = transB ? bSizes[1] : bSizes[0];
+  p.n = transB ? bSizes[0] : bSizes[1];
+  std::string shapes = std::string(" (A ") + dims2(aSizes[0], aSizes[1]) +
+                       (transA ? "^T" : "") + ", B " + dims2(bSizes[0], bSizes[1]) +
+                       (transB ? "^T" : "") + ", C " + dims2(cSizes[0], cSizes[1]) + ")";
+  if (kb != p.k || cSizes[0] != p.m || cSizes[1] != p.n)
+    return invalidArgument(std::string(api) + ": shapes do not match C[M,N] = op(A)[M,K] * op(B)[K,N]" + shapes);
+  if (!asRowMajor(aSizes[0], aSizes[1], aStrides[0], aStrides[1], transA, p.a) ||
+      !asRowMajor(bSizes[0], bSizes[1], bStrides[0], bStrides[1], transB, p.b))
+    return invalidArgument(std::string(api) + ": A and B need one unit-stride dimension" + shapes);
+  if (!asRowMajor(cSizes[0], cSizes[1], cStrides[0], cStrides[1], false, p.c) || p.c.transposed)
+    return invalidArgument(std::string(api) + ": C must be row-major (unit inner stride)" + shapes);
+  return Status::ok();
+}
+
+/// Batch strides of a rank-3 operand against C's batch: 0 when broadcast (size 1).
+inline bool batchStride(int64_t size, int64_t stride, int64_t batch, int64_t &out) {
+  if (size == batch) {
+    out = batch == 1 ? 0 : stride;
+    return true;
+  }
+  if (size == 1) {
+    out = 0;
+    return true;
+  }
+  return false;
+}
+
+} // namespace loupe::ral::detail
+
+#endif // LOUPE_RAL_LIB_KERNELS_GEMMSHAPES_H

@@ -1,0 +1,294 @@
+//===- OneDnnKernels.cpp - GEMM and convolution on the CPU through oneDNN (plugin) ----===//
+//
+// ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
+// ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops) and ral_conv_onednn (Kernels.h), f32,
+// with oneDNN 2.x's matmul and convolution_forward primitives. Memory descriptors carry the
+// memrefs' strides, so transposed and column-major views need no copy. Primitives are built
+// once per shape and kept in a per-context cache (the oneDNN engine is one per process);
+// executing one primitive from several threads at once is allowed by oneDNN.
+//
+//===----------------------------------------------------------------------===//
+#include "GemmShapes.h"
+
+#include "loupe/ral/Context.h"
+#include "loupe/ral/Kernels.h"
+#include "loupe/ral/Registry.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <mutex>
+#include <unordered_map>
+
+namespace loupe::ral {
+
+namespace {
+
+using dnnl::memory;
+
+struct OneDnnEngine : Context::Resource {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+};
+
+/// Primitives of one context keyed by their shapes and attributes.
+struct OneDnnPrimitives : Context::Resource {
+  std::mutex mutex;
+  std::unordered_map<std::string, dnnl::primitive> primitives;
+};
+
+dnnl::engine &engineOf(ExecutionContext *ctx) {
+  return static_cast<OneDnnEngine *>(
+             ctx->getOrCreateResource("ral.onednn.engine", Context::Lifetime::kGlobal,
+                                      [] { return std::make_unique<OneDnnEngine>(); }))
+      ->engine;
+}
+
+/// The cached primitive for `key`, built with `build` on a miss.
+template <typename Build>
+dnnl::primitive primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
+  auto *cache = static_cast<OneDnnPrimitives *>(ctx->getOrCreateResource(
+      "ral.onednn.primitives", Context::Lifetime::kPerContext,
+      [] { return std::make_unique<OneDnnPrimitives>(); }));
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    auto it = cache->primitives.find(key);
+    if (it != cache->primitives.end())
+      return it->second;
+  }
+  dnnl::primitive p = build();
+  std::lock_guard<std::mutex> lock(cache->mutex);
+  return cache->primitives.emplace(key, p).first->second;
+}
+
+bool postOpFor(int32_t activation, dnnl::post_ops &ops, std::string &error) {
+  switch (static_cast<Activation>(activation)) {
+  case Activation::kNone:
+    return true;
+  case Activation::kRelu:
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    return true;
+  case Activation::kGeluTanh:
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
+    return true;
+  case Activation::kGeluErf:
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+    return true;
+  }
+  error = "activation " + std::to_string(activation) + " is not one of 0 none, 1 relu, 2 "
+                                                      "gelu_tanh, 3 gelu_erf";
+  return false;
+}
+
+/// Strides of the math operand [rows, cols] stored as `op` (row-major storage + ld).
+memory::dims operandStrides(const detail::GemmOperand &op) {
+  return op.transposed ? memory::dims{1, op.ld} : memory::dims{op.ld, 1};
+}
+
+std::string keyOf(std::initializer_list<int64_t> values) {
+  std::string key;
+  for (int64_t v : values)
+    key += std::to_string(v) + ",";
+  return key;
+}
+
+/// C = act(op(A) op(B) + bias) for a batch (batch 0 means plain 2-D).
+void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p, int64_t batch,
+            int64_t batchA, int64_t batchB, int64_t strideA, int64_t strideB, int64_t strideC,
+            const float *a, const float *b, const float *bias, float *c, int32_t activation) {
+  if (p.m == 0 || p.n == 0 || (batch == 0 && batchA != 0))
+    return;
+  try {
+    dnnl::engine &engine = engineOf(ctx);
+    std::string key = std::string(api) + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
+                                                p.b.transposed, p.c.ld, batch, batchA, batchB,
+                                                strideA, strideB, strideC, bias != nullptr,
+                                                activation});
+    std::string error;
+    dnnl::post_ops ops;
+    if (!postOpFor(activation, ops, error))
+      return ctx->signalError(invalidArgument(std::string(api) + ": " + error));
+    memory::desc aDesc, bDesc, cDesc, biasDesc;
+    if (batch == 0) {
+      aDesc = memory::desc({p.m, p.k}, memory::data_type::f32, operandStrides(p.a));
+      bDesc = memory::desc({p.k, p.n}, memory::data_type::f32, operandStrides(p.b));
+      cDesc = memory::desc({p.m, p.n}, memory::data_type::f32, memory::dims{p.c.ld, 1});
+      biasDesc = memory::desc({1, p.n}, memory::data_type::f32, memory::dims{p.n, 1});
+    } else {
+      memory::dims sa = operandStrides(p.a), sb = operandStrides(p.b);
+      aDesc = memory::desc({batchA, p.m, p.k}, memory::data_type::f32,
+                           {std::max<int64_t>(strideA, 1), sa[0], sa[1]});
+      bDesc = memory::desc({batchB, p.k, p.n}, memory::data_type::f32,
+                           {std::max<int64_t>(strideB, 1), sb[0], sb[1]});
+      cDesc = memory::desc({batch, p.m, p.n}, memory::data_type::f32,
+                           {std::max<int64_t>(strideC, 1), p.c.ld, 1});
+      biasDesc = memory::desc({1, 1, p.n}, memory::data_type::f32, memory::dims{p.n, p.n, 1});
+    }
+    dnnl::primitive prim = primitiveFor(ctx, key, [&] {
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(ops);
+      dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
+                                     : dnnl::matmul::desc(aDesc, bDesc, cDesc);
+      return dnnl::primitive(dnnl::matmul::primitive_desc(desc, attr, engine));
+    });
+    dnnl::stream stream(engine);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<float *>(a))},
+        {DNNL_ARG_WEIGHTS, memory(bDesc, engine, const_cast<float *>(b))},
+        {DNNL_ARG_DST, memory(cDesc, engine, c)}};
+    if (bias)
+      args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, const_cast<float *>(bias)));
+    prim.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    ctx->signalError(internalError(std::string(api) + ": oneDNN: " + e.what() + " (status " +
+                                   std::to_string(int(e.status)) + ")"));
+  }
+}
+
+void gemmOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b, MemRef<float, 2> c,
+                bool transA, bool transB) {
+  if (ctx->failed())
+    return;
+  detail::GemmProblem p;
+  if (Status s = detail::planGemm("ral_gemm_onednn", a.sizes, a.strides, b.sizes, b.strides,
+                                  c.sizes, c.strides, transA, transB, p);
+      !s)
+    return ctx->signalError(s);
+  matmul(ctx, "ral_gemm_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(), nullptr, c.data(), 0);
+}
+
+void batchGemmOneDnn(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3> b,
+                     MemRef<float, 3> c, bool transA, bool transB) {
+  if (ctx->failed())
+    return;
+  detail::GemmProblem p;
+  if (Status s = detail::planGemm("ral_batch_gemm_onednn", a.sizes + 1, a.strides + 1,
+                                  b.sizes + 1, b.strides + 1, c.sizes + 1, c.strides + 1, transA,
+                                  transB, p);
+      !s)
+    return ctx->signalError(s);
+  int64_t batch = c.sizes[0], strideA = 0, strideB = 0;
+  if (!detail::batchStride(a.sizes[0], a.strides[0], batch, strideA) ||
+      !detail::batchStride(b.sizes[0], b.strides[0], batch, strideB))
+    return ctx->signalError(invalidArgument(
+        "ral_batch_gemm_onednn: batch sizes " + std::to_string(a.sizes[0]) + ", " +
+        std::to_string(b.sizes[0]) + " do not broadcast to " + std::to_string(batch)));
+  if (batch == 0)
+    return;
+  matmul(ctx, "ral_batch_gemm_onednn", p, batch, a.sizes[0], b.sizes[0], a.strides[0],
+         b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0);
+}
+
+void gemmEpilogueOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b,
+                        MemRef<float, 1> bias, MemRef<float, 2> c, bool transA, bool transB,
+                        int32_t activation) {
+  if (ctx->failed())
+    return;
+  detail::GemmProblem p;
+  if (Status s = detail::planGemm("ral_gemm_epilogue_onednn", a.sizes, a.strides, b.sizes,
+                                  b.strides, c.sizes, c.strides, transA, transB, p);
+      !s)
+    return ctx->signalError(s);
+  bool hasBias = bias.sizes[0] != 0;
+  if (hasBias && (bias.sizes[0] != p.n || (bias.strides[0] != 1 && p.n > 1)))
+    return ctx->signalError(invalidArgument("ral_gemm_epilogue_onednn: bias has " +
+                                            std::to_string(bias.sizes[0]) + " entries, C has " +
+                                            std::to_string(p.n) + " columns"));
+  matmul(ctx, "ral_gemm_epilogue_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(),
+         hasBias ? bias.data() : nullptr, c.data(), activation);
+}
+
+void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> filter,
+                MemRef<float, 1> bias, MemRef<float, 4> output, MemRef<int64_t, 1> params) {
+  if (ctx->failed())
+    return;
+  int64_t np = params.sizes[0];
+  if (np != kConvParams && np != kConvParamsWithActivation)
+    return ctx->signalError(invalidArgument("ral_conv_onednn: params has " + std::to_string(np) +
+                                            " entries (want 9 or 10)"));
+  auto param = [&](int i) { return params.data()[i * params.strides[0]]; };
+  int64_t sh = param(kConvStrideH), sw = param(kConvStrideW), pt = param(kConvPadTop),
+          pl = param(kConvPadLeft), pb = param(kConvPadBottom), pr = param(kConvPadRight),
+          dh = param(kConvDilationH), dw = param(kConvDilationW), groups = param(kConvGroups);
+  int32_t activation = np == kConvParamsWithActivation ? int32_t(param(kConvActivation)) : 0;
+  int64_t n = input.sizes[0], c = input.sizes[1], h = input.sizes[2], w = input.sizes[3];
+  int64_t o = filter.sizes[0], kh = filter.sizes[2], kw = filter.sizes[3];
+  auto shape = [](const int64_t *s) {
+    return "[" + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
+           "x" + std::to_string(s[3]) + "]";
+  };
+  std::string shapes = " (input " + shape(input.sizes) + ", filter " + shape(filter.sizes) +
+                       ", output " + shape(output.sizes) + ")";
+  if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0 || groups <= 0 || pt < 0 || pl < 0 || pb < 0 ||
+      pr < 0)
+    return ctx->signalError(invalidArgument("ral_conv_onednn: strides, dilations and groups must "
+                                            "be positive, paddings non-negative"));
+  int64_t oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+  int64_t ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+  if (c % groups != 0 || o % groups != 0 || filter.sizes[1] != c / groups ||
+      output.sizes[0] != n || output.sizes[1] != o || output.sizes[2] != oh ||
+      output.sizes[3] != ow)
+    return ctx->signalError(invalidArgument(
+        "ral_conv_onednn: shapes do not match the convolution (groups " + std::to_string(groups) +
+        ", expected output [" + std::to_string(n) + "x" + std::to_string(o) + "x" +
+        std::to_string(oh) + "x" + std::to_string(ow) + "])" + shapes));
+  bool hasBias = bias.sizes[0] != 0;
+  if (hasBias && bias.sizes[0] != o)
+    return ctx->signalError(invalidArgument("ral_conv_onednn: bias has " +
+                                            std::to_string(bias.sizes[0]) + " entries, want " +
+                                            std::to_string(o)));
+  if (!input.isContiguous() || !filter.isContiguous() || !output.isContiguous())
+    return ctx->signalError(invalidArgument("ral_conv_onednn: memrefs must be contiguous" + shapes));
+  try {
+    dnnl::engine &engine = engineOf(ctx);
+    std::string error;
+    dnnl::post_ops ops;
+    if (!postOpFor(activation, ops, error))
+      return ctx->signalError(invalidArgument("ral_conv_onednn: " + error));
+    memory::desc src({n, c, h, w}, memory::data_type::f32, memory::format_tag::nchw);
+    memory::desc dst({n, o, oh, ow}, memory::data_type::f32, memory::format_tag::nchw);
+    memory::desc wei = groups == 1
+                           ? memory::desc({o, c, kh, kw}, memory::data_type::f32,
+                                          memory::format_tag::oihw)
+                           : memory::desc({groups, o / groups, c / groups, kh, kw},
+                                          memory::data_type::f32, memory::format_tag::goihw);
+    memory::desc biasDesc({o}, memory::data_type::f32, memory::format_tag::x);
+    std::string key = "conv" + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
+                                      groups, hasBias, activation});
+    dnnl::primitive prim = primitiveFor(ctx, key, [&] {
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(ops);
+      memory::dims strides{sh, sw}, dilates{dh - 1, dw - 1}, padL{pt, pl}, padR{pb, pr};
+      auto desc = hasBias ? dnnl::convolution_forward::desc(
+                                dnnl::prop_kind::forward_inference,
+                                dnnl::algorithm::convolution_direct, src, wei, biasDesc, dst,
+                                strides, dilates, padL, padR)
+                          : dnnl::convolution_forward::desc(
+                                dnnl::prop_kind::forward_inference,
+                                dnnl::algorithm::convolution_direct, src, wei, dst, strides,
+                                dilates, padL, padR);
+      return dnnl::primitive(dnnl::convolution_forward::primitive_desc(desc, attr, engine));
+    });
+    dnnl::stream stream(engine);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(src, engine, input.data())},
+        {DNNL_ARG_WEIGHTS, memory(wei, engine, filter.data())},
+        {DNNL_ARG_DST, memory(dst, engine, output.data())}};
+    if (hasBias)
+      args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
+    prim.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    ctx->signalError(internalError(std::string("ral_conv_onednn: oneDNN: ") + e.what() +
+                                   " (status " + std::to_string(int(e.status)) + ")" + shapes));
+  }
+}
+
+} // namespace
+
+LOUPE_RAL_API("ral_gemm_onednn", "cpu", gemmOneDnn);
+LOUPE_RAL_API("ral_gemm", "cpu", gemmOneDnn);
+LOUPE_RAL_API("ral_batch_gemm_onednn", "cpu", batchGemmOneDnn);
+LOUPE_RAL_API("ral_gemm_epilogue_onednn", "cpu", gemmEpilogueOneDnn);
+LOUPE_RAL_API("ral_conv_onednn", "cpu", convOneDnn);
+
+} // namespace loupe::ral

@@ -16,7 +16,8 @@ namespace {
 /// bytes of IR (spaces, `%`, `(`) would otherwise allow only short shifts.
 class Pattern {
 public:
-  Pattern(std::string_view query, bool caseSensitive) {
+  /// Prepares the shift table of one direction only (each costs a 4 KiB fill).
+  Pattern(std::string_view query, bool caseSensitive, bool forward) {
     for (int c = 0; c < 256; ++c)
       fold_[c] = static_cast<unsigned char>(
           !caseSensitive && c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -26,22 +27,27 @@ public:
     const size_t m = pattern_.size();
     if (m < 2)
       return;
-    // Forward: bigram ending at pattern position j (1 <= j <= m-1) -> shift m-1-j; the last
-    // bigram gets 0 (verify), and after a verification the window moves by its previous
-    // occurrence's shift. Absent bigrams shift by m-1 (the last byte may start a match).
-    forward_.fill(m - 1);
-    for (size_t j = 1; j + 1 < m; ++j)
-      forward_[hash(pattern_[j - 1], pattern_[j])] = m - 1 - j;
-    const size_t last = hash(pattern_[m - 2], pattern_[m - 1]);
-    forwardAfterMatch_ = forward_[last];
-    forward_[last] = 0;
-    // Backward, mirrored: bigram starting at position j (0 <= j <= m-2) -> shift j.
-    backward_.fill(m - 1);
-    for (size_t j = m - 2; j >= 1; --j)
-      backward_[hash(pattern_[j], pattern_[j + 1])] = j;
-    const size_t first = hash(pattern_[0], pattern_[1]);
-    backwardAfterMatch_ = backward_[first];
-    backward_[first] = 0;
+    // Shifts are capped at 255 (a shorter shift is always safe), so tables are bytes.
+    far_ = static_cast<uint8_t>(std::min<size_t>(m - 1, 255));
+    auto cap = [](size_t v) { return static_cast<uint8_t>(std::min<size_t>(v, 255)); };
+    shift_.fill(far_);
+    if (forward) {
+      // Bigram ending at pattern position j (1 <= j <= m-1) -> shift m-1-j; the last bigram
+      // gets 0 (verify), and after a verification the window moves by its previous
+      // occurrence's shift. Absent bigrams shift by m-1 (the last byte may start a match).
+      for (size_t j = 1; j + 1 < m; ++j)
+        shift_[hash(pattern_[j - 1], pattern_[j])] = cap(m - 1 - j);
+      const size_t last = hash(pattern_[m - 2], pattern_[m - 1]);
+      afterMatch_ = shift_[last];
+      shift_[last] = 0;
+    } else {
+      // Mirrored: bigram starting at position j (0 <= j <= m-2) -> shift j.
+      for (size_t j = m - 2; j >= 1; --j)
+        shift_[hash(pattern_[j], pattern_[j + 1])] = cap(j);
+      const size_t first = hash(pattern_[0], pattern_[1]);
+      afterMatch_ = shift_[first];
+      shift_[first] = 0;
+    }
   }
 
   size_t size() const { return pattern_.size(); }
@@ -56,16 +62,16 @@ public:
           return i;
       return std::string_view::npos;
     }
-    const size_t far = m - 1;
+    const size_t far = far_;
     for (size_t i = from; i + m <= to;) {
-      size_t shift = forward_[hash(fold_[t[i + m - 2]], fold_[t[i + m - 1]])];
+      size_t shift = shift_[hash(fold_[t[i + m - 2]], fold_[t[i + m - 1]])];
       // Most windows end in a bigram absent from the query: jump by the constant m-1, so the
       // next load does not wait for this one (glibc's memmem does the same).
       while (shift == far) {
         i += far;
         if (i + m > to)
           return std::string_view::npos;
-        shift = forward_[hash(fold_[t[i + m - 2]], fold_[t[i + m - 1]])];
+        shift = shift_[hash(fold_[t[i + m - 2]], fold_[t[i + m - 1]])];
       }
       if (shift) {
         i += shift;
@@ -73,7 +79,7 @@ public:
       }
       if (matchesAt(t, i))
         return i;
-      i += forwardAfterMatch_;
+      i += afterMatch_;
     }
     return std::string_view::npos;
   }
@@ -84,24 +90,24 @@ public:
     const unsigned char *t = reinterpret_cast<const unsigned char *>(s.data());
     if (s.size() < m || to <= from)
       return std::string_view::npos;
-    const size_t far = m - 1;
+    const size_t far = far_;
     for (size_t i = std::min(to - 1, s.size() - m) + 1; i-- > from;) {
       if (m == 1) {
         if (fold_[t[i]] == pattern_[0])
           return i;
         continue;
       }
-      size_t shift = backward_[hash(fold_[t[i]], fold_[t[i + 1]])];
+      size_t shift = shift_[hash(fold_[t[i]], fold_[t[i + 1]])];
       while (shift == far) { // as in forward()
         if (i < from + far)
           return std::string_view::npos;
         i -= far;
-        shift = backward_[hash(fold_[t[i]], fold_[t[i + 1]])];
+        shift = shift_[hash(fold_[t[i]], fold_[t[i + 1]])];
       }
       if (shift == 0) {
         if (matchesAt(t, i))
           return i;
-        shift = backwardAfterMatch_;
+        shift = afterMatch_;
       }
       if (i < from + shift)
         return std::string_view::npos;
@@ -120,10 +126,9 @@ private:
   }
 
   std::array<unsigned char, 256> fold_{};
-  std::array<uint32_t, 4096> forward_{};
-  std::array<uint32_t, 4096> backward_{};
-  size_t forwardAfterMatch_ = 1;
-  size_t backwardAfterMatch_ = 1;
+  std::array<uint8_t, 4096> shift_{};
+  size_t far_ = 1;
+  size_t afterMatch_ = 1;
   std::vector<unsigned char> pattern_;
 };
 
@@ -144,7 +149,7 @@ std::optional<TextMatch> findNext(std::string_view text, const LineIndex &lines,
                                   bool forward, bool caseSensitive) {
   if (!searchable(query) || lines.lineCount() == 0)
     return std::nullopt;
-  Pattern p(query, caseSensitive);
+  Pattern p(query, caseSensitive, forward);
   size_t cursor = text.size();
   if (fromLine < lines.lineCount())
     cursor = lines.lineStart(fromLine) + std::min(fromCol, lines.line(text, fromLine).size());
@@ -168,7 +173,7 @@ FindAllResult findAll(std::string_view text, const LineIndex &lines, std::string
   FindAllResult result;
   if (!searchable(query))
     return result;
-  Pattern p(query, caseSensitive);
+  Pattern p(query, caseSensitive, true);
   for (size_t at = p.forward(text, 0, text.size()); at != std::string_view::npos;
        at = p.forward(text, at + p.size(), text.size())) {
     if (result.matches.size() == maxMatches) {
@@ -184,7 +189,7 @@ std::vector<size_t> findInLine(std::string_view line, std::string_view query, bo
   std::vector<size_t> columns;
   if (!searchable(query))
     return columns;
-  Pattern p(query, caseSensitive);
+  Pattern p(query, caseSensitive, true);
   for (size_t at = p.forward(line, 0, line.size()); at != std::string_view::npos;
        at = p.forward(line, at + p.size(), line.size()))
     columns.push_back(at);

@@ -109,3 +109,34 @@ TEST(TextSearchTest, AgreesWithNaiveSearch) {
     }
   }
 }
+
+TEST(TextSearchTest, LongQueriesAgreeWithNaiveSearch) {
+  // Queries longer than the 255-byte shift cap, drawn from the text itself.
+  std::mt19937 rng(8);
+  std::string text;
+  for (int i = 0; i < 5000; ++i)
+    text += i % 97 == 96 ? '\n' : "abcab"[rng() % 5];
+  IrDocument doc(text);
+  for (int round = 0; round < 50; ++round) {
+    size_t len = 256 + rng() % 60, from = rng() % (text.size() - len);
+    std::string query = text.substr(from, len);
+    if (query.find('\n') != std::string::npos)
+      query.erase(query.find('\n'));
+    if (query.size() < 2)
+      continue;
+    std::vector<size_t> starts;
+    for (size_t at = text.find(query); at != std::string::npos; at = text.find(query, at + 1))
+      starts.push_back(at);
+    ASSERT_FALSE(starts.empty());
+    size_t line = rng() % doc.lineCount(), col = rng() % (doc.line(line).size() + 1);
+    size_t cursor = doc.lineIndex().lineStart(line) + col;
+    auto fwd = doc.find(query, line, col, true, true);
+    auto bwd = doc.find(query, line, col, false, true);
+    auto it = std::lower_bound(starts.begin(), starts.end(), cursor);
+    size_t wantFwd = it == starts.end() ? starts.front() : *it;
+    size_t wantBwd = it == starts.begin() ? starts.back() : *std::prev(it);
+    ASSERT_TRUE(fwd && bwd);
+    EXPECT_EQ(doc.lineIndex().lineStart(fwd->line) + fwd->column, wantFwd);
+    EXPECT_EQ(doc.lineIndex().lineStart(bwd->line) + bwd->column, wantBwd);
+  }
+}

@@ -1,0 +1,376 @@
+//===- KernelsTest.cpp - Library kernels against naive references ------------------===//
+//
+// Every kernel is called as compiled code calls it: through ral_api_call with its ABI name.
+//
+//===----------------------------------------------------------------------===//
+#include "RalTestUtils.h"
+
+#include "loupe/ral/Context.h"
+#include "loupe/ral/Kernels.h"
+#include "loupe/ral/Registry.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace loupe::ral;
+using loupe::ral::testing::RalArgs;
+
+namespace {
+
+class RalKernels : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    const std::vector<PluginStatus> &plugins = loadPlugins();
+    pluginStatus_ = plugins.empty() ? notFound("no plugin") : plugins[0].status;
+  }
+  void SetUp() override {
+    auto created = Context::create();
+    ASSERT_TRUE(created) << created.status().message();
+    context_ = *created;
+  }
+  void requirePlugin() {
+    if (!pluginStatus_)
+      GTEST_SKIP() << "CPU kernel plugin unavailable: " << pluginStatus_.message();
+  }
+  std::vector<float> random(size_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> d(-1.f, 1.f);
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = d(rng);
+    return v;
+  }
+  static inline Status pluginStatus_;
+  std::shared_ptr<Context> context_;
+};
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want, float tol,
+                const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << what << " at " << i;
+}
+
+/// C[M,N] = op(A) op(B) with A stored [M,K] (or [K,M] when transA), B [K,N] (or [N,K]).
+std::vector<float> naiveGemm(const std::vector<float> &a, const std::vector<float> &b, int64_t m,
+                             int64_t n, int64_t k, bool ta, bool tb) {
+  std::vector<float> c(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+      c[i * n + j] = float(acc);
+    }
+  return c;
+}
+
+float applyActivation(float x, int32_t act) {
+  switch (static_cast<Activation>(act)) {
+  case Activation::kRelu:
+    return std::max(x, 0.f);
+  case Activation::kGeluTanh:
+    return 0.5f * x * (1 + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+  case Activation::kGeluErf:
+    return 0.5f * x * (1 + std::erf(x / std::sqrt(2.f)));
+  default:
+    return x;
+  }
+}
+
+TEST_F(RalKernels, GemmAllBackendsAndTransposes) {
+  requirePlugin();
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (const char *api : {LOUPE_RAL_GEMM_OPENBLAS_F32, LOUPE_RAL_GEMM_ONEDNN_F32, LOUPE_RAL_GEMM_CPU_F32})
+    for (Shape s : {Shape{5, 3, 7}, Shape{17, 9, 33}, Shape{1, 64, 16}})
+      for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+          std::vector<float> a = random(s.m * s.k, 1), b = random(s.k * s.n, 2), c(s.m * s.n, 99);
+          int64_t aShape[2] = {ta ? s.k : s.m, ta ? s.m : s.k};
+          int64_t bShape[2] = {tb ? s.n : s.k, tb ? s.k : s.n};
+          ExecutionContext execution(*context_);
+          RalArgs(&execution)
+              .add(makeMemRef<float, 2>(a.data(), aShape))
+              .add(makeMemRef<float, 2>(b.data(), bShape))
+              .add(makeMemRef<float, 2>(c.data(), {s.m, s.n}))
+              .add(ta)
+              .add(tb)
+              .call(api);
+          ASSERT_TRUE(execution.finish()) << api << ": " << execution.status().message();
+          expectNear(c, naiveGemm(a, b, s.m, s.n, s.k, ta, tb), 1e-4f,
+                     std::string(api) + (ta ? " A^T" : "") + (tb ? " B^T" : ""));
+        }
+}
+
+TEST_F(RalKernels, GemmStridedAndColumnMajorViews) {
+  requirePlugin();
+  int64_t m = 6, n = 5, k = 4, lda = 9;
+  // A [6x4] inside a [6x9] buffer (leading stride 9); B as a column-major [4x5] view.
+  std::vector<float> abuf = random(m * lda, 3), bcol = random(k * n, 4);
+  std::vector<float> a(m * k), b(k * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p)
+      a[i * k + p] = abuf[i * lda + p];
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t j = 0; j < n; ++j)
+      b[p * n + j] = bcol[j * k + p];
+  MemRef<float, 2> am = makeMemRef<float, 2>(abuf.data(), {m, k});
+  am.strides[0] = lda;
+  MemRef<float, 2> bm = makeMemRef<float, 2>(bcol.data(), {k, n});
+  bm.strides[0] = 1;
+  bm.strides[1] = k;
+  for (const char *api : {LOUPE_RAL_GEMM_OPENBLAS_F32, LOUPE_RAL_GEMM_ONEDNN_F32}) {
+    std::vector<float> c(m * n);
+    ExecutionContext execution(*context_);
+    RalArgs(&execution).add(am).add(bm).add(makeMemRef<float, 2>(c.data(), {m, n})).add(false).add(false).call(api);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    expectNear(c, naiveGemm(a, b, m, n, k, false, false), 1e-4f, api);
+  }
+}
+
+TEST_F(RalKernels, GemmShapeMismatchIsAStatusNamingTheKernel) {
+  requirePlugin();
+  std::vector<float> a(6), b(6), c(4);
+  ExecutionContext execution(*context_);
+  RalArgs(&execution)
+      .add(makeMemRef<float, 2>(a.data(), {2, 3}))
+      .add(makeMemRef<float, 2>(b.data(), {2, 3}))
+      .add(makeMemRef<float, 2>(c.data(), {2, 2}))
+      .add(false)
+      .add(false)
+      .call(LOUPE_RAL_GEMM_OPENBLAS_F32);
+  Status s = execution.finish();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("ral_gemm_openblas"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("[2x3]"), std::string::npos) << s.message();
+}
+
+TEST_F(RalKernels, BatchedGemmWithBroadcast) {
+  requirePlugin();
+  int64_t batch = 3, m = 4, n = 5, k = 6;
+  for (const char *api : {LOUPE_RAL_BATCH_GEMM_OPENBLAS_F32, LOUPE_RAL_BATCH_GEMM_ONEDNN_F32})
+    for (bool broadcastB : {false, true})
+      for (bool tb : {false, true}) {
+        int64_t bBatch = broadcastB ? 1 : batch;
+        std::vector<float> a = random(batch * m * k, 5), b = random(bBatch * k * n, 6),
+                           c(batch * m * n);
+        int64_t bShape[3] = {bBatch, tb ? n : k, tb ? k : n};
+        ExecutionContext execution(*context_);
+        RalArgs(&execution)
+            .add(makeMemRef<float, 3>(a.data(), {batch, m, k}))
+            .add(makeMemRef<float, 3>(b.data(), bShape))
+            .add(makeMemRef<float, 3>(c.data(), {batch, m, n}))
+            .add(false)
+            .add(tb)
+            .call(api);
+        ASSERT_TRUE(execution.finish()) << api << ": " << execution.status().message();
+        for (int64_t i = 0; i < batch; ++i) {
+          std::vector<float> ai(a.begin() + i * m * k, a.begin() + (i + 1) * m * k);
+          int64_t bi = broadcastB ? 0 : i;
+          std::vector<float> bm(b.begin() + bi * k * n, b.begin() + (bi + 1) * k * n);
+          std::vector<float> ci(c.begin() + i * m * n, c.begin() + (i + 1) * m * n);
+          expectNear(ci, naiveGemm(ai, bm, m, n, k, false, tb), 1e-4f,
+                     std::string(api) + " batch " + std::to_string(i));
+        }
+      }
+}
+
+TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
+  requirePlugin();
+  int64_t m = 7, n = 12, k = 10;
+  std::vector<float> a = random(m * k, 7), b = random(k * n, 8), bias = random(n, 9);
+  for (int32_t act : {0, 1, 2, 3})
+    for (bool withBias : {true, false}) {
+      std::vector<float> c(m * n);
+      std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          want[i * n + j] = applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f), act);
+      MemRef<float, 1> biasRef = makeMemRef<float, 1>(bias.data(), {withBias ? n : 0});
+      ExecutionContext execution(*context_);
+      RalArgs(&execution)
+          .add(makeMemRef<float, 2>(a.data(), {m, k}))
+          .add(makeMemRef<float, 2>(b.data(), {k, n}))
+          .add(biasRef)
+          .add(makeMemRef<float, 2>(c.data(), {m, n}))
+          .add(false)
+          .add(false)
+          .add(act)
+          .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+      ASSERT_TRUE(execution.finish()) << execution.status().message();
+      expectNear(c, want, 1e-4f, "epilogue act " + std::to_string(act) + (withBias ? " bias" : ""));
+    }
+  ExecutionContext execution(*context_);
+  std::vector<float> c(m * n);
+  RalArgs(&execution)
+      .add(makeMemRef<float, 2>(a.data(), {m, k}))
+      .add(makeMemRef<float, 2>(b.data(), {k, n}))
+      .add(makeMemRef<float, 1>(bias.data(), {0}))
+      .add(makeMemRef<float, 2>(c.data(), {m, n}))
+      .add(false)
+      .add(false)
+      .add(int32_t(9))
+      .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+  EXPECT_FALSE(execution.finish());
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, o, kh, kw;
+  int64_t strideH, strideW, padT, padL, padB, padR, dilH, dilW, groups;
+  bool bias;
+  int32_t act;
+};
+
+std::vector<float> naiveConv(const ConvCase &p, const std::vector<float> &x,
+                             const std::vector<float> &wt, const std::vector<float> &bias,
+                             int64_t oh, int64_t ow) {
+  std::vector<float> y(p.n * p.o * oh * ow);
+  int64_t cg = p.c / p.groups, og = p.o / p.groups;
+  for (int64_t b = 0; b < p.n; ++b)
+    for (int64_t o = 0; o < p.o; ++o) {
+      int64_t g = o / og;
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = p.bias ? bias[o] : 0;
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t u = 0; u < p.kh; ++u)
+              for (int64_t v = 0; v < p.kw; ++v) {
+                int64_t hi = i * p.strideH - p.padT + u * p.dilH;
+                int64_t wi = j * p.strideW - p.padL + v * p.dilW;
+                if (hi < 0 || hi >= p.h || wi < 0 || wi >= p.w)
+                  continue;
+                acc += double(x[((b * p.c + g * cg + ci) * p.h + hi) * p.w + wi]) *
+                       wt[((o * cg + ci) * p.kh + u) * p.kw + v];
+              }
+          y[((b * p.o + o) * oh + i) * ow + j] = applyActivation(float(acc), p.act);
+        }
+    }
+  return y;
+}
+
+TEST_F(RalKernels, ConvOneDnnNchwAgainstNaiveLoop) {
+  requirePlugin();
+  const ConvCase cases[] = {
+      // pad/stride/dilation asymmetric, groups 2, bias, no activation
+      {2, 4, 9, 8, 6, 3, 2, 2, 1, 1, 0, 2, 1, 1, 2, 2, true, 0},
+      // plain 3x3, same padding, bias + relu
+      {1, 3, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, 1},
+      // depthwise (groups = channels), stride 2, no bias
+      {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, false, 0},
+      // 1x1 with dilation 3 (no effect) and GELU
+      {3, 2, 4, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3, 3, 1, true, 3},
+  };
+  for (const ConvCase &p : cases) {
+    int64_t oh = (p.h + p.padT + p.padB - p.dilH * (p.kh - 1) - 1) / p.strideH + 1;
+    int64_t ow = (p.w + p.padL + p.padR - p.dilW * (p.kw - 1) - 1) / p.strideW + 1;
+    std::vector<float> x = random(p.n * p.c * p.h * p.w, 10),
+                       wt = random(p.o * (p.c / p.groups) * p.kh * p.kw, 11),
+                       bias = random(p.o, 12), y(p.n * p.o * oh * ow, 7);
+    std::vector<int64_t> params = {p.strideH, p.strideW, p.padT, p.padL, p.padB,
+                                   p.padR,    p.dilH,    p.dilW, p.groups, p.act};
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(makeMemRef<float, 4>(x.data(), {p.n, p.c, p.h, p.w}))
+        .add(makeMemRef<float, 4>(wt.data(), {p.o, p.c / p.groups, p.kh, p.kw}))
+        .add(makeMemRef<float, 1>(bias.data(), {p.bias ? p.o : 0}))
+        .add(makeMemRef<float, 4>(y.data(), {p.n, p.o, oh, ow}))
+        .add(makeMemRef<int64_t, 1>(params.data(), {int64_t(params.size())}))
+        .call(LOUPE_RAL_CONV_ONEDNN_F32);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    expectNear(y, naiveConv(p, x, wt, bias, oh, ow), 1e-4f,
+               "conv groups " + std::to_string(p.groups));
+  }
+}
+
+TEST_F(RalKernels, ConvWrongOutputShapeIsAStatus) {
+  requirePlugin();
+  std::vector<float> x(1 * 1 * 5 * 5), wt(1 * 1 * 3 * 3), y(1 * 1 * 5 * 5);
+  std::vector<int64_t> params = {1, 1, 0, 0, 0, 0, 1, 1, 1};
+  ExecutionContext execution(*context_);
+  RalArgs(&execution)
+      .add(makeMemRef<float, 4>(x.data(), {1, 1, 5, 5}))
+      .add(makeMemRef<float, 4>(wt.data(), {1, 1, 3, 3}))
+      .add(makeMemRef<float, 1>(nullptr, {0}))
+      .add(makeMemRef<float, 4>(y.data(), {1, 1, 5, 5}))
+      .add(makeMemRef<int64_t, 1>(params.data(), {9}))
+      .call(LOUPE_RAL_CONV_ONEDNN_F32);
+  Status s = execution.finish();
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("expected output [1x1x3x3]"), std::string::npos) << s.message();
+}
+
+TEST_F(RalKernels, TopKMatchesAStableSortReference) {
+  int64_t rows = 5, n = 40, k = 7;
+  std::vector<float> in(rows * n);
+  std::mt19937 rng(13);
+  for (float &v : in)
+    v = float(int(rng() % 9)) - 4.f; // many ties
+  in[3] = std::nanf("");
+  for (bool largest : {true, false}) {
+    std::vector<float> values(rows * k);
+    std::vector<int64_t> indices(rows * k);
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(makeMemRef<float, 2>(in.data(), {rows, n}))
+        .add(makeMemRef<float, 2>(values.data(), {rows, k}))
+        .add(makeMemRef<int64_t, 2>(indices.data(), {rows, k}))
+        .add(largest)
+        .call(LOUPE_RAL_TOPK_CPU_F32);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<int64_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      auto key = [&](int64_t i) {
+        float v = in[r * n + i];
+        return std::isnan(v) ? (largest ? -INFINITY : INFINITY) : (largest ? -v : v);
+      };
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
+      for (int64_t j = 0; j < k; ++j) {
+        ASSERT_EQ(indices[r * k + j], order[j]) << "row " << r << " rank " << j;
+        float want = in[r * n + order[j]];
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(values[r * k + j]));
+        else
+          EXPECT_EQ(values[r * k + j], want);
+      }
+    }
+  }
+}
+
+TEST_F(RalKernels, SortIsStableWithArgsort) {
+  int64_t rows = 3, n = 50;
+  std::vector<int64_t> in(rows * n);
+  std::mt19937 rng(17);
+  for (int64_t &v : in)
+    v = int64_t(rng() % 11) - 5;
+  for (bool descending : {false, true}) {
+    std::vector<int64_t> values(rows * n), indices(rows * n);
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(makeMemRef<int64_t, 2>(in.data(), {rows, n}))
+        .add(makeMemRef<int64_t, 2>(values.data(), {rows, n}))
+        .add(makeMemRef<int64_t, 2>(indices.data(), {rows, n}))
+        .add(descending)
+        .call("ral_sort___cpu___pvoid_m2di64_m2di64_m2di64_i1___void");
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<int64_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return descending ? in[r * n + a] > in[r * n + b] : in[r * n + a] < in[r * n + b];
+      });
+      for (int64_t j = 0; j < n; ++j) {
+        ASSERT_EQ(indices[r * n + j], order[j]);
+        ASSERT_EQ(values[r * n + j], in[r * n + order[j]]);
+      }
+    }
+  }
+}
+
+} // namespace

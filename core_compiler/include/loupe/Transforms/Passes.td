@@ -58,4 +58,32 @@ def RalInjectExecutionContext
   let dependentDialects = ["loupe::ralir::RalDialect"];
 }
 
+def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> {
+  let summary = "Turn library-backed linalg ops into ral.dispatch calls";
+  let description = [{
+    In a function that takes a `!ral.context`, a zero-filled `linalg.matmul` /
+    `linalg.batch_matmul` on f32 memrefs (the `linalg.fill` of 0 that TOSA lowering
+    puts before them, with no use of the output in between) becomes one
+    `ral.dispatch` of `ral_gemm` / `ral_batch_gemm` (C = A * B, overwriting C), and
+    the fill is dropped. Anything else stays for code generation. The dispatch's
+    `abi` attribute is filled in with the encoded name while the types are known.
+  }];
+  let dependentDialects = ["loupe::ralir::RalDialect"];
+}
+
+def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower ral ops to type-erased ral_api_call(ctx, name, args) calls";
+  let description = [{
+    Every `ral.recv_input`, `ral.send_output` and `ral.dispatch` becomes one call
+    `ral_api_call(ctx, "<encoded name>", void **args)` (seed document 000, "Uniformed
+    type-erased external function call ABI"): each argument gets one slot pointing to
+    its value, a rank-N memref 3+2N slots (allocated, aligned, offset, sizes,
+    strides), each result one slot pointing to storage for the whole value, which is
+    loaded back after the call. Names are encoded from the ral-level types, before
+    they become opaque LLVM pointers. `!ral.context` becomes `!llvm.ptr` in function
+    signatures. Runs after `finalize-memref-to-llvm`, before `convert-func-to-llvm`.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

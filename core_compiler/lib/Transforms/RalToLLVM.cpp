@@ -1,0 +1,198 @@
+//===- RalToLLVM.cpp - ral ops -> ral_api_call(ctx, name, void **args) -------===//
+//
+// See Passes.td. The slot layout follows ral/include/loupe/ral/ral_api.h.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace loupe {
+#define GEN_PASS_DEF_RALTOLLVM
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+using namespace loupe::ralir;
+
+static constexpr llvm::StringLiteral kApiCall = "ral_api_call";
+
+/// `!llvm.ptr` to a NUL-terminated global holding `text`, one global per distinct text.
+static Value globalString(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
+  std::string symbol = ("__ral_name_" + text).str();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(IntegerType::get(b.getContext(), 8), text.size() + 1);
+    global = b.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
+                                      symbol, b.getStringAttr(text.str() + '\0'));
+  }
+  return b.create<LLVM::AddressOfOp>(loc, global);
+}
+
+/// Emits `ral_api_call(ctx, name, args)` for operands `values` (already LLVM-typed, with
+/// their ral-level types in `originalTypes`) and results of LLVM types `resultTypes`.
+/// Returns the loaded results.
+static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Location loc,
+                                            Operation *op, StringRef name, ValueRange values,
+                                            TypeRange originalTypes, TypeRange resultTypes) {
+  MLIRContext *ctx = b.getContext();
+  auto module = op->getParentOfType<ModuleOp>();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto i64Ty = IntegerType::get(ctx, 64);
+  Value one = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
+  auto spill = [&](Value v) {
+    Value slot = b.create<LLVM::AllocaOp>(loc, ptrTy, v.getType(), one);
+    b.create<LLVM::StoreOp>(loc, v, slot);
+    return slot;
+  };
+
+  llvm::SmallVector<Value> slots;
+  for (auto [value, original] : llvm::zip(values, originalTypes)) {
+    auto memref = dyn_cast<MemRefType>(original);
+    if (!memref) {
+      slots.push_back(spill(value));
+      continue;
+    }
+    // One slot per descriptor field: allocated, aligned, offset, sizes[N], strides[N].
+    Value desc = spill(value);
+    Type structTy = value.getType();
+    auto field = [&](llvm::ArrayRef<LLVM::GEPArg> indices) {
+      llvm::SmallVector<LLVM::GEPArg> all = {0};
+      all.append(indices.begin(), indices.end());
+      return b.create<LLVM::GEPOp>(loc, ptrTy, structTy, desc, all).getResult();
+    };
+    slots.append({field({0}), field({1}), field({2})});
+    for (int32_t dim = 0; dim < memref.getRank(); ++dim)
+      slots.push_back(field({3, dim}));
+    for (int32_t dim = 0; dim < memref.getRank(); ++dim)
+      slots.push_back(field({4, dim}));
+  }
+  llvm::SmallVector<Value> resultSlots;
+  for (Type type : resultTypes) {
+    resultSlots.push_back(b.create<LLVM::AllocaOp>(loc, ptrTy, type, one));
+    slots.push_back(resultSlots.back());
+  }
+
+  auto arrayTy = LLVM::LLVMArrayType::get(ptrTy, slots.size());
+  Value count = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
+  Value args = b.create<LLVM::AllocaOp>(loc, ptrTy, arrayTy, count);
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    Value at = b.create<LLVM::GEPOp>(loc, ptrTy, arrayTy, args,
+                                     llvm::ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    b.create<LLVM::StoreOp>(loc, slot, at);
+  }
+  auto callee = LLVM::lookupOrCreateFn(module, kApiCall, {ptrTy, ptrTy, ptrTy},
+                                       LLVM::LLVMVoidType::get(ctx));
+  b.create<LLVM::CallOp>(loc, callee, ValueRange{values.front(), globalString(b, loc, module, name), args});
+
+  llvm::SmallVector<Value> results;
+  for (auto [slot, type] : llvm::zip(resultSlots, resultTypes))
+    results.push_back(b.create<LLVM::LoadOp>(loc, type, slot));
+  return results;
+}
+
+namespace {
+template <typename Op> struct RalCallLowering : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  using OpAdaptor = typename Op::Adaptor;
+
+  /// The encoded name and the operands (context first) of one ral op.
+  virtual std::string apiName(Op op) const = 0;
+  virtual llvm::SmallVector<Value> operands(Op op, OpAdaptor adaptor,
+                                            ConversionPatternRewriter &b) const = 0;
+
+  LogicalResult matchAndRewrite(Op op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    llvm::SmallVector<Type> resultTypes;
+    if (failed(this->getTypeConverter()->convertTypes(op->getResultTypes(), resultTypes)))
+      return b.notifyMatchFailure(op, "result types have no LLVM form");
+    llvm::SmallVector<Value> values = operands(op, adaptor, b);
+    llvm::SmallVector<Type> originals = {op->getOperand(0).getType()};
+    for (Value v : op->getOperands().drop_front())
+      originals.push_back(v.getType());
+    // recv_input/send_output carry their index as an attribute: an i64 operand at the ABI.
+    while (originals.size() < values.size())
+      originals.insert(originals.begin() + 1, b.getI64Type());
+    auto results = emitApiCall(b, op.getLoc(), op, apiName(op), values, originals, resultTypes);
+    b.replaceOp(op, results);
+    return success();
+  }
+};
+
+Value indexConstant(ConversionPatternRewriter &b, Location loc, int64_t index) {
+  return b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(index));
+}
+
+struct RecvInputLowering : RalCallLowering<RecvInputOp> {
+  using RalCallLowering::RalCallLowering;
+  std::string apiName(RecvInputOp op) const override {
+    return encodeApiName("ral_recv_input", "cpu",
+                         {op.getCtx().getType(), IntegerType::get(op.getContext(), 64)},
+                         op.getResult().getType());
+  }
+  llvm::SmallVector<Value> operands(RecvInputOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &b) const override {
+    return {adaptor.getCtx(), indexConstant(b, op.getLoc(), op.getIndex())};
+  }
+};
+
+struct SendOutputLowering : RalCallLowering<SendOutputOp> {
+  using RalCallLowering::RalCallLowering;
+  std::string apiName(SendOutputOp op) const override {
+    return encodeApiName("ral_send_output", "cpu",
+                         {op.getCtx().getType(), IntegerType::get(op.getContext(), 64),
+                          op.getValue().getType()},
+                         {});
+  }
+  llvm::SmallVector<Value> operands(SendOutputOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &b) const override {
+    return {adaptor.getCtx(), indexConstant(b, op.getLoc(), op.getIndex()), adaptor.getValue()};
+  }
+};
+
+struct DispatchLowering : RalCallLowering<DispatchOp> {
+  using RalCallLowering::RalCallLowering;
+  std::string apiName(DispatchOp op) const override {
+    return op.getAbi() ? op.getAbi()->str() : op.encodedName();
+  }
+  llvm::SmallVector<Value> operands(DispatchOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &b) const override {
+    llvm::SmallVector<Value> values = {adaptor.getCtx()};
+    llvm::append_range(values, adaptor.getArgs());
+    return values;
+  }
+};
+
+struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    LLVMTypeConverter converter(ctx);
+    converter.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering>(converter);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<RalDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    auto hasContext = [](TypeRange types) {
+      return llvm::any_of(types, [](Type t) { return isa<ContextType>(t); });
+    };
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return !hasContext(f.getArgumentTypes()) && !hasContext(f.getResultTypes());
+    });
+    target.addDynamicallyLegalOp<func::CallOp>(
+        [&](func::CallOp c) { return !hasContext(c.getOperandTypes()); });
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -22,7 +22,7 @@ bool isIgnoredLine(std::string_view line, const DiffOptions &options) {
 namespace {
 
 /// Names seen so far in a line, per sigil; the index is the placeholder number. No allocation
-/// for lines with up to 64 names.
+/// for lines with up to 32 names.
 class NameNumbering {
 public:
   size_t number(char sigil, std::string_view name) {
@@ -31,11 +31,11 @@ public:
       const Entry &e = at(i);
       if (e.sigil != sigil)
         continue;
-      if (e.name == name)
+      if (e.name() == name)
         return e.number;
       ++next;
     }
-    Entry e{sigil, static_cast<uint32_t>(next), name};
+    Entry e{sigil, static_cast<uint32_t>(next), name.data(), name.size()};
     if (size_ < kInline)
       inline_[size_] = e;
     else
@@ -45,12 +45,14 @@ public:
   }
 
 private:
-  struct Entry {
-    char sigil = 0;
-    uint32_t number = 0;
-    std::string_view name;
+  struct Entry { // trivial: the inline array is not zeroed per line
+    char sigil;
+    uint32_t number;
+    const char *data;
+    size_t size;
+    std::string_view name() const { return {data, size}; }
   };
-  static constexpr size_t kInline = 64;
+  static constexpr size_t kInline = 32;
   const Entry &at(size_t i) const { return i < kInline ? inline_[i] : overflow_[i - kInline]; }
   Entry inline_[kInline];
   std::vector<Entry> overflow_;

@@ -74,7 +74,10 @@ void *CachingAllocator::allocate(size_t bytes) {
     }
     ++stats_.misses;
   }
-  void *raw = std::aligned_alloc(kAlignment, size + kAlignment);
+  // posix_memalign: aligned_alloc would need the size to be a multiple of the alignment.
+  void *raw = nullptr;
+  if (posix_memalign(&raw, kAlignment, size + kAlignment) != 0)
+    raw = nullptr;
   if (!raw) {
     std::lock_guard<std::mutex> lock(mutex_);
     --stats_.allocations;

@@ -1,0 +1,365 @@
+//===- main.cpp - loupe-run: run a compiled artifact with the RAL only ------------===//
+//
+// loupe-run ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]
+//                    [--rtol X] [--atol X] [--db DB] [--json] [--info]
+//
+// Links libloupe_ral.so, the profiler and SQLite only (no MLIR, no LLVM, no compiler), so an
+// artifact compiled elsewhere runs on a GPU machine that has none of Loupe's build
+// dependencies: copy bin/loupe-run and lib/libloupe_ral*.so (docs/ral.md). Prints the run's and
+// every dispatch's median and IQR; --json prints the same as JSON; --db stores the run.
+// Exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error.
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+
+#include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/Statistics.h"
+#include "loupe/profiler/Store.h"
+#include "loupe/ral/Artifact.h"
+#include "loupe/ral/Context.h"
+#include "loupe/ral/CpuDriver.h"
+#include "loupe/ral/CudaDriver.h"
+#include "loupe/ral/Registry.h"
+#include "loupe/ral/TensorIO.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <thread>
+
+using namespace loupe;
+
+namespace {
+
+const char *kUsage =
+    "usage: loupe-run ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]\n"
+    "                          [--rtol X] [--atol X] [--db DB] [--json] [--info]\n"
+    "  runs a compiled artifact (.so) with the Loupe runtime only and prints per-dispatch\n"
+    "  median/IQR. --info prints the artifact's manifest and what the runtime found (kernel\n"
+    "  plugins, CUDA libraries) without running.\n"
+    "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
+
+int exitCodeFor(const ral::Status &s) { return s.code() == ral::StatusCode::kInternal ? 3 : 2; }
+
+/// Forwards dispatch events to the CPU collector.
+class CollectorTracer : public ral::Tracer {
+public:
+  explicit CollectorTracer(profiler::CpuCollector &collector) : collector_(collector) {}
+  void dispatchBegin(int64_t id) override { collector_.beginDispatch(id); }
+  void dispatchEnd(int64_t id) override { collector_.endDispatch(id); }
+
+private:
+  profiler::CpuCollector &collector_;
+};
+
+/// Deterministic inputs: floats uniform in [-1, 1), integers in [0, 10), bytes 0/1 (as `loupe run`).
+std::vector<ral::Tensor> randomInputs(const ral::Manifest &manifest, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<ral::Tensor> inputs;
+  for (const ral::TensorSpec &spec : manifest.inputs) {
+    ral::Tensor t(spec.dtype, spec.shape);
+    int64_t n = t.numElements();
+    if (spec.dtype == ral::DType::F32) {
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<float>()[i] = d(rng);
+    } else if (spec.dtype == ral::DType::F64) {
+      std::uniform_real_distribution<double> d(-1., 1.);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<double>()[i] = d(rng);
+    } else if (spec.dtype == ral::DType::I64) {
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
+    } else if (spec.dtype == ral::DType::I32) {
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
+    } else {
+      for (size_t i = 0; i < t.byteSize(); ++i)
+        static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+/// numpy.allclose per output; fills `checks` and returns false on any mismatch.
+bool checkOutputs(const std::vector<ral::Tensor> &actual, const std::vector<ral::Tensor> &expected,
+                  double rtol, double atol, std::vector<profiler::CheckRecord> &checks,
+                  std::vector<std::string> &messages) {
+  bool all = true;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    profiler::CheckRecord r;
+    r.outputIdx = static_cast<int64_t>(i);
+    std::string message;
+    if (i >= expected.size() || expected[i].dtype() != actual[i].dtype() ||
+        expected[i].shape() != actual[i].shape()) {
+      message = "output " + std::to_string(i) + " is " + actual[i].typeString() +
+                ", expected " + (i < expected.size() ? expected[i].typeString() : "nothing");
+    } else {
+      double worst = -INFINITY;
+      for (int64_t k = 0; k < actual[i].numElements(); ++k) {
+        double a = actual[i].elementAsDouble(k), e = expected[i].elementAsDouble(k);
+        double excess;
+        if (std::isnan(a) || std::isnan(e))
+          excess = std::isnan(a) && std::isnan(e) ? -INFINITY : INFINITY;
+        else
+          excess = std::fabs(a - e) - (atol + rtol * std::fabs(e));
+        if (!std::isnan(a) && !std::isnan(e)) {
+          r.maxAbsErr = std::max(r.maxAbsErr, std::fabs(a - e));
+          if (e != 0)
+            r.maxRelErr = std::max(r.maxRelErr, std::fabs(a - e) / std::fabs(e));
+        }
+        if (excess > worst) {
+          worst = excess;
+          r.worstIndex = k;
+          r.expected = e;
+          r.actual = a;
+        }
+      }
+      r.passed = worst <= 0;
+      if (!r.passed)
+        message = "output " + std::to_string(i) + " differs at element " +
+                  std::to_string(r.worstIndex) + ": " + std::to_string(r.actual) + " vs " +
+                  std::to_string(r.expected);
+    }
+    all = all && r.passed;
+    checks.push_back(r);
+    messages.push_back(message);
+  }
+  return all;
+}
+
+std::string cpuName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      name = line.substr(line.find(':') + 2);
+      break;
+    }
+  return name + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
+}
+
+void printInfo(const ral::Artifact *artifact) {
+  if (artifact) {
+    const ral::Manifest &m = artifact->manifest();
+    std::printf("artifact: %s\n  abi %s, target %s, model %s\n", artifact->path().c_str(),
+                m.abi.c_str(), m.target.c_str(), m.model.c_str());
+    for (size_t i = 0; i < m.inputs.size(); ++i)
+      std::printf("  input %zu: %s\n", i, m.inputs[i].typeString().c_str());
+    for (size_t i = 0; i < m.outputs.size(); ++i)
+      std::printf("  output %zu: %s\n", i, m.outputs[i].typeString().c_str());
+    std::printf("  %zu dispatches, %zu RAL APIs\n", m.dispatches.size(), m.ralApis.size());
+  }
+  std::printf("runtime: %zu RAL APIs registered%s\n", ral::Registry::global().size(),
+              ral::Registry::global().status() ? "" : " (REGISTRATION ERRORS)");
+  for (const ral::PluginStatus &p : ral::loadPlugins())
+    std::printf("  plugin %-28s %s\n", p.name.c_str(),
+                p.status ? p.path.c_str() : p.status.message().c_str());
+  for (const ral::CudaLibraryInfo &lib : ral::probeCudaLibraries())
+    std::printf("  %-12s %s\n", lib.what.c_str(),
+                lib.status ? lib.path.c_str() : lib.status.message().c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  app::CommandLine cl({"--inputs", "--check", "--reps", "--warmup", "--seed", "--rtol", "--atol",
+                       "--db"},
+                      {"--json", "--info"});
+  std::string error;
+  int reps = 20, warmup = 2, seed = 0;
+  double rtol = 1e-3, atol = 1e-5;
+  auto parseDouble = [&](const char *flag, double &out) {
+    if (!cl.has(flag))
+      return true;
+    try {
+      out = std::stod(cl.get(flag));
+      return true;
+    } catch (...) {
+      error = std::string("flag ") + flag + " expects a number";
+      return false;
+    }
+  };
+  bool ok = cl.parse(argc, argv, 1, error) && cl.getInt("--reps", reps, error) &&
+            cl.getInt("--warmup", warmup, error) && cl.getInt("--seed", seed, error) &&
+            parseDouble("--rtol", rtol) && parseDouble("--atol", atol);
+  if (ok && cl.positionals().size() != 1)
+    error = "expected exactly one ARTIFACT", ok = false;
+  if (ok && (reps < 1 || warmup < 0))
+    error = "--reps must be >= 1 and --warmup >= 0", ok = false;
+  if (!ok) {
+    std::fprintf(stderr, "loupe-run: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  std::string path = cl.positionals()[0];
+  auto loaded = ral::Artifact::load(path);
+  if (!loaded) {
+    std::fprintf(stderr, "loupe-run: %s\n", loaded.status().message().c_str());
+    if (cl.has("--info"))
+      printInfo(nullptr);
+    return exitCodeFor(loaded.status());
+  }
+  const ral::Artifact &artifact = **loaded;
+  const ral::Manifest &manifest = artifact.manifest();
+  if (cl.has("--info")) {
+    printInfo(&artifact);
+    return 0;
+  }
+
+  std::vector<ral::Tensor> inputs;
+  if (cl.has("--inputs") && !manifest.inputs.empty()) {
+    auto read = ral::readTensorDir(cl.get("--inputs"), "input");
+    if (!read) {
+      std::fprintf(stderr, "loupe-run: %s\n", read.status().message().c_str());
+      return exitCodeFor(read.status());
+    }
+    inputs = std::move(*read);
+  } else {
+    inputs = randomInputs(manifest, static_cast<uint64_t>(seed));
+  }
+  if (ral::Status s = artifact.checkInputs(inputs); !s) {
+    std::fprintf(stderr, "loupe-run: %s: %s\n", cl.get("--inputs", "inputs").c_str(),
+                 s.message().c_str());
+    return 2;
+  }
+  std::vector<ral::Tensor> expected;
+  if (cl.has("--check")) {
+    auto read = ral::readTensorDir(cl.get("--check"), "output");
+    if (!read) {
+      std::fprintf(stderr, "loupe-run: %s\n", read.status().message().c_str());
+      return exitCodeFor(read.status());
+    }
+    expected = std::move(*read);
+  }
+
+  std::vector<ral::Tensor> outputs = artifact.allocateOutputs();
+  for (int i = 0; i < warmup; ++i)
+    if (ral::Status s = artifact.run(inputs, outputs); !s) {
+      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
+      return exitCodeFor(s);
+    }
+  profiler::CpuCollector collector(reps, manifest.dispatches.size());
+  CollectorTracer tracer(collector);
+  for (int rep = 0; rep < reps; ++rep) {
+    collector.beginRep();
+    ral::Status s = artifact.run(inputs, outputs, &tracer);
+    collector.endRep();
+    if (!s) {
+      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
+      return exitCodeFor(s);
+    }
+  }
+  if (collector.unmatchedEvents() != 0) {
+    std::fprintf(stderr, "loupe-run: the artifact's dispatch events do not pair up (%zu unmatched)\n",
+                 collector.unmatchedEvents());
+    return 3;
+  }
+
+  std::vector<profiler::CheckRecord> checks;
+  std::vector<std::string> messages;
+  bool passed = expected.empty() || checkOutputs(outputs, expected, rtol, atol, checks, messages);
+  int exitCode = passed ? 0 : 1;
+
+  std::string device = cpuName();
+  bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
+  if (onGpu && artifact.context())
+    if (auto cuda = artifact.context()->cuda())
+      device = (*cuda)->describe();
+
+  profiler::Summary run = profiler::summarize(collector.repDurations());
+  struct Row {
+    const ral::DispatchInfo *info;
+    profiler::Summary summary;
+    size_t calls;
+  };
+  std::vector<Row> rows;
+  double total = 0;
+  for (const ral::DispatchInfo &d : manifest.dispatches) {
+    std::vector<int64_t> samples = collector.dispatchDurations(d.id);
+    rows.push_back({&d, profiler::summarize(samples), samples.size()});
+    if (!samples.empty())
+      total += rows.back().summary.median;
+  }
+
+  int64_t runId = -1;
+  if (cl.has("--db")) {
+    auto store = profiler::Store::open(cl.get("--db"));
+    if (!store) {
+      std::fprintf(stderr, "loupe-run: %s\n", store.status().message().c_str());
+      return exitCodeFor(store.status());
+    }
+    profiler::RunInfo info;
+    info.model = manifest.model.empty() ? path : manifest.model;
+    info.deviceKind = onGpu ? "cuda" : "cpu";
+    info.deviceName = device;
+    info.configJson = nlohmann::json{{"runner", "loupe-run"}, {"artifact", path},
+                                     {"abi", manifest.abi}, {"warmup", warmup}, {"reps", reps},
+                                     {"seed", seed}, {"inputs", cl.get("--inputs")},
+                                     {"check", cl.get("--check")}}
+                          .dump();
+    auto id = store->beginRun(info);
+    ral::Status s = id ? ral::Status::ok() : id.status();
+    if (s) {
+      runId = *id;
+      std::vector<profiler::DispatchRecord> dispatches;
+      for (const ral::DispatchInfo &d : manifest.dispatches)
+        dispatches.push_back({d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1});
+      s = store->addDispatches(runId, dispatches);
+      if (s)
+        s = store->addSamples(runId, collector.samples());
+      if (s)
+        s = store->addChecks(runId, checks);
+      ral::Status f = store->finishRun(runId, s.isOk() && passed,
+                                       !s ? s.message() : passed ? "" : "numerical mismatch");
+      if (s && !f)
+        s = f;
+    }
+    if (!s) {
+      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
+      return exitCodeFor(s);
+    }
+  }
+
+  if (cl.has("--json")) {
+    nlohmann::json dispatches = nlohmann::json::array();
+    for (const Row &r : rows)
+      dispatches.push_back({{"id", r.info->id}, {"name", r.info->name}, {"loc", r.info->loc},
+                            {"backend", r.info->backend}, {"median_ns", r.summary.median},
+                            {"iqr_ns", r.summary.iqr()}, {"calls", r.calls}});
+    nlohmann::json j = {{"exit_code", exitCode},  {"artifact", path},
+                        {"abi", manifest.abi},    {"device", device},
+                        {"reps", reps},           {"median_ns", run.median},
+                        {"iqr_ns", run.iqr()},    {"dispatches", dispatches},
+                        {"check", expected.empty() ? nlohmann::json() : nlohmann::json(passed ? "pass" : "fail")},
+                        {"run_id", runId >= 0 ? nlohmann::json(runId) : nlohmann::json()}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("artifact: %s (%s)\ndevice: %s\n", path.c_str(), manifest.abi.c_str(), device.c_str());
+    std::printf("run: median %.3f ms, IQR %.3f ms over %d reps\n", run.median / 1e6, run.iqr() / 1e6,
+                reps);
+    std::printf("%4s  %-34s %-9s %-24s %12s %12s %7s\n", "id", "dispatch", "backend", "loc",
+                "median us", "IQR us", "share");
+    for (const Row &r : rows)
+      std::printf("%4lld  %-34.34s %-9.9s %-24.24s %12.2f %12.2f %6.1f%%\n", (long long)r.info->id,
+                  r.info->name.c_str(), r.info->backend.empty() ? "-" : r.info->backend.c_str(),
+                  r.info->loc.c_str(), r.calls ? r.summary.median / 1e3 : 0.0,
+                  r.calls ? r.summary.iqr() / 1e3 : 0.0,
+                  total > 0 && r.calls ? 100 * r.summary.median / total : 0.0);
+    for (size_t i = 0; i < checks.size(); ++i)
+      std::printf("check output %lld: %s%s%s\n", (long long)checks[i].outputIdx,
+                  checks[i].passed ? "pass" : "FAIL", messages[i].empty() ? "" : ": ",
+                  messages[i].c_str());
+    if (runId >= 0)
+      std::printf("stored as run %lld in %s\n", (long long)runId, cl.get("--db").c_str());
+  }
+  return exitCode;
+}

@@ -9,6 +9,7 @@ namespace loupe::app {
 int compileCommand(int argc, char **argv, int first);
 int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
+int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 
 } // namespace loupe::app
 

@@ -10,6 +10,7 @@ static const char *kUsage =
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]\n"
     "                     [--rtol X] [--atol X] [--db DB] [--json]\n"
     "  replay SESSION [--db DB] [--report OUT.md|OUT.json]\n"
+    "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
 int main(int argc, char **argv) {
@@ -20,6 +21,8 @@ int main(int argc, char **argv) {
   const char *command = argv[1];
   if (!std::strcmp(command, "compile"))
     return loupe::app::compileCommand(argc, argv, 2);
+  if (!std::strcmp(command, "ral"))
+    return loupe::app::ralCommand(argc, argv, 2);
   if (!std::strcmp(command, "run"))
     return loupe::app::runCommand(argc, argv, 2);
   if (!std::strcmp(command, "replay"))

@@ -1,0 +1,211 @@
+//===- ViewModel.h - What the workbench shows ---------------------*- C++ -*-===//
+//
+// The GUI's data: immutable snapshots built on the worker (a compile with its per-pass IR, a
+// run's outcome, the runs of the model in the profile DB, one run's profile, a comparison of two
+// runs) plus the UI state panels share (selection, navigation requests, the log). Snapshots are
+// shared_ptr<const ...>: the worker builds them, the UI thread swaps the pointer in between
+// frames, and a panel holding an old one keeps a valid object.
+//
+// No ImGui, GLFW, GL or SQLite type appears here; panels and tests build it freely.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_VISUALIZER_VIEWMODEL_H
+#define LOUPE_VISUALIZER_VIEWMODEL_H
+
+#include "loupe/Pipelines/Compiler.h"
+#include "loupe/profiler/Records.h"
+#include "loupe/profiler/Statistics.h"
+#include "loupe/sessions/Runner.h"
+#include "loupe/sessions/Session.h"
+#include "loupe/visualizer/Worker.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loupe::visualizer {
+
+/// Index of the pseudo-pass "source": the model file itself (.mlir models only).
+inline constexpr int kSourcePass = -1;
+/// "No pass": nothing selected, or a message about no pass in particular.
+inline constexpr int kNoPass = -2;
+
+/// One compile as the GUI shows it (CompileOptions::keepIrText = true).
+struct CompileView {
+  uint64_t generation = 0; ///< Document generation it was requested for (Controller).
+  std::string modelPath;
+  compiler::CompileOptions options;
+  compiler::CompileResult result;
+  std::string sourceText;   ///< The model file's text when it is .mlir; empty otherwise.
+  /// Per snapshot, the index of the snapshot holding its IR text: itself when it changed the
+  /// IR, else the last earlier one that did; kNoPass when none has text.
+  std::vector<int> irSource;
+  int64_t wallNs = 0; ///< Wall time of the compile job, ns.
+
+  int passCount() const { return static_cast<int>(result.snapshots.size()); }
+  bool hasSource() const { return !sourceText.empty(); }
+  /// IR after pass `index` (kSourcePass: the source text); empty when unknown.
+  const std::string &irAfter(int index) const;
+  compiler::IrKind irKindAfter(int index) const;
+  /// Label of a pass for lists and titles: "12 graph/canonicalize" or "source".
+  std::string passLabel(int index) const;
+};
+
+/// Builds a CompileView (fills irSource and sourceText) from a finished compile.
+std::shared_ptr<const CompileView> makeCompileView(std::string modelPath,
+                                                   compiler::CompileOptions options,
+                                                   compiler::CompileResult result,
+                                                   uint64_t generation, int64_t wallNs);
+
+/// A Run job's result.
+struct RunView {
+  sessions::RunRequest request;
+  sessions::RunOutcome outcome;
+  int64_t wallNs = 0;
+};
+
+/// Runs of the current model in the profile DB, newest first (Store::listRuns).
+struct RunListView {
+  std::string dbPath;
+  std::string modelFilter;
+  std::vector<profiler::RunSummary> runs;
+  std::string error; ///< Set when the DB could not be read.
+};
+
+/// One dispatch's statistics in a run, ns.
+struct DispatchRow {
+  int64_t id = 0;
+  std::string name, op, loc, backend;
+  size_t calls = 0;       ///< Measured samples.
+  double medianNs = 0;
+  double iqrNs = 0;
+  double share = 0;       ///< Median / sum of all dispatch medians.
+  int64_t minNs = 0, maxNs = 0;
+};
+
+/// One dispatch execution in a repetition: offsets from the repetition's start, ns.
+struct TimelineSlice {
+  int64_t startNs = 0;
+  int64_t endNs = 0;
+  int32_t row = 0; ///< Index into ProfileView::rows.
+};
+
+/// One run loaded from the DB (Store::loadRun), summarised for the Profile panel.
+struct ProfileView {
+  profiler::RunSummary run;
+  std::string configJson;
+  std::string deviceDetailsJson;
+  profiler::Summary whole;             ///< Whole repetitions.
+  std::vector<DispatchRow> rows;       ///< By dispatch id.
+  std::vector<std::vector<TimelineSlice>> reps; ///< Per repetition, sorted by startNs.
+  std::vector<int64_t> repDurationNs;  ///< Per repetition.
+  std::vector<profiler::CheckRecord> checks;
+  std::string error;
+};
+
+/// Builds a ProfileView from stored run data.
+std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data);
+
+/// One dispatch (or the whole repetition) compared between two runs.
+struct CompareRow {
+  int64_t id = profiler::kWholeRep;
+  std::string name, loc;
+  bool inBaseline = false, inCandidate = false;
+  profiler::Comparison comparison; ///< profiler::compare(baseline, candidate).
+  /// Candidate median / baseline median (< 1: faster); NaN when either is missing.
+  double ratio = 0;
+};
+
+struct CompareView {
+  profiler::RunSummary baseline, candidate;
+  double threshold = 0.05;
+  CompareRow total;              ///< Whole repetitions.
+  std::vector<CompareRow> rows;  ///< Dispatches, matched by id (and name), by id.
+  std::string error;
+};
+
+/// Compares two stored runs dispatch by dispatch with profiler::compare.
+std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
+                                                   const profiler::RunData &candidate,
+                                                   double threshold);
+
+enum class LogLevel { Info, Warning, Error };
+
+struct LogEntry {
+  LogLevel level = LogLevel::Info;
+  std::string source; ///< "compile", "run", "db", "session", ...
+  std::string text;   ///< May span lines (MLIR diagnostics with notes).
+  int pass = kNoPass; ///< Snapshot the message is about, if any.
+};
+
+/// The Log panel's messages; append-only except clear().
+class Log {
+public:
+  void add(LogLevel level, std::string source, std::string text, int pass = kNoPass);
+  void info(std::string source, std::string text) { add(LogLevel::Info, std::move(source), std::move(text)); }
+  void error(std::string source, std::string text) { add(LogLevel::Error, std::move(source), std::move(text)); }
+  const std::vector<LogEntry> &entries() const { return entries_; }
+  void clear() { entries_.clear(); ++generation_; }
+  /// Changes whenever entries change (panels cache per generation).
+  uint64_t generation() const { return generation_; }
+  size_t errorCount() const;
+
+private:
+  std::vector<LogEntry> entries_;
+  uint64_t generation_ = 0;
+};
+
+/// The central tabs.
+enum class Tab { Ir, Diff, Profile, Compare };
+const char *tabName(Tab tab);
+
+/// Shared UI state: what is selected and where panels were asked to go.
+struct Navigation {
+  int selectedPass = kNoPass;          ///< Snapshot shown by the IR panel.
+  std::optional<int> diffBase;         ///< Pass A of the diff; unset: the pass before B.
+  std::optional<int> diffTarget;       ///< Pass B of the diff; unset: the selected pass.
+  /// Request to the IR panel: show this document line (0-based) of the selected pass.
+  int irGotoLine = -1;
+  /// Request to the IR panel: show the first line of the selected pass whose `loc` resolves to
+  /// this name ("Conv_3", "model.mlir:12:4").
+  std::string irGotoLocation;
+  std::optional<Tab> tabRequest;       ///< Request to bring a central tab to the front.
+  int64_t profileRunId = -1;           ///< Run shown in the Profile panel.
+  int64_t baselineRunId = -1;          ///< Runs picked in the Compare panel.
+  int64_t candidateRunId = -1;
+  double compareThreshold = 0.05;
+};
+
+struct ViewModel {
+  /// The document: what Save writes and replay reproduces (model, pipeline, run settings).
+  sessions::Session session;
+  bool sessionDirty = false;  ///< Changed since opened or saved.
+  std::string dbPath;         ///< Profile DB the runs go to and are read from.
+
+  std::shared_ptr<const CompileView> compile;
+  std::shared_ptr<const RunView> lastRun;
+  std::shared_ptr<const RunListView> runs;
+  std::shared_ptr<const ProfileView> profile;
+  std::shared_ptr<const CompareView> comparison;
+
+  bool compiling = false;     ///< A compile job for the current document is queued or running.
+  bool running = false;       ///< A run job is queued or running.
+  JobProgress progress;       ///< Copied from the worker at the start of every frame.
+
+  Navigation nav;
+  Log log;
+
+  bool hasModel() const { return !session.model.empty(); }
+  /// Selects pass `index` and resets the IR panel's goto request.
+  void selectPass(int index);
+  /// Selects pass `index` and asks the IR panel to show document line `line` (0-based).
+  void showIrLine(int index, int line);
+  /// Selects pass `index` and asks the IR panel to show the first op with location `name`.
+  void showIrLocation(int index, std::string name);
+};
+
+} // namespace loupe::visualizer
+
+#endif // LOUPE_VISUALIZER_VIEWMODEL_H

@@ -1,0 +1,449 @@
+//===- Controller.cpp - The workbench's document and its jobs ----------------===//
+#include "loupe/visualizer/Controller.h"
+
+#include "loupe/profiler/Store.h"
+#include "loupe/visualizer/Format.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace loupe::visualizer {
+
+namespace {
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string extensionOf(const std::string &path) {
+  return fs::path(path).extension().string();
+}
+
+std::string absolutePath(const std::string &path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+/// Opens the DB read-only; a missing file is an empty DB, not an error.
+ral::StatusOr<profiler::Store> openForReading(const std::string &dbPath) {
+  profiler::Store::OpenOptions options;
+  options.readOnly = true;
+  return profiler::Store::open(dbPath, options);
+}
+} // namespace
+
+Controller::Controller(ControllerOptions options) : options_(std::move(options)) {
+  vm_.dbPath = options_.dbPath;
+  if (vm_.dbPath.empty()) {
+    auto path = profiler::defaultDatabasePath();
+    if (path)
+      vm_.dbPath = *path;
+    else
+      vm_.log.error("db", path.status().message());
+  }
+  if (!options_.configDir.empty())
+    recent_.load((fs::path(options_.configDir) / "recent.txt").string());
+  jobs_ = std::make_unique<Worker>("loupe-jobs");
+  data_ = std::make_unique<Worker>("loupe-data");
+}
+
+Controller::~Controller() {
+  // Join the workers before the view model goes away.
+  jobs_.reset();
+  data_.reset();
+}
+
+void Controller::setWake(std::function<void()> wake) {
+  jobs_->setWake(wake);
+  data_->setWake(wake);
+}
+
+bool Controller::busy() const { return jobs_->busy() || data_->busy(); }
+
+void Controller::beginFrame() {
+  appliedLastFrame_ = jobs_->drain() + data_->drain();
+  vm_.progress = jobs_->progress();
+}
+
+bool Controller::waitIdle(double timeoutSeconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+  while (busy()) {
+    beginFrame();
+    if (!busy())
+      break;
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    usleep(2000);
+  }
+  beginFrame();
+  return true;
+}
+
+// --- Document ------------------------------------------------------------------------------
+
+void Controller::resetDocument() {
+  ++generation_;
+  jobs_->dropQueued("compile");
+  vm_.compile.reset();
+  vm_.lastRun.reset();
+  vm_.runs.reset();
+  vm_.profile.reset();
+  vm_.comparison.reset();
+  vm_.compiling = false;
+  Navigation fresh;
+  fresh.compareThreshold = vm_.nav.compareThreshold;
+  vm_.nav = fresh;
+  vm_.sessionDirty = false;
+}
+
+bool Controller::open(const std::string &path) {
+  std::string ext = extensionOf(path);
+  if (ext == ".json")
+    return openSession(path);
+  if (ext == ".mlir" || ext == ".onnx" || ext == ".so")
+    return openModel(path);
+  vm_.log.error("open", path + ": not a session (.json) or a model (.mlir, .onnx, .so)");
+  return false;
+}
+
+bool Controller::openModel(const std::string &model) {
+  std::error_code ec;
+  if (!fs::is_regular_file(model, ec)) {
+    vm_.log.error("open", model + ": no such file");
+    recent_.remove(absolutePath(model));
+    return false;
+  }
+  resetDocument();
+  sessions::Session session;
+  session.model = absolutePath(model);
+  session.name = fs::path(model).stem().string();
+  fs::path data = fs::path(session.model).parent_path() / session.name / "test_data_set_0";
+  if (fs::is_directory(data, ec)) {
+    session.run.inputsDir = data.string();
+    session.run.checkDir = data.string();
+  }
+  vm_.session = std::move(session);
+  vm_.log.info("open", "model " + vm_.session.model);
+  afterOpen(vm_.session.model);
+  return true;
+}
+
+bool Controller::openSession(const std::string &path) {
+  auto session = sessions::loadSession(path);
+  if (!session) {
+    vm_.log.error("session", session.status().message());
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+      recent_.remove(absolutePath(path));
+    return false;
+  }
+  resetDocument();
+  vm_.session = std::move(*session);
+  vm_.session.path = absolutePath(path);
+  vm_.log.info("open", "session " + vm_.session.path + " (model " + vm_.session.model + ")");
+  afterOpen(vm_.session.path);
+  return true;
+}
+
+void Controller::afterOpen(const std::string &path) {
+  recent_.add(path);
+  if (options_.compileOnOpen && extensionOf(vm_.session.model) != ".so")
+    compile();
+  refreshRuns();
+}
+
+bool Controller::saveSession(const std::string &path) {
+  std::string target = path.empty() ? vm_.session.path : path;
+  if (target.empty()) {
+    vm_.log.error("session", "no file to save to: use Save As");
+    return false;
+  }
+  if (!vm_.hasModel()) {
+    vm_.log.error("session", "nothing to save: open a model first");
+    return false;
+  }
+  sessions::Session session = vm_.session;
+  if (session.name.empty())
+    session.name = fs::path(target).stem().string();
+  if (ral::Status s = sessions::saveSession(session, target); !s) {
+    vm_.log.error("session", s.message());
+    return false;
+  }
+  vm_.session = session;
+  vm_.session.path = absolutePath(target);
+  vm_.sessionDirty = false;
+  recent_.add(vm_.session.path);
+  vm_.log.info("session", "saved " + vm_.session.path);
+  return true;
+}
+
+// --- Jobs ----------------------------------------------------------------------------------
+
+void Controller::compile() {
+  if (!vm_.hasModel())
+    return;
+  compiler::CompileOptions options;
+  options.target = vm_.session.target;
+  options.phaseTo = vm_.session.phaseTo;
+  options.keepIrText = true;
+  // The GUI compiles to look at the passes; runs compile their own artifact (runModel).
+  options.artifactPath = (fs::temp_directory_path() /
+                          ("loupe-gui-" + std::to_string(getpid()) + "-" +
+                           std::to_string(++compileSerial_) + ".so"))
+                             .string();
+  std::string model = vm_.session.model;
+  uint64_t generation = generation_;
+  vm_.compiling = true;
+  jobs_->dropQueued("compile");
+  jobs_->post("compile " + fs::path(model).filename().string(),
+              [this, model, options, generation](JobContext &ctx) {
+                ctx.progress("compile", 0);
+                int64_t start = nowNs();
+                compiler::CompileResult result = compiler::compileModel(model, options);
+                std::error_code ec;
+                fs::remove(options.artifactPath, ec);
+                auto view = makeCompileView(model, options, std::move(result), generation,
+                                            nowNs() - start);
+                ctx.progress("compile", 1);
+                ctx.deliver([this, view] {
+                  if (view->generation != generation_)
+                    return; // another document was opened meanwhile
+                  vm_.compile = view;
+                  vm_.compiling = false;
+                  const compiler::CompileResult &r = view->result;
+                  int changed = 0;
+                  for (const compiler::PassSnapshot &s : r.snapshots)
+                    changed += s.changed;
+                  if (r.ok()) {
+                    vm_.log.info("compile", fs::path(view->modelPath).filename().string() +
+                                                ": " + std::to_string(r.snapshots.size()) +
+                                                " passes (" + std::to_string(changed) +
+                                                " changed the IR) in " + formatNs(r.totalNs) +
+                                                ", up to phase '" + r.lastPhase + "'");
+                  } else {
+                    int failed = kNoPass;
+                    for (const compiler::PassSnapshot &s : r.snapshots)
+                      if (s.failed)
+                        failed = s.index;
+                    vm_.log.add(LogLevel::Error, "compile", r.error->message, failed);
+                    if (failed != kNoPass)
+                      vm_.selectPass(failed);
+                  }
+                  int n = view->passCount();
+                  if (vm_.nav.selectedPass >= n ||
+                      (vm_.nav.selectedPass == kSourcePass && !view->hasSource()) ||
+                      vm_.nav.selectedPass == kNoPass)
+                    vm_.selectPass(n > 0 ? 0 : (view->hasSource() ? kSourcePass : kNoPass));
+                  if (vm_.nav.diffBase && *vm_.nav.diffBase >= n)
+                    vm_.nav.diffBase.reset();
+                  if (vm_.nav.diffTarget && *vm_.nav.diffTarget >= n)
+                    vm_.nav.diffTarget.reset();
+                });
+              });
+}
+
+void Controller::run() {
+  if (!vm_.hasModel()) {
+    vm_.log.error("run", "open a model first");
+    return;
+  }
+  sessions::RunRequest request = sessions::requestFromSession(vm_.session, vm_.dbPath);
+  request.compile.keepIrText = false;
+  std::string label = "run " + fs::path(request.model).filename().string();
+  vm_.running = true;
+  runQueued_ = true;
+  uint64_t generation = generation_;
+  vm_.log.info("run", label + ": warmup " + std::to_string(request.run.warmup) + ", reps " +
+                          std::to_string(request.run.reps) + ", inputs " +
+                          (request.run.inputsDir.empty()
+                               ? "random (seed " + std::to_string(request.run.seed) + ")"
+                               : request.run.inputsDir));
+  jobs_->post(label, [this, request, generation](JobContext &ctx) {
+    int64_t start = nowNs();
+    auto view = std::make_shared<RunView>();
+    view->request = request;
+    view->outcome = sessions::runModel(
+        request, [&ctx](const std::string &stage, double f) { ctx.progress(stage, f); },
+        &ctx.cancelFlag());
+    view->wallNs = nowNs() - start;
+    std::shared_ptr<const RunView> result = view;
+    ctx.deliver([this, result, generation] {
+      vm_.running = false;
+      runQueued_ = false;
+      const sessions::RunOutcome &o = result->outcome;
+      if (o.cancelled) {
+        vm_.log.add(LogLevel::Warning, "run", "cancelled");
+        return;
+      }
+      if (generation != generation_)
+        return; // stored in the DB; the runs list of the new document picks it up if relevant
+      vm_.lastRun = result;
+      if (!o.error.empty()) {
+        vm_.log.error("run", o.error);
+      } else {
+        std::string check = !o.checked ? "not checked"
+                                       : (o.exitCode == sessions::kExitMismatch ? "check FAILED"
+                                                                                : "check passed");
+        vm_.log.add(o.exitCode == sessions::kExitOk ? LogLevel::Info : LogLevel::Warning, "run",
+                    "run " + (o.runId >= 0 ? "#" + std::to_string(o.runId) : std::string("")) +
+                        ": median " + formatNs(o.runSummary.median) + ", IQR " +
+                        formatNs(o.runSummary.iqr()) + " over " +
+                        std::to_string(o.repNs.size()) + " reps; " + check);
+        for (const sessions::OutputCheck &c : o.checks)
+          if (!c.record.passed)
+            vm_.log.error("run", c.message);
+      }
+      if (o.runId >= 0) {
+        // Show the new run, and compare it with the newest earlier run of this model.
+        int64_t previous = -1;
+        if (vm_.runs)
+          for (const profiler::RunSummary &r : vm_.runs->runs)
+            if (r.id != o.runId && r.status == profiler::RunStatus::Complete) {
+              previous = r.id;
+              break;
+            }
+        refreshRuns();
+        loadProfile(o.runId);
+        if (previous >= 0)
+          compareRuns(previous, o.runId, vm_.nav.compareThreshold);
+      }
+    });
+  });
+}
+
+void Controller::cancelRun() {
+  JobProgress p = jobs_->progress();
+  if (p.running && p.label.rfind("run", 0) == 0) {
+    jobs_->cancelCurrent();
+    jobs_->dropQueued("run");
+    vm_.log.info("run", "cancelling...");
+    return;
+  }
+  jobs_->dropQueued("run");
+  if (runQueued_) {
+    vm_.running = false;
+    runQueued_ = false;
+    vm_.log.add(LogLevel::Warning, "run", "cancelled before it started");
+  }
+}
+
+void Controller::refreshRuns() {
+  if (vm_.dbPath.empty())
+    return;
+  std::string db = vm_.dbPath;
+  // Runs store the model path as given; match on the file name so CLI runs show up too.
+  std::string filter = vm_.hasModel() ? fs::path(vm_.session.model).filename().string() : "";
+  uint64_t generation = generation_;
+  data_->dropQueued("runs");
+  data_->post("runs", [this, db, filter, generation](JobContext &ctx) {
+    auto view = std::make_shared<RunListView>();
+    view->dbPath = db;
+    view->modelFilter = filter;
+    std::error_code ec;
+    if (fs::exists(db, ec)) {
+      auto store = openForReading(db);
+      if (!store) {
+        view->error = store.status().message();
+      } else {
+        auto runs = store->listRuns(filter);
+        if (runs)
+          view->runs = std::move(*runs);
+        else
+          view->error = runs.status().message();
+      }
+    }
+    std::shared_ptr<const RunListView> result = view;
+    ctx.deliver([this, result, generation] {
+      if (generation != generation_)
+        return;
+      bool firstList = !vm_.runs;
+      vm_.runs = result;
+      if (!result->error.empty())
+        vm_.log.error("db", result->error);
+      // First look at a model: show its newest run and compare it with the one before.
+      std::vector<int64_t> complete;
+      for (const profiler::RunSummary &r : result->runs)
+        if (r.status == profiler::RunStatus::Complete)
+          complete.push_back(r.id);
+      if (firstList && vm_.nav.profileRunId < 0 && !complete.empty())
+        loadProfile(complete[0]);
+      if (firstList && vm_.nav.candidateRunId < 0 && complete.size() >= 2)
+        compareRuns(complete[1], complete[0], vm_.nav.compareThreshold);
+    });
+  });
+}
+
+void Controller::loadProfile(int64_t runId) {
+  vm_.nav.profileRunId = runId;
+  std::string db = vm_.dbPath;
+  data_->dropQueued("profile");
+  data_->post("profile", [this, db, runId](JobContext &ctx) {
+    std::shared_ptr<const ProfileView> result;
+    auto store = openForReading(db);
+    auto data = store ? store->loadRun(runId) : ral::StatusOr<profiler::RunData>(store.status());
+    if (data) {
+      result = makeProfileView(*data);
+    } else {
+      auto view = std::make_shared<ProfileView>();
+      view->run.id = runId;
+      view->error = data.status().message();
+      result = view;
+    }
+    ctx.deliver([this, result, runId] {
+      if (vm_.nav.profileRunId != runId)
+        return;
+      vm_.profile = result;
+      if (!result->error.empty())
+        vm_.log.error("db", result->error);
+    });
+  });
+}
+
+void Controller::compareRuns(int64_t baseline, int64_t candidate, double threshold) {
+  vm_.nav.baselineRunId = baseline;
+  vm_.nav.candidateRunId = candidate;
+  vm_.nav.compareThreshold = threshold;
+  std::string db = vm_.dbPath;
+  data_->dropQueued("compare");
+  data_->post("compare", [this, db, baseline, candidate, threshold](JobContext &ctx) {
+    std::shared_ptr<const CompareView> result;
+    auto store = openForReading(db);
+    std::string error;
+    if (!store) {
+      error = store.status().message();
+    } else {
+      auto a = store->loadRun(baseline);
+      auto b = store->loadRun(candidate);
+      if (!a)
+        error = a.status().message();
+      else if (!b)
+        error = b.status().message();
+      else
+        result = makeCompareView(*a, *b, threshold);
+    }
+    if (!result) {
+      auto view = std::make_shared<CompareView>();
+      view->baseline.id = baseline;
+      view->candidate.id = candidate;
+      view->threshold = threshold;
+      view->error = error;
+      result = view;
+    }
+    ctx.deliver([this, result, baseline, candidate, threshold] {
+      if (vm_.nav.baselineRunId != baseline || vm_.nav.candidateRunId != candidate ||
+          vm_.nav.compareThreshold != threshold)
+        return;
+      vm_.comparison = result;
+      if (!result->error.empty())
+        vm_.log.error("db", result->error);
+    });
+  });
+}
+
+} // namespace loupe::visualizer

@@ -1,0 +1,265 @@
+//===- ViewModel.cpp - Building the GUI's immutable snapshots ----------------===//
+#include "loupe/visualizer/ViewModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace loupe::visualizer {
+
+namespace {
+const std::string kEmpty;
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<int64_t> durations(const profiler::RunData &data, int64_t dispatchId) {
+  std::vector<int64_t> out;
+  auto it = data.samples.find(dispatchId);
+  if (it == data.samples.end())
+    return out;
+  out.reserve(it->second.size());
+  for (const profiler::SampleRecord &s : it->second)
+    out.push_back(s.durationNs());
+  return out;
+}
+} // namespace
+
+const std::string &CompileView::irAfter(int index) const {
+  if (index == kSourcePass)
+    return sourceText;
+  if (index < 0 || index >= passCount())
+    return kEmpty;
+  int holder = irSource[index];
+  if (holder == kSourcePass)
+    return sourceText;
+  return holder < 0 ? kEmpty : result.snapshots[holder].ir;
+}
+
+compiler::IrKind CompileView::irKindAfter(int index) const {
+  if (index < 0 || index >= passCount())
+    return compiler::IrKind::Mlir;
+  int holder = irSource[index];
+  return holder < 0 ? compiler::IrKind::Mlir : result.snapshots[holder].irKind;
+}
+
+std::string CompileView::passLabel(int index) const {
+  if (index == kSourcePass)
+    return "source";
+  if (index < 0 || index >= passCount())
+    return "-";
+  const compiler::PassSnapshot &s = result.snapshots[index];
+  return std::to_string(index) + " " + s.phase + "/" + s.pass;
+}
+
+std::shared_ptr<const CompileView> makeCompileView(std::string modelPath,
+                                                   compiler::CompileOptions options,
+                                                   compiler::CompileResult result,
+                                                   uint64_t generation, int64_t wallNs) {
+  auto view = std::make_shared<CompileView>();
+  view->generation = generation;
+  view->modelPath = std::move(modelPath);
+  view->options = std::move(options);
+  view->result = std::move(result);
+  view->wallNs = wallNs;
+  if (endsWith(view->modelPath, ".mlir")) {
+    std::ifstream in(view->modelPath, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    view->sourceText = text.str();
+  }
+  int holder = view->hasSource() ? kSourcePass : kNoPass;
+  view->irSource.resize(view->result.snapshots.size());
+  for (size_t i = 0; i < view->result.snapshots.size(); ++i) {
+    const compiler::PassSnapshot &s = view->result.snapshots[i];
+    // A failed pass keeps its (generic form) IR even when the hash did not change.
+    if ((s.changed || s.failed) && !s.ir.empty())
+      holder = static_cast<int>(i);
+    view->irSource[i] = holder;
+  }
+  return view;
+}
+
+std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data) {
+  auto view = std::make_shared<ProfileView>();
+  view->run = data.summary;
+  view->configJson = data.configJson;
+  view->deviceDetailsJson = data.deviceDetailsJson;
+  view->checks = data.checks;
+  view->whole = profiler::summarize(durations(data, profiler::kWholeRep));
+
+  std::map<int64_t, int32_t> rowOf;
+  double totalMedian = 0;
+  for (const profiler::DispatchRecord &d : data.dispatches) {
+    DispatchRow row;
+    row.id = d.dispatchId;
+    row.name = d.name;
+    row.op = d.op;
+    row.loc = d.loc;
+    row.backend = d.backend;
+    std::vector<int64_t> samples = durations(data, d.dispatchId);
+    profiler::Summary s = profiler::summarize(samples);
+    row.calls = s.count;
+    row.medianNs = s.count ? s.median : 0;
+    row.iqrNs = s.count ? s.iqr() : 0;
+    row.minNs = s.min;
+    row.maxNs = s.max;
+    if (s.count)
+      totalMedian += s.median;
+    rowOf[d.dispatchId] = static_cast<int32_t>(view->rows.size());
+    view->rows.push_back(std::move(row));
+  }
+  for (DispatchRow &row : view->rows)
+    row.share = totalMedian > 0 ? row.medianNs / totalMedian : 0;
+
+  // Timeline: dispatch samples are offsets from their repetition's start.
+  int64_t reps = 0;
+  for (const auto &[id, samples] : data.samples)
+    for (const profiler::SampleRecord &s : samples)
+      reps = std::max(reps, s.rep + 1);
+  view->reps.resize(static_cast<size_t>(reps));
+  view->repDurationNs.assign(static_cast<size_t>(reps), 0);
+  for (const auto &[id, samples] : data.samples) {
+    if (id == profiler::kWholeRep) {
+      for (const profiler::SampleRecord &s : samples)
+        view->repDurationNs[s.rep] = s.durationNs();
+      continue;
+    }
+    auto row = rowOf.find(id);
+    if (row == rowOf.end())
+      continue;
+    for (const profiler::SampleRecord &s : samples)
+      view->reps[s.rep].push_back({s.startNs, s.endNs, row->second});
+  }
+  for (size_t r = 0; r < view->reps.size(); ++r) {
+    auto &slices = view->reps[r];
+    std::sort(slices.begin(), slices.end(), [](const TimelineSlice &a, const TimelineSlice &b) {
+      return a.startNs < b.startNs || (a.startNs == b.startNs && a.endNs < b.endNs);
+    });
+    if (!slices.empty())
+      view->repDurationNs[r] = std::max(view->repDurationNs[r], slices.back().endNs);
+  }
+  return view;
+}
+
+std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
+                                                   const profiler::RunData &candidate,
+                                                   double threshold) {
+  auto view = std::make_shared<CompareView>();
+  view->baseline = baseline.summary;
+  view->candidate = candidate.summary;
+  view->threshold = threshold;
+  auto ratioOf = [](const profiler::Comparison &c) {
+    if (c.baseline.count == 0 || c.candidate.count == 0 || c.baseline.median == 0)
+      return std::numeric_limits<double>::quiet_NaN();
+    return c.candidate.median / c.baseline.median;
+  };
+
+  view->total.name = "whole repetition";
+  view->total.inBaseline = view->total.inCandidate = true;
+  view->total.comparison = profiler::compare(durations(baseline, profiler::kWholeRep),
+                                             durations(candidate, profiler::kWholeRep), threshold);
+  view->total.ratio = ratioOf(view->total.comparison);
+
+  // Match dispatches by id when the names agree (same compiled program), else by name.
+  std::map<int64_t, const profiler::DispatchRecord *> candById;
+  std::multimap<std::string, const profiler::DispatchRecord *> candByName;
+  for (const profiler::DispatchRecord &d : candidate.dispatches) {
+    candById[d.dispatchId] = &d;
+    candByName.emplace(d.name, &d);
+  }
+  std::map<const profiler::DispatchRecord *, bool> used;
+  for (const profiler::DispatchRecord &b : baseline.dispatches) {
+    const profiler::DispatchRecord *match = nullptr;
+    auto byId = candById.find(b.dispatchId);
+    if (byId != candById.end() && byId->second->name == b.name)
+      match = byId->second;
+    else
+      for (auto [it, end] = candByName.equal_range(b.name); it != end; ++it)
+        if (!used[it->second]) {
+          match = it->second;
+          break;
+        }
+    CompareRow row;
+    row.id = b.dispatchId;
+    row.name = b.name;
+    row.loc = b.loc;
+    row.inBaseline = true;
+    row.inCandidate = match != nullptr;
+    std::vector<int64_t> cand;
+    if (match) {
+      used[match] = true;
+      cand = durations(candidate, match->dispatchId);
+    }
+    row.comparison = profiler::compare(durations(baseline, b.dispatchId), cand, threshold);
+    row.ratio = ratioOf(row.comparison);
+    view->rows.push_back(std::move(row));
+  }
+  for (const profiler::DispatchRecord &c : candidate.dispatches) {
+    if (used[&c])
+      continue;
+    CompareRow row;
+    row.id = c.dispatchId;
+    row.name = c.name;
+    row.loc = c.loc;
+    row.inCandidate = true;
+    row.comparison = profiler::compare({}, durations(candidate, c.dispatchId), threshold);
+    row.ratio = ratioOf(row.comparison);
+    view->rows.push_back(std::move(row));
+  }
+  return view;
+}
+
+void Log::add(LogLevel level, std::string source, std::string text, int pass) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+    text.pop_back();
+  entries_.push_back({level, std::move(source), std::move(text), pass});
+  ++generation_;
+}
+
+size_t Log::errorCount() const {
+  return std::count_if(entries_.begin(), entries_.end(),
+                       [](const LogEntry &e) { return e.level == LogLevel::Error; });
+}
+
+const char *tabName(Tab tab) {
+  switch (tab) {
+  case Tab::Ir:
+    return "IR";
+  case Tab::Diff:
+    return "Diff";
+  case Tab::Profile:
+    return "Profile";
+  case Tab::Compare:
+    return "Compare";
+  }
+  return "?";
+}
+
+void ViewModel::selectPass(int index) {
+  if (nav.selectedPass != index) {
+    nav.irGotoLine = -1;
+    nav.irGotoLocation.clear();
+  }
+  nav.selectedPass = index;
+}
+
+void ViewModel::showIrLine(int index, int line) {
+  selectPass(index);
+  nav.irGotoLine = line;
+  nav.irGotoLocation.clear();
+  nav.tabRequest = Tab::Ir;
+}
+
+void ViewModel::showIrLocation(int index, std::string name) {
+  selectPass(index);
+  nav.irGotoLine = -1;
+  nav.irGotoLocation = std::move(name);
+  nav.tabRequest = Tab::Ir;
+}
+
+} // namespace loupe::visualizer

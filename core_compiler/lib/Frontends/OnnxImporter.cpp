@@ -158,6 +158,64 @@ convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
   return DenseElementsAttr::get(type, bits);
 }
 
+/// Rejects attribute values that crash (rather than fail) ONNX 1.12's own
+/// shape inference: negative dimensions, non-positive strides/kernels/
+/// dilations (division by zero in convPoolShapeInference), a negative
+/// batch_dims (GatherND) and a LayerNormalization axis outside the declared
+/// input rank.
+static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
+                                                 std::string &error) {
+  llvm::StringMap<int> ranks;
+  bool negativeDim = false;
+  auto addRank = [&](const onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+      return;
+    const auto &shape = info.type().tensor_type().shape();
+    ranks[info.name()] = shape.dim_size();
+    for (const auto &dim : shape.dim())
+      negativeDim |= dim.has_dim_value() && dim.dim_value() < 0;
+  };
+  for (const auto &info : graph.input())
+    addRank(info);
+  for (const auto &info : graph.value_info())
+    addRank(info);
+  for (const auto &info : graph.output())
+    addRank(info);
+  for (const auto &init : graph.initializer()) {
+    ranks[init.name()] = init.dims_size();
+    negativeDim |= llvm::any_of(init.dims(), [](int64_t d) { return d < 0; });
+  }
+  if (negativeDim) {
+    error = "a tensor has a negative dimension";
+    return failure();
+  }
+  for (const auto &node : graph.node()) {
+    for (const auto &attr : node.attribute()) {
+      StringRef name = attr.name();
+      bool positive = name == "strides" || name == "kernel_shape" ||
+                      name == "dilations";
+      if ((positive && llvm::any_of(attr.ints(), [](int64_t v) { return v <= 0; })) ||
+          (name == "batch_dims" && attr.i() < 0) ||
+          (name == "pads" && node.op_type() != "Pad" &&
+           llvm::any_of(attr.ints(), [](int64_t v) { return v < 0; }))) {
+        error = "node '" + node.name() + "' (" + node.op_type() +
+                "): attribute '" + attr.name() + "' has an invalid value";
+        return failure();
+      }
+      if (node.op_type() == "LayerNormalization" && name == "axis" &&
+          node.input_size() > 0 && ranks.count(node.input(0))) {
+        int rank = ranks.lookup(node.input(0));
+        if (attr.i() < -rank || attr.i() >= rank) {
+          error = "node '" + node.name() +
+                  "' (LayerNormalization): axis is out of range";
+          return failure();
+        }
+      }
+    }
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // GraphImporter
 //===----------------------------------------------------------------------===//
@@ -185,11 +243,12 @@ public:
 private:
   friend class NodeContext;
 
-  LogicalResult collectTypes(const onnx::GraphProto &graph);
+  void collectTypes(const onnx::GraphProto &graph);
   FailureOr<RankedTensorType> getStaticType(const std::string &name,
                                             const Twine &what);
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index,
                            OpBuilder &builder);
+  LogicalResult checkOutput(const std::string &output, NodeContext &nodeCtx);
   static const ConverterMap &getConverters();
 
   MLIRContext &ctx;
@@ -214,14 +273,14 @@ const ConverterMap &GraphImporter::getConverters() {
   return converters;
 }
 
-LogicalResult GraphImporter::collectTypes(const onnx::GraphProto &graph) {
+/// Indexes the declared and inferred types of the graph's tensors.
+void GraphImporter::collectTypes(const onnx::GraphProto &graph) {
   for (const auto &info : graph.input())
     types[info.name()] = &info.type();
   for (const auto &info : graph.value_info())
     types[info.name()] = &info.type();
   for (const auto &info : graph.output())
     types[info.name()] = &info.type();
-  return success();
 }
 
 /// The static type ONNX knows for tensor `name`, or a failure naming it.
@@ -244,6 +303,8 @@ GraphImporter::getStaticType(const std::string &name, const Twine &what) {
                     (dim.has_dim_param() ? " '" + dim.dim_param() + "'"
                                          : std::string()) +
                     "; only static shapes are supported");
+    if (dim.dim_value() < 0)
+      return report(what + " '" + name + "' has a negative dimension");
     shape.push_back(dim.dim_value());
   }
   return RankedTensorType::get(shape, elementType);
@@ -274,45 +335,46 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
   if (failed(it->second(nodeCtx)))
     return report("node '" + name + "' (" + node.op_type() + ", opset " +
                   Twine(opset) + "): conversion failed");
-  for (int i = 0, e = node.output_size(); i < e; ++i) {
-    const std::string &output = node.output(i);
-    if (output.empty())
-      continue;
-    auto valueIt = values.find(output);
-    if (valueIt == values.end())
-      return nodeCtx.fail("output '" + output + "' is not supported");
-    // Empty constants (e.g. an omitted Resize roi) are harmless; computed
-    // empty tensors are not representable in TOSA.
-    if (cast<RankedTensorType>(valueIt->second.getType()).getNumElements() ==
-            0 &&
-        !valueIt->second.getDefiningOp<tosa::ConstOp>())
-      return nodeCtx.fail("output '" + output +
-                          "' is empty; zero-sized tensors are not supported");
-    // Cross-check against ONNX shape inference where it knows the type.
-    auto typeIt = types.find(output);
-    if (typeIt == types.end() || !typeIt->second->has_tensor_type() ||
-        !typeIt->second->tensor_type().has_shape())
-      continue;
-    const auto &tensorType = typeIt->second->tensor_type();
-    auto imported = cast<RankedTensorType>(valueIt->second.getType());
-    bool matches = tensorType.shape().dim_size() == imported.getRank();
-    for (int d = 0; matches && d < imported.getRank(); ++d) {
-      const auto &dim = tensorType.shape().dim(d);
-      matches = !dim.has_dim_value() ||
-                dim.dim_value() == imported.getDimSize(d);
-    }
-    Type elementType = convertElementType(tensorType.elem_type(), &ctx);
-    matches &= !elementType || elementType == imported.getElementType();
-    if (!matches) {
-      std::string got;
-      llvm::raw_string_ostream os(got);
-      os << imported;
-      return nodeCtx.fail("imported type " + got +
-                          " of output '" + output +
-                          "' disagrees with ONNX shape inference");
-    }
-  }
+  for (int i = 0, e = node.output_size(); i < e; ++i)
+    if (!node.output(i).empty() &&
+        failed(checkOutput(node.output(i), nodeCtx)))
+      return failure();
   return success();
+}
+
+/// Every output must be produced, non-empty unless constant, and agree with
+/// the type ONNX shape inference gave it (where it knows one).
+LogicalResult GraphImporter::checkOutput(const std::string &output,
+                                         NodeContext &nodeCtx) {
+  auto valueIt = values.find(output);
+  if (valueIt == values.end())
+    return nodeCtx.fail("output '" + output + "' is not supported");
+  auto imported = cast<RankedTensorType>(valueIt->second.getType());
+  // Empty constants (e.g. an omitted Resize roi) are harmless; computed empty
+  // tensors are not representable in TOSA.
+  if (imported.getNumElements() == 0 &&
+      !valueIt->second.getDefiningOp<tosa::ConstOp>())
+    return nodeCtx.fail("output '" + output +
+                        "' is empty; zero-sized tensors are not supported");
+  auto typeIt = types.find(output);
+  if (typeIt == types.end() || !typeIt->second->has_tensor_type() ||
+      !typeIt->second->tensor_type().has_shape())
+    return success();
+  const auto &tensorType = typeIt->second->tensor_type();
+  bool matches = tensorType.shape().dim_size() == imported.getRank();
+  for (int d = 0; matches && d < imported.getRank(); ++d) {
+    const auto &dim = tensorType.shape().dim(d);
+    matches = !dim.has_dim_value() || dim.dim_value() == imported.getDimSize(d);
+  }
+  Type elementType = convertElementType(tensorType.elem_type(), &ctx);
+  matches &= !elementType || elementType == imported.getElementType();
+  if (matches)
+    return success();
+  std::string got;
+  llvm::raw_string_ostream os(got);
+  os << imported;
+  return nodeCtx.fail("imported type " + got + " of output '" + output +
+                      "' disagrees with ONNX shape inference");
 }
 
 OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
@@ -328,8 +390,7 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     (void)report("sparse initializers are not supported");
     return nullptr;
   }
-  if (failed(collectTypes(graph)))
-    return nullptr;
+  collectTypes(graph);
 
   auto nameLoc = [&](const std::string &name) -> Location {
     return NameLoc::get(StringAttr::get(&ctx, name));
@@ -601,8 +662,14 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
   }
   try {
     onnx::checker::check_model(model);
+    std::string attrError;
+    if (failed(onnx_import::checkAttributesForInference(model.graph(),
+                                                        attrError))) {
+      error = name + ": invalid ONNX model: " + attrError;
+      return nullptr;
+    }
     onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
-                                        /*strict_mode_val=*/0,
+                                        /*strict_mode_val=*/1,
                                         /*data_prop_val=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                        options, &shapeData);

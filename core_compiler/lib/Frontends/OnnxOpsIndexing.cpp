@@ -218,6 +218,8 @@ LogicalResult convertOneHot(NodeContext &ctx) {
   if (!axis)
     return ctx.unsupportedAttr("axis", Twine(ctx.getInt("axis", -1)));
   int64_t n = static_cast<int64_t>(*depth);
+  if (n <= 0)
+    return ctx.fail("depth must be positive");
   if (!isa<IntegerType>(getElementType(indices)))
     indices = createCast(b, createUnary<tosa::FloorOp>(b, indices),
                          b.getI32Type());

@@ -79,6 +79,8 @@ LogicalResult convertMatMul(NodeContext &ctx) {
   Value lhs = ctx.input(0), rhs = ctx.input(1);
   if (!isFloat(lhs))
     return ctx.fail("only floating-point MatMul is supported");
+  if (getShape(lhs).empty() || getShape(rhs).empty())
+    return ctx.fail("operands must have rank >= 1");
   bool vecLhs = getShape(lhs).size() == 1, vecRhs = getShape(rhs).size() == 1;
   if (vecLhs)
     lhs = createReshape(b, lhs, {1, getShape(lhs)[0]});
@@ -162,6 +164,13 @@ FailureOr<Window> getWindow(NodeContext &ctx, ArrayRef<int64_t> inSpatial,
       w.dilation.size() != rank || pads.size() != 2 * rank)
     return ctx.fail("kernel_shape/strides/dilations/pads do not match the "
                     "input's spatial rank");
+  auto positive = [](ArrayRef<int64_t> v) {
+    return llvm::all_of(v, [](int64_t x) { return x > 0; });
+  };
+  if (!positive(w.kernel) || !positive(w.stride) || !positive(w.dilation) ||
+      llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return ctx.fail("kernel_shape/strides/dilations must be positive and pads "
+                    "non-negative");
   std::string autoPad = ctx.getString("auto_pad", "NOTSET");
   for (size_t i = 0; i < rank; ++i) {
     int64_t in = inSpatial[i], s = w.stride[i];
@@ -286,6 +295,9 @@ LogicalResult convertConv(NodeContext &ctx) {
     return failure();
   Window w = *window;
 
+  if (ctx.hasInput(2) &&
+      getShape(ctx.input(2)) != ArrayRef<int64_t>{outChannels})
+    return ctx.fail("bias must be [" + Twine(outChannels) + "]");
   Value bias = ctx.hasInput(2)
                    ? ctx.input(2)
                    : createSplat(b, getElementType(x), {outChannels}, 0);
@@ -392,9 +404,10 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
   if (outputPadding.empty())
     outputPadding.assign(spatial, 0);
   if (stride.size() != spatial || pads.size() != 2 * spatial ||
-      outputPadding.size() != spatial)
+      outputPadding.size() != spatial ||
+      llvm::any_of(stride, [](int64_t s) { return s <= 0; }))
     return ctx.fail("strides/pads/output_padding do not match the input's "
-                    "spatial rank");
+                    "spatial rank, or a stride is not positive");
 
   // Leading crop per dim; the trailing one follows from the output size.
   SmallVector<int64_t> outPad, outSpatial;
@@ -422,6 +435,9 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
     stride.insert(stride.begin(), 1);
     outSpatial.insert(outSpatial.begin(), 1);
   }
+  if (ctx.hasInput(2) &&
+      getShape(ctx.input(2)) != ArrayRef<int64_t>{outChannels})
+    return ctx.fail("bias must be [" + Twine(outChannels) + "]");
   Value bias = ctx.hasInput(2)
                    ? ctx.input(2)
                    : createSplat(b, getElementType(x), {outChannels}, 0);

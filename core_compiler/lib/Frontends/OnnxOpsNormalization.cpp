@@ -58,8 +58,8 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
     return ctx.fail("input must have a channel dimension");
   double epsilon = ctx.getFloat("epsilon", 1e-5f);
   for (unsigned i = 1; i <= 4; ++i)
-    if (getShape(ctx.input(i)).size() != 1)
-      return ctx.fail("scale, B, mean and var must be 1-D");
+    if (getShape(ctx.input(i)) != getShape(x).slice(1, 1))
+      return ctx.fail("scale, B, mean and var must be [C]");
 
   // y = x * a + c with a = scale / sqrt(var + eps), c = B - mean * a; folded
   // when the statistics are f32 constants (the usual inference case).
@@ -143,6 +143,9 @@ LogicalResult convertInstanceNormalization(NodeContext &ctx) {
   int64_t rank = getShape(x).size();
   if (rank < 3)
     return ctx.fail("input must have spatial dimensions");
+  if (getShape(ctx.input(1)) != getShape(x).slice(1, 1) ||
+      getShape(ctx.input(2)) != getShape(x).slice(1, 1))
+    return ctx.fail("scale and B must be [C]");
   Value y = std::get<0>(
       normalize(b, x, spatialAxes(x), ctx.getFloat("epsilon", 1e-5f)));
   y = createMul(b, y, perChannel(b, ctx.input(1), rank));
@@ -263,9 +266,14 @@ LogicalResult convertNllLoss(NodeContext &ctx, Value input, Value target,
   ImplicitLocOpBuilder &b = ctx.b;
   ArrayRef<int64_t> inShape = getShape(input);
   int64_t rank = inShape.size();
+  SmallVector<int64_t> targetShape(inShape);
+  if (rank >= 2)
+    targetShape.erase(targetShape.begin() + 1);
   if (rank < 2 || !isFloat(input) ||
-      getShape(target).size() != static_cast<size_t>(rank - 1))
-    return ctx.fail("needs float input [N, C, d...] and target [N, d...]");
+      getShape(target) != ArrayRef<int64_t>(targetShape) ||
+      (weight && getShape(weight) != inShape.slice(1, 1)))
+    return ctx.fail("needs float input [N, C, d...], target [N, d...] and "
+                    "weight [C]");
   std::string reduction = ctx.getString("reduction", "mean");
   if (reduction != "none" && reduction != "sum" && reduction != "mean")
     return ctx.unsupportedAttr("reduction", "'" + reduction + "'");

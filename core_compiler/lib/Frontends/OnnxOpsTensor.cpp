@@ -146,8 +146,9 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
   }
   if (value.getNumElements() != 1)
     return ctx.unsupportedAttr("value", "with more than one element");
-  if (getNumElements(*shape) == 0)
-    return ctx.fail("empty tensors are not supported");
+  if (llvm::any_of(*shape, [](int64_t d) { return d <= 0; }))
+    return ctx.fail("shape must have positive dims (empty tensors are not "
+                    "supported)");
   auto type = getTensorType(*shape, value.getElementType());
   ctx.setOutput(0, createConst(ctx.b, DenseElementsAttr::get(
                                           type, *value.value_begin<Attribute>())));
@@ -166,6 +167,8 @@ LogicalResult convertRange(NodeContext &ctx) {
       0, static_cast<int64_t>(std::ceil((*limit - *start) / *delta)));
   if (count == 0)
     return ctx.fail("empty tensors are not supported");
+  if (count > (int64_t(1) << 24))
+    return ctx.fail("more than 2^24 elements");
   Type elementType = getElementType(ctx.input(0));
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < count; ++i) {
@@ -576,6 +579,8 @@ LogicalResult convertExpand(NodeContext &ctx) {
       return failure();
     target = llvm::to_vector(type->getShape());
   }
+  if (llvm::any_of(target, [](int64_t d) { return d <= 0; }))
+    return ctx.fail("shape must have positive dims");
   // Broadcasting against a splat of the target shape gives the result shape.
   Value shapeLike = createSplat(ctx.b, getElementType(x), target, 0);
   auto shape = matchRanks(ctx.b, x, shapeLike);

@@ -822,6 +822,23 @@ TEST_F(OnnxImporterTest, CheckerFailureIsReported) {
   EXPECT_EQ(message.rfind("test.onnx: invalid ONNX model:", 0), 0u) << message;
 }
 
+TEST_F(OnnxImporterTest, ValuesThatCrashOnnxShapeInferenceAreRejected) {
+  // ONNX 1.12's own shape inference divides by strides and indexes by the
+  // LayerNormalization axis unchecked; the importer refuses these first.
+  ModelBuilder conv(13);
+  conv.input("x", {1, 1, 4, 4}).output("y", {1, 1, 4, 4});
+  conv.rawInitializer("w", {1, 1, 1, 1});
+  setInts(conv.node("Conv", {"x", "w"}, {"y"}, "c"), "strides", {0, 1});
+  EXPECT_NE(importError(conv).find("node 'c' (Conv): attribute 'strides'"),
+            std::string::npos) << error;
+
+  ModelBuilder ln(17);
+  ln.input("x", {2, 3}).input("scale", {3}).output("y", {2, 3});
+  setInt(ln.node("LayerNormalization", {"x", "scale"}, {"y"}, "ln"), "axis", -7);
+  EXPECT_NE(importError(ln).find("axis is out of range"), std::string::npos)
+      << error;
+}
+
 TEST_F(OnnxImporterTest, GarbageBytes) {
   std::string garbage = "\x01\x02this is not a protobuf\xff\xfe\x00\x13";
   auto module = importOnnxBytes(garbage, "garbage.onnx", ctx, error);

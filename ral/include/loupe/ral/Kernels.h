@@ -16,7 +16,7 @@
 // Conventions (all memrefs: sizes/strides in elements; no aliasing between inputs and outputs):
 //
 // GEMM  ral_gemm_{openblas,onednn}___cpu, ral_gemm_cublas___gpu, ral_gemm (default)
-//   (ctx, A, B, C, bool transA, bool transB), f32 (all) and f16 (cublas; f32 accumulation):
+//   (ctx, A, B, C, bool transA, bool transB), f32:
 //   C[M,N] = op(A) * op(B), op(X) = transX ? X^T : X. A is [M,K] ([K,M] when transA), B is
 //   [K,N] ([N,K] when transB). A and B may be row-major with any leading stride (strides[1]==1)
 //   or column-major views (strides[0]==1); C must have strides[1]==1. C is overwritten.

@@ -1,0 +1,198 @@
+//===- WorkbenchTest.cpp - The whole workbench, headless, on a real model -----===//
+//
+// What a user does in the window, frame by frame: open a model, step through every pass, diff
+// two passes, run twice with different settings, compare the runs, save the session and
+// replay it. Frames keep coming while the worker compiles and runs.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/visualizer/Workbench.h"
+
+#include "Fixtures.h"
+#include "ImGuiHarness.h"
+
+#include "loupe/profiler/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+using namespace loupe::visualizer;
+using namespace loupe::visualizer::testing;
+namespace profiler = loupe::profiler;
+namespace sessions = loupe::sessions;
+
+namespace {
+struct Bench {
+  TempDir dir;
+  std::unique_ptr<Controller> controller;
+  std::unique_ptr<Workbench> workbench;
+  ImGuiHarness ui{1600, 1000};
+  double worstFrameMs = 0;
+  int frames = 0;
+
+  Bench() {
+    ControllerOptions options;
+    options.dbPath = dir.str("profiles.db");
+    options.configDir = dir.str("config");
+    std::filesystem::create_directories(options.configDir);
+    controller = std::make_unique<Controller>(options);
+    workbench = std::make_unique<Workbench>(*controller);
+  }
+  ViewModel &vm() { return controller->vm(); }
+  void frame() {
+    worstFrameMs = std::max(worstFrameMs, ui.rawFrame([&] { workbench->draw(); }));
+    ++frames;
+  }
+  /// Draws frames (about 200 per second) until `done` or the timeout.
+  bool drawUntil(const std::function<bool()> &done, double seconds = 300) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
+      frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    frame();
+    return true;
+  }
+};
+} // namespace
+
+TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
+  Bench b;
+  ASSERT_TRUE(b.controller->openModel(mlpTosaPath()));
+  EXPECT_TRUE(b.vm().compiling);
+  // The compile runs on the worker: frames keep coming meanwhile.
+  ASSERT_TRUE(b.drawUntil([&] { return b.vm().compile != nullptr; }));
+  EXPECT_GT(b.frames, 2);
+  ASSERT_TRUE(b.vm().compile->result.ok()) << b.vm().compile->result.error->message;
+  EXPECT_FALSE(b.vm().compiling);
+
+  // Step through every pass (what the Down key does), the IR panel showing each.
+  ViewModel &vm = b.vm();
+  vm.selectPass(kSourcePass);
+  b.frame();
+  int steps = 0;
+  while (vm.nav.selectedPass < vm.compile->passCount() - 1) {
+    int before = vm.nav.selectedPass;
+    b.workbench->pipeline().step(vm, 1);
+    ASSERT_EQ(vm.nav.selectedPass, before + 1);
+    b.frame();
+    if (!vm.compile->irAfter(vm.nav.selectedPass).empty()) {
+      ASSERT_NE(b.workbench->ir().document(), nullptr);
+      EXPECT_EQ(b.workbench->ir().document()->text(), vm.compile->irAfter(vm.nav.selectedPass));
+    }
+    ++steps;
+  }
+  EXPECT_EQ(steps, vm.compile->passCount());
+
+  // Diff two passes: the first tosa-to-linalg against the pass before it.
+  int pass = -1;
+  for (const auto &s : vm.compile->result.snapshots)
+    if (s.pass == "tosa-to-linalg" && s.changed && pass < 0)
+      pass = s.index;
+  vm.selectPass(pass);
+  b.workbench->selectTab(Tab::Diff);
+  b.frame();
+  b.frame();
+  EXPECT_EQ(b.workbench->activeTab(), Tab::Diff);
+  ASSERT_NE(b.workbench->diff().diff(), nullptr);
+  EXPECT_GT(b.workbench->diff().hunkCount(), 0u);
+
+  // Run twice with different settings.
+  vm.session.run.warmup = 1;
+  vm.session.run.reps = 10;
+  b.controller->run();
+  EXPECT_TRUE(vm.running);
+  ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }));
+  ASSERT_NE(vm.lastRun, nullptr);
+  EXPECT_TRUE(vm.lastRun->outcome.error.empty()) << vm.lastRun->outcome.error;
+  int64_t first = vm.lastRun->outcome.runId;
+  EXPECT_GE(first, 0);
+
+  vm.session.run.reps = 15;
+  vm.session.run.inputsDir.clear(); // random inputs, another seed
+  vm.session.run.checkDir.clear();
+  vm.session.run.seed = 7;
+  b.controller->run();
+  ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }));
+  int64_t second = vm.lastRun->outcome.runId;
+  EXPECT_GT(second, first);
+  EXPECT_EQ(vm.lastRun->request.run.reps, 15);
+
+  // The runs list, the newest run's profile and the comparison arrive without blocking.
+  ASSERT_TRUE(b.drawUntil([&] {
+    return !b.workbench->busy() && vm.runs && vm.runs->runs.size() == 2 && vm.profile &&
+           vm.comparison;
+  }));
+  EXPECT_EQ(vm.profile->run.id, second);
+  EXPECT_EQ(vm.profile->whole.count, 15u);
+  EXPECT_EQ(vm.comparison->baseline.id, first);
+  EXPECT_EQ(vm.comparison->candidate.id, second);
+  EXPECT_EQ(vm.comparison->rows.size(), vm.profile->rows.size());
+  EXPECT_EQ(vm.comparison->total.comparison.baseline.count, 10u);
+  EXPECT_EQ(vm.comparison->total.comparison.candidate.count, 15u);
+  b.workbench->selectTab(Tab::Compare);
+  b.frame();
+  b.workbench->selectTab(Tab::Profile);
+  b.frame();
+
+  // No frame waited for the compile or the runs (generous bound for a shared machine).
+  EXPECT_LT(b.worstFrameMs, 250.0);
+
+  // Save the session as shown; replaying it runs the same settings.
+  std::string saved = b.dir.str("mine.json");
+  ASSERT_TRUE(b.controller->saveSession(saved));
+  EXPECT_FALSE(vm.sessionDirty);
+  EXPECT_EQ(b.controller->recent().paths().front(), saved);
+  auto loaded = sessions::loadSession(saved);
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  EXPECT_EQ(loaded->model, vm.session.model);
+  EXPECT_EQ(loaded->run.reps, 15);
+  EXPECT_EQ(loaded->run.seed, 7u);
+  EXPECT_EQ(loaded->phaseTo, vm.session.phaseTo);
+  sessions::RunOutcome replay = sessions::runModel(sessions::requestFromSession(*loaded, vm.dbPath));
+  EXPECT_EQ(replay.exitCode, 0) << replay.error;
+  EXPECT_EQ(replay.repNs.size(), 15u);
+}
+
+TEST(Workbench, CancelARun) {
+  Bench b;
+  ASSERT_TRUE(b.controller->openModel(mlpTosaPath()));
+  ViewModel &vm = b.vm();
+  vm.session.run.reps = 1000000;
+  b.controller->run();
+  ASSERT_TRUE(b.drawUntil([&] { return vm.progress.running && vm.progress.stage == "run"; }));
+  b.controller->cancelRun();
+  ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }, 60));
+  bool logged = false;
+  for (const LogEntry &e : vm.log.entries())
+    logged |= e.source == "run" && e.text == "cancelled";
+  EXPECT_TRUE(logged);
+  // Nothing was stored for the cancelled run.
+  ASSERT_TRUE(b.drawUntil([&] { return !b.workbench->busy(); }));
+  b.controller->refreshRuns();
+  ASSERT_TRUE(b.drawUntil([&] { return !b.workbench->busy(); }));
+  EXPECT_TRUE(vm.runs->runs.empty());
+}
+
+TEST(Workbench, OpensSessionsAndReportsBadFiles) {
+  Bench b;
+  EXPECT_FALSE(b.controller->open(b.dir.str("missing.onnx")));
+  EXPECT_FALSE(b.controller->open(b.dir.str("notes.txt")));
+  std::ofstream(b.dir.str("bad.json")) << "{\"loupe_session\": 1, \"model\": \"m.onnx\", \"repz\": 1}";
+  EXPECT_FALSE(b.controller->open(b.dir.str("bad.json")));
+  EXPECT_EQ(b.vm().log.errorCount(), 3u);
+  ASSERT_TRUE(b.controller->openSession(std::string(LOUPE_SOURCE_DIR) + "/examples/sessions/mlp_tosa.json"));
+  EXPECT_EQ(b.vm().session.name, "mlp_tosa");
+  ASSERT_TRUE(b.drawUntil([&] { return b.vm().compile != nullptr; }));
+  for (const char *panel : {"pipeline", "ir", "diff", "run", "profile", "compare", "log"}) {
+    EXPECT_TRUE(b.workbench->focusPanel(panel));
+    b.frame();
+  }
+  EXPECT_FALSE(b.workbench->focusPanel("nope"));
+  // The Debug windows draw too.
+  b.frame();
+}

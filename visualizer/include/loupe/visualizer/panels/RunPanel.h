@@ -1,0 +1,34 @@
+//===- RunPanel.h - Run settings, progress and the last result ----*- C++ -*-===//
+//
+// Device, warmup, repetitions, inputs (random with a seed, or a test-data folder), the check
+// folder and tolerances. These are the session's run settings: what Save writes. Run posts a
+// job (sessions::runModel on the worker); while it runs the panel shows the runner's stage and a
+// progress bar with Cancel. The result (timings, check) appears when the job is done.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_VISUALIZER_PANELS_RUNPANEL_H
+#define LOUPE_VISUALIZER_PANELS_RUNPANEL_H
+
+#include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/ViewModel.h"
+
+#include <functional>
+#include <string>
+
+namespace loupe::visualizer {
+
+class RunPanel {
+public:
+  /// Called when the user asks to browse for a folder; the argument receives the choice.
+  using BrowseFn = std::function<void(const std::string &title, std::string *target)>;
+
+  void draw(ViewModel &vm, Actions &actions);
+  void setBrowse(BrowseFn browse) { browse_ = std::move(browse); }
+
+private:
+  BrowseFn browse_;
+};
+
+} // namespace loupe::visualizer
+
+#endif // LOUPE_VISUALIZER_PANELS_RUNPANEL_H

@@ -1,0 +1,290 @@
+//===- ComparePanel.cpp - Two runs, dispatch by dispatch ----------------------===//
+#include "loupe/visualizer/panels/ComparePanel.h"
+
+#include "loupe/visualizer/Format.h"
+#include "loupe/visualizer/Style.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace loupe::visualizer {
+
+namespace {
+std::string runLabel(const profiler::RunSummary &r) {
+  return "#" + std::to_string(r.id) + "  " + formatWallTime(r.startedNs) +
+         (r.status == profiler::RunStatus::Complete ? "" : std::string("  ") + profiler::runStatusName(r.status));
+}
+
+/// A verdict as a coloured label; hover shows the reason.
+void verdictCell(const profiler::Comparison &c) {
+  textColored(verdictColor(c.verdict), profiler::verdictName(c.verdict));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s\np = %.4g, %zu vs %zu samples", c.reason.c_str(), c.test.pValue,
+                      c.baseline.count, c.candidate.count);
+}
+
+double medianOr(const profiler::Summary &s) {
+  return s.count ? s.median : std::nan("");
+}
+} // namespace
+
+void ComparePanel::setSort(Column column, bool ascending) {
+  sortColumn_ = column;
+  sortAscending_ = ascending;
+  sortDirty_ = true;
+}
+
+const std::vector<int> &ComparePanel::sortedRows(const ViewModel &vm) {
+  const CompareView *c = vm.comparison.get();
+  if (!sortDirty_ && sortedFor_ == c)
+    return order_;
+  sortedFor_ = c;
+  sortDirty_ = false;
+  order_.clear();
+  if (!c)
+    return order_;
+  order_.resize(c->rows.size());
+  std::iota(order_.begin(), order_.end(), 0);
+  Column col = sortColumn_;
+  bool asc = sortAscending_;
+  auto key = [&](const CompareRow &r) -> double {
+    switch (col) {
+    case ColBaseline: return medianOr(r.comparison.baseline);
+    case ColCandidate: return medianOr(r.comparison.candidate);
+    case ColRatio: return r.ratio;
+    case ColVerdict: return static_cast<double>(r.comparison.verdict);
+    default: return static_cast<double>(r.id);
+    }
+  };
+  std::stable_sort(order_.begin(), order_.end(), [&](int ia, int ib) {
+    const CompareRow &a = c->rows[ia], &b = c->rows[ib];
+    if (col == ColName) {
+      int k = a.name.compare(b.name);
+      if (k != 0)
+        return asc ? k < 0 : k > 0;
+      return a.id < b.id;
+    }
+    double ka = key(a), kb = key(b);
+    // NaN (missing on one side) sorts last either way.
+    if (std::isnan(ka) != std::isnan(kb))
+      return std::isnan(kb);
+    if (ka != kb && !std::isnan(ka))
+      return asc ? ka < kb : ka > kb;
+    return a.id < b.id;
+  });
+  return order_;
+}
+
+std::array<int, 4> ComparePanel::verdictCounts(const ViewModel &vm) const {
+  std::array<int, 4> counts{};
+  if (vm.comparison)
+    for (const CompareRow &r : vm.comparison->rows)
+      ++counts[static_cast<int>(r.comparison.verdict)];
+  return counts;
+}
+
+void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
+  const std::vector<profiler::RunSummary> empty;
+  const std::vector<profiler::RunSummary> &runs = vm.runs ? vm.runs->runs : empty;
+  int64_t base = vm.nav.baselineRunId, cand = vm.nav.candidateRunId;
+  auto picker = [&](const char *label, int64_t &id) {
+    std::string current = "-";
+    for (const profiler::RunSummary &r : runs)
+      if (r.id == id)
+        current = runLabel(r);
+    bool changed = false;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 15);
+    if (ImGui::BeginCombo(label, current.c_str())) {
+      for (const profiler::RunSummary &r : runs)
+        if (ImGui::Selectable(runLabel(r).c_str(), r.id == id)) {
+          changed = id != r.id;
+          id = r.id;
+        }
+      ImGui::EndCombo();
+    }
+    return changed;
+  };
+  bool changed = picker("baseline", base);
+  ImGui::SameLine();
+  changed |= picker("candidate", cand);
+  ImGui::SameLine();
+  if (ImGui::Button("Swap")) {
+    std::swap(base, cand);
+    changed = true;
+  }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+  thresholdPercent_ = static_cast<float>(vm.nav.compareThreshold * 100);
+  if (ImGui::InputFloat("threshold %", &thresholdPercent_, 0, 0, "%.1f",
+                        ImGuiInputTextFlags_EnterReturnsTrue))
+    changed = true;
+  thresholdPercent_ = std::clamp(thresholdPercent_, 0.1f, 100.0f);
+  ImGui::SameLine();
+  helpMarker("FASTER / SLOWER need both a significant Mann-Whitney U test (p < 0.05, at least 9 "
+             "samples on each side) and a median change of at least the threshold. A "
+             "significant but smaller change, or a large one within the noise, is AMBIGUOUS.");
+  if (changed && base >= 0 && cand >= 0)
+    actions.compareRuns(base, cand, thresholdPercent_ / 100.0);
+  else if (changed) {
+    vm.nav.baselineRunId = base;
+    vm.nav.candidateRunId = cand;
+  }
+}
+
+void ComparePanel::drawTable(const CompareView &c) {
+  ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                          ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+                          ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit;
+  float height = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.5f);
+  if (!ImGui::BeginTable("compare", ColCount + 1, flags, ImVec2(0, height)))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 2);
+  ImGui::TableSetupColumn("id", ImGuiTableColumnFlags_DefaultSort, 0, ColId);
+  ImGui::TableSetupColumn("dispatch", ImGuiTableColumnFlags_WidthStretch, 0, ColName);
+  ImGui::TableSetupColumn("baseline", ImGuiTableColumnFlags_PreferSortDescending, 0, ColBaseline);
+  ImGui::TableSetupColumn("candidate", ImGuiTableColumnFlags_PreferSortDescending, 0, ColCandidate);
+  ImGui::TableSetupColumn("ratio", 0, 0, ColRatio);
+  ImGui::TableSetupColumn("verdict", 0, 0, ColVerdict);
+  ImGui::TableSetupColumn("change", ImGuiTableColumnFlags_NoSort, 0, ColCount);
+  ImGui::TableHeadersRow();
+  if (ImGuiTableSortSpecs *specs = ImGui::TableGetSortSpecs())
+    if (specs->SpecsDirty && specs->SpecsCount > 0) {
+      setSort(static_cast<Column>(specs->Specs[0].ColumnUserID),
+              specs->Specs[0].SortDirection == ImGuiSortDirection_Ascending);
+      specs->SpecsDirty = false;
+    }
+
+  auto rowCells = [](const CompareRow &r, bool total) {
+    ImGui::TableNextColumn();
+    if (total)
+      ImGui::TextUnformatted("all");
+    else
+      ImGui::Text("%lld", static_cast<long long>(r.id));
+    ImGui::TableNextColumn();
+    showText(r.name);
+    if (ImGui::IsItemHovered() && !r.loc.empty())
+      ImGui::SetTooltip("loc: %s", r.loc.c_str());
+    ImGui::TableNextColumn();
+    showText(r.inBaseline ? formatNs(medianOr(r.comparison.baseline)) : "missing");
+    ImGui::TableNextColumn();
+    showText(r.inCandidate ? formatNs(medianOr(r.comparison.candidate)) : "missing");
+    ImGui::TableNextColumn();
+    if (std::isnan(r.ratio))
+      ImGui::TextDisabled("-");
+    else
+      ImGui::Text("%.3fx", r.ratio);
+    ImGui::TableNextColumn();
+    verdictCell(r.comparison);
+    ImGui::TableNextColumn();
+    showText(formatChange(r.comparison.change));
+  };
+  // The whole repetition first, highlighted.
+  ImGui::TableNextRow();
+  ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(60, 70, 90, 120));
+  rowCells(c.total, true);
+
+  const std::vector<int> &order = order_;
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(order.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::TableNextRow();
+      ImGui::PushID(i);
+      rowCells(c.rows[order[i]], false);
+      ImGui::PopID();
+    }
+  ImGui::EndTable();
+}
+
+void ComparePanel::drawBars(const CompareView &c) {
+  drawnBars_ = 0;
+  ImGui::TextDisabled("medians per dispatch:");
+  ImGui::SameLine();
+  textColored(IM_COL32(120, 140, 170, 255), "baseline");
+  ImGui::SameLine();
+  ImGui::TextDisabled("vs");
+  ImGui::SameLine();
+  ImGui::TextUnformatted("candidate (coloured by verdict)");
+  ImGui::BeginChild("bars", ImVec2(0, 0), true);
+  double maxNs = 0;
+  for (const CompareRow &r : c.rows)
+    maxNs = std::max({maxNs, r.comparison.baseline.count ? r.comparison.baseline.median : 0.0,
+                      r.comparison.candidate.count ? r.comparison.candidate.median : 0.0});
+  float lineH = ImGui::GetTextLineHeight();
+  float rowH = lineH * 2 + 6;
+  float labelW = ImGui::GetFontSize() * 14;
+  float width = std::max(40.0f, ImGui::GetContentRegionAvail().x - labelW - ImGui::GetFontSize() * 6);
+  const std::vector<int> &order = order_;
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(order.size()), rowH);
+  ImDrawList *dl = ImGui::GetWindowDrawList();
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const CompareRow &r = c.rows[order[i]];
+      ImVec2 p = ImGui::GetCursorScreenPos();
+      std::string label = r.name;
+      if (ImGui::CalcTextSize(label.c_str()).x > labelW - 6)
+        label = label.substr(0, static_cast<size_t>((labelW - 6) / ImGui::CalcTextSize("x").x)) ;
+      dl->AddText(ImVec2(p.x, p.y + lineH * 0.5f + 2), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
+      float x0 = p.x + labelW;
+      auto bar = [&](float y, const profiler::Summary &s, ImU32 color) {
+        if (!s.count || maxNs <= 0)
+          return;
+        float w = std::max(1.0f, static_cast<float>(s.median / maxNs) * width);
+        dl->AddRectFilled(ImVec2(x0, y), ImVec2(x0 + w, y + lineH), color);
+        // IQR whisker.
+        float q1 = x0 + static_cast<float>(s.q1 / maxNs) * width;
+        float q3 = x0 + static_cast<float>(s.q3 / maxNs) * width;
+        dl->AddLine(ImVec2(q1, y + lineH * 0.5f), ImVec2(q3, y + lineH * 0.5f), IM_COL32(255, 255, 255, 150));
+        std::string v = formatNs(s.median);
+        dl->AddText(ImVec2(x0 + w + 4, y), ImGui::GetColorU32(ImGuiCol_Text), v.c_str());
+        ++drawnBars_;
+      };
+      bar(p.y + 2, r.comparison.baseline, IM_COL32(120, 140, 170, 255));
+      bar(p.y + 4 + lineH, r.comparison.candidate, verdictColor(r.comparison.verdict));
+      ImGui::Dummy(ImVec2(labelW + width, rowH));
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s\n%s  %s\n%s", r.name.c_str(), profiler::verdictName(r.comparison.verdict),
+                          formatChange(r.comparison.change).c_str(), r.comparison.reason.c_str());
+    }
+  ImGui::EndChild();
+}
+
+void ComparePanel::draw(ViewModel &vm, Actions &actions) {
+  drawPickers(vm, actions);
+  if (!vm.runs || vm.runs->runs.size() < 2) {
+    ImGui::TextDisabled("Run the model at least twice (e.g. with different settings) to compare "
+                        "two runs.");
+  }
+  if (!vm.comparison) {
+    if (vm.nav.baselineRunId >= 0 && vm.nav.candidateRunId >= 0)
+      ImGui::TextDisabled("comparing...");
+    return;
+  }
+  const CompareView &c = *vm.comparison;
+  if (!c.error.empty()) {
+    textColored(IM_COL32(235, 90, 80, 255), c.error);
+    return;
+  }
+  std::array<int, 4> counts = verdictCounts(vm);
+  ImGui::Text("#%lld -> #%lld:", static_cast<long long>(c.baseline.id),
+              static_cast<long long>(c.candidate.id));
+  ImGui::SameLine();
+  verdictCell(c.total.comparison);
+  ImGui::SameLine();
+  ImGui::Text("%s (median %s -> %s);  dispatches: %d faster, %d slower, %d ambiguous, %d same",
+              formatChange(c.total.comparison.change).c_str(),
+              formatNs(medianOr(c.total.comparison.baseline)).c_str(),
+              formatNs(medianOr(c.total.comparison.candidate)).c_str(),
+              counts[static_cast<int>(profiler::Verdict::Faster)],
+              counts[static_cast<int>(profiler::Verdict::Slower)],
+              counts[static_cast<int>(profiler::Verdict::Ambiguous)],
+              counts[static_cast<int>(profiler::Verdict::Same)]);
+  sortedRows(vm);
+  drawTable(c);
+  sortedRows(vm); // the table may have changed the sort
+  drawBars(c);
+}
+
+} // namespace loupe::visualizer

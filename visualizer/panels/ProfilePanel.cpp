@@ -1,0 +1,275 @@
+//===- ProfilePanel.cpp - Runs of the model and one run's dispatches ----------===//
+#include "loupe/visualizer/panels/ProfilePanel.h"
+
+#include "loupe/visualizer/Format.h"
+#include "loupe/visualizer/Style.h"
+
+#include <imgui_internal.h> // TableSetColumnSortDirection: reflect setSort in the headers
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+
+namespace loupe::visualizer {
+
+void ProfilePanel::setSort(Column column, bool ascending) {
+  sortColumn_ = column;
+  sortAscending_ = ascending;
+  sortDirty_ = true;
+  pushSortToTable_ = true;
+}
+
+void ProfilePanel::headerRect(Column column, float *minX, float *minY, float *maxX,
+                              float *maxY) const {
+  *minX = headers_[column][0];
+  *minY = headers_[column][1];
+  *maxX = headers_[column][2];
+  *maxY = headers_[column][3];
+}
+
+const std::vector<int> &ProfilePanel::sortedRows(const ViewModel &vm) {
+  const ProfileView *view = vm.profile.get();
+  if (!sortDirty_ && sortedFor_ == view)
+    return order_;
+  sortedFor_ = view;
+  sortDirty_ = false;
+  order_.clear();
+  if (!view)
+    return order_;
+  order_.resize(view->rows.size());
+  std::iota(order_.begin(), order_.end(), 0);
+  const std::vector<DispatchRow> &rows = view->rows;
+  Column col = sortColumn_;
+  bool asc = sortAscending_;
+  std::stable_sort(order_.begin(), order_.end(), [&](int ia, int ib) {
+    const DispatchRow &a = rows[ia], &b = rows[ib];
+    int c = 0;
+    auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+    switch (col) {
+    case ColId: c = cmp(a.id, b.id); break;
+    case ColName: c = a.name.compare(b.name); break;
+    case ColLoc: c = a.loc.compare(b.loc); break;
+    case ColCalls: c = cmp(a.calls, b.calls); break;
+    case ColMedian: c = cmp(a.medianNs, b.medianNs); break;
+    case ColIqr: c = cmp(a.iqrNs, b.iqrNs); break;
+    case ColShare: c = cmp(a.share, b.share); break;
+    default: break;
+    }
+    if (c == 0)
+      return a.id < b.id; // ties: by id, whatever the direction
+    return asc ? c < 0 : c > 0;
+  });
+  return order_;
+}
+
+void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
+  if (ImGui::Button("Refresh"))
+    actions.refreshRuns();
+  ImGui::SameLine();
+  if (vm.runs)
+    ImGui::TextDisabled("%zu runs of *%s*", vm.runs->runs.size(), vm.runs->modelFilter.c_str());
+  if (!vm.runs)
+    return;
+  ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                          ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
+                          ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("runs", 4, flags))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("run");
+  ImGui::TableSetupColumn("started");
+  ImGui::TableSetupColumn("status");
+  ImGui::TableSetupColumn("session", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(vm.runs->runs.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const profiler::RunSummary &r = vm.runs->runs[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char label[32];
+      std::snprintf(label, sizeof label, "#%lld", static_cast<long long>(r.id));
+      if (ImGui::Selectable(label, r.id == vm.nav.profileRunId,
+                            ImGuiSelectableFlags_SpanAllColumns))
+        actions.loadProfile(r.id);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s\n%s %s%s%s", r.model.c_str(), r.deviceKind.c_str(),
+                          r.deviceName.c_str(), r.error.empty() ? "" : "\nerror: ",
+                          r.error.c_str());
+      if (ImGui::BeginPopupContextItem()) {
+        if (ImGui::MenuItem("Compare: use as baseline"))
+          actions.compareRuns(r.id, vm.nav.candidateRunId >= 0 ? vm.nav.candidateRunId : r.id,
+                              vm.nav.compareThreshold);
+        if (ImGui::MenuItem("Compare: use as candidate"))
+          actions.compareRuns(vm.nav.baselineRunId >= 0 ? vm.nav.baselineRunId : r.id, r.id,
+                              vm.nav.compareThreshold);
+        ImGui::EndPopup();
+      }
+      ImGui::TableNextColumn();
+      showText(formatWallTime(r.startedNs));
+      ImGui::TableNextColumn();
+      ImU32 statusColor = r.status == profiler::RunStatus::Complete ? IM_COL32(150, 150, 150, 255)
+                          : r.status == profiler::RunStatus::Failed
+                              ? IM_COL32(235, 90, 80, 255)
+                              : IM_COL32(230, 180, 60, 255);
+      textColored(statusColor, profiler::runStatusName(r.status));
+      ImGui::TableNextColumn();
+      showText(r.session.empty() ? "-" : r.session);
+    }
+  ImGui::EndTable();
+}
+
+void ProfilePanel::drawDispatches(ViewModel &vm) {
+  const ProfileView &p = *vm.profile;
+  ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                          ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
+                          ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit |
+                          ImGuiTableFlags_Hideable;
+  float tableHeight = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.55f);
+  if (!ImGui::BeginTable("dispatches", ColCount, flags, ImVec2(0, tableHeight)))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  auto defaultSort = [&](Column c) {
+    return c == sortColumn_ ? (ImGuiTableColumnFlags_DefaultSort |
+                               (sortAscending_ ? ImGuiTableColumnFlags_PreferSortAscending
+                                               : ImGuiTableColumnFlags_PreferSortDescending))
+                            : 0;
+  };
+  ImGui::TableSetupColumn("id", defaultSort(ColId), 0, ColId);
+  ImGui::TableSetupColumn("dispatch", defaultSort(ColName) | ImGuiTableColumnFlags_WidthStretch,
+                          0, ColName);
+  ImGui::TableSetupColumn("loc", defaultSort(ColLoc), 0, ColLoc);
+  ImGui::TableSetupColumn("calls", defaultSort(ColCalls), 0, ColCalls);
+  ImGui::TableSetupColumn("median", defaultSort(ColMedian), 0, ColMedian);
+  ImGui::TableSetupColumn("IQR", defaultSort(ColIqr), 0, ColIqr);
+  ImGui::TableSetupColumn("share", defaultSort(ColShare), 0, ColShare);
+
+  // Headers submitted one by one so their rectangles are known.
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (int c = 0; c < ColCount; ++c) {
+    if (!ImGui::TableSetColumnIndex(c))
+      continue;
+    ImGui::TableHeader(ImGui::TableGetColumnName(c));
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    headers_[c][0] = a.x;
+    headers_[c][1] = a.y;
+    headers_[c][2] = b.x;
+    headers_[c][3] = b.y;
+  }
+
+  if (pushSortToTable_) {
+    ImGui::TableSetColumnSortDirection(sortColumn_,
+                                       sortAscending_ ? ImGuiSortDirection_Ascending
+                                                      : ImGuiSortDirection_Descending,
+                                       false);
+    pushSortToTable_ = false;
+  }
+  if (ImGuiTableSortSpecs *specs = ImGui::TableGetSortSpecs()) {
+    if (specs->SpecsDirty && specs->SpecsCount > 0) {
+      const ImGuiTableColumnSortSpecs &s = specs->Specs[0];
+      Column col = static_cast<Column>(s.ColumnUserID);
+      bool asc = s.SortDirection == ImGuiSortDirection_Ascending;
+      if (col != sortColumn_ || asc != sortAscending_) {
+        sortColumn_ = col;
+        sortAscending_ = asc;
+        sortDirty_ = true;
+      }
+      specs->SpecsDirty = false;
+    }
+  }
+
+  const std::vector<int> &order = sortedRows(vm);
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(order.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const DispatchRow &row = p.rows[order[i]];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%lld", static_cast<long long>(row.id));
+      ImGui::TableNextColumn();
+      ImVec2 cell = ImGui::GetCursorScreenPos();
+      // Share of the total as a bar behind the name.
+      float w = ImGui::GetContentRegionAvail().x;
+      ImGui::GetWindowDrawList()->AddRectFilled(
+          cell, ImVec2(cell.x + w * static_cast<float>(row.share), cell.y + ImGui::GetTextLineHeight()),
+          (paletteColor(static_cast<int>(row.id)) & 0x00FFFFFF) | 0x50000000);
+      showText(row.name);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s\nop: %s\nbackend: %s\nmin %s, max %s", row.name.c_str(),
+                          row.op.c_str(), row.backend.c_str(),
+                          formatNs(static_cast<double>(row.minNs)).c_str(),
+                          formatNs(static_cast<double>(row.maxNs)).c_str());
+      ImGui::TableNextColumn();
+      showText(row.loc);
+      ImGui::TableNextColumn();
+      ImGui::Text("%zu", row.calls);
+      ImGui::TableNextColumn();
+      showText(formatNs(row.medianNs));
+      ImGui::TableNextColumn();
+      showText(formatNs(row.iqrNs));
+      ImGui::TableNextColumn();
+      showText(formatPercent(row.share));
+    }
+  ImGui::EndTable();
+}
+
+void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
+  float runsWidth = std::min(ImGui::GetFontSize() * 22, ImGui::GetContentRegionAvail().x * 0.35f);
+  ImGui::BeginChild("runs_list", ImVec2(runsWidth, 0), true);
+  drawRuns(vm, actions);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("run_detail", ImVec2(0, 0), false);
+  if (!vm.profile) {
+    ImGui::TextDisabled(vm.nav.profileRunId >= 0 ? "loading run..."
+                                                 : "No run selected. Run the model (Run panel) "
+                                                   "or pick a run on the left.");
+    ImGui::EndChild();
+    return;
+  }
+  const ProfileView &p = *vm.profile;
+  if (!p.error.empty()) {
+    textColored(IM_COL32(235, 90, 80, 255), p.error);
+    ImGui::EndChild();
+    return;
+  }
+  ImGui::Text("run #%lld", static_cast<long long>(p.run.id));
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s  %s  %s", formatWallTime(p.run.startedNs).c_str(),
+                      p.run.deviceName.c_str(), profiler::runStatusName(p.run.status));
+  ImGui::Text("repetition median %s, IQR %s, min %s, max %s (%zu reps)",
+              formatNs(p.whole.median).c_str(), formatNs(p.whole.iqr()).c_str(),
+              formatNs(static_cast<double>(p.whole.min)).c_str(),
+              formatNs(static_cast<double>(p.whole.max)).c_str(), p.whole.count);
+  if (ImGui::IsItemHovered() && !p.configJson.empty())
+    ImGui::SetTooltip("%s", p.configJson.c_str());
+
+  drawDispatches(vm);
+
+  // Timeline of one repetition.
+  int reps = static_cast<int>(p.reps.size());
+  if (reps == 0) {
+    ImGui::TextDisabled("no samples");
+    ImGui::EndChild();
+    return;
+  }
+  if (timelineFor_ != p.run.id) {
+    timelineFor_ = p.run.id;
+    rep_ = 0;
+    timeline_.fit();
+  }
+  rep_ = std::clamp(rep_, 0, reps - 1);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+  ImGui::SliderInt("repetition", &rep_, 0, reps - 1);
+  ImGui::SameLine();
+  if (ImGui::Button("Fit"))
+    timeline_.fit();
+  ImGui::SameLine();
+  ImGui::TextDisabled("wheel: zoom, drag: pan, double-click: fit");
+  timeline_.draw(p.reps[rep_], p.repDurationNs[rep_], p.rows, ImGui::GetContentRegionAvail().y);
+  ImGui::EndChild();
+}
+
+} // namespace loupe::visualizer

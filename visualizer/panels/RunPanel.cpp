@@ -1,0 +1,171 @@
+//===- RunPanel.cpp - Run settings, progress and the last result --------------===//
+#include "loupe/visualizer/panels/RunPanel.h"
+
+#include "loupe/visualizer/Format.h"
+#include "loupe/visualizer/Style.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace loupe::visualizer {
+
+namespace {
+/// A folder field with a Browse button; returns true when the value changed.
+bool folderField(const char *id, const char *hint, std::string &value,
+                 const RunPanel::BrowseFn &browse) {
+  ImGui::PushID(id);
+  bool changed = false;
+  float button = ImGui::CalcTextSize("...").x + ImGui::GetStyle().FramePadding.x * 2;
+  ImGui::SetNextItemWidth(-(button + ImGui::GetStyle().ItemSpacing.x));
+  changed |= inputTextWithHint("##path", hint, value);
+  if (ImGui::IsItemHovered() && !value.empty())
+    ImGui::SetTooltip("%s", value.c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("...") && browse)
+    browse(hint, &value); // the dialog writes `value` later and marks the session dirty
+  ImGui::PopID();
+  return changed;
+}
+} // namespace
+
+void RunPanel::draw(ViewModel &vm, Actions &actions) {
+  sessions::RunSettings &run = vm.session.run;
+  bool editable = !vm.running;
+  bool changed = false;
+
+  ImGui::BeginDisabled(!editable);
+  ImGui::PushItemWidth(-ImGui::GetFontSize() * 6);
+  // Devices: the CPU is the only one this build runs on; CUDA arrives with the GPU issue.
+  if (ImGui::BeginCombo("device", vm.session.target.c_str())) {
+    if (ImGui::Selectable("cpu", vm.session.target == "cpu") && vm.session.target != "cpu") {
+      vm.session.target = "cpu";
+      changed = true;
+    }
+    ImGui::BeginDisabled();
+    ImGui::Selectable("cuda (not in this build)", false);
+    ImGui::EndDisabled();
+    ImGui::EndCombo();
+  }
+  changed |= ImGui::InputInt("warmup", &run.warmup);
+  changed |= ImGui::InputInt("reps", &run.reps);
+  run.warmup = std::max(0, run.warmup);
+  run.reps = std::max(1, run.reps);
+
+  ImGui::TextUnformatted("inputs");
+  int source = run.inputsDir.empty() ? 0 : 1;
+  bool picked = false;
+  if (ImGui::RadioButton("random", source == 0) && source != 0) {
+    run.inputsDir.clear();
+    changed = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("test-data folder", source == 1) && source != 1) {
+    picked = true;
+    source = 1;
+  }
+  if (source == 0) {
+    int seed = static_cast<int>(run.seed);
+    if (ImGui::InputInt("seed", &seed)) {
+      run.seed = static_cast<uint64_t>(std::max(0, seed));
+      changed = true;
+    }
+  } else {
+    if (picked && browse_)
+      browse_("inputs folder", &run.inputsDir);
+    changed |= folderField("inputs", "inputs folder", run.inputsDir, browse_);
+  }
+  ImGui::TextUnformatted("check against (optional)");
+  changed |= folderField("check", "expected outputs folder", run.checkDir, browse_);
+  if (!run.checkDir.empty()) {
+    float rtol = static_cast<float>(run.rtol), atol = static_cast<float>(run.atol);
+    if (ImGui::InputFloat("rtol", &rtol, 0, 0, "%.1e")) {
+      run.rtol = std::max(0.f, rtol);
+      changed = true;
+    }
+    if (ImGui::InputFloat("atol", &atol, 0, 0, "%.1e")) {
+      run.atol = std::max(0.f, atol);
+      changed = true;
+    }
+  }
+  ImGui::PopItemWidth();
+  ImGui::EndDisabled();
+  if (changed)
+    vm.sessionDirty = true;
+
+  ImGui::Separator();
+  if (!vm.running) {
+    ImGui::BeginDisabled(!vm.hasModel());
+    if (ImGui::Button("Run", ImVec2(ImGui::GetFontSize() * 6, 0)))
+      actions.run();
+    ImGui::EndDisabled();
+  } else {
+    const JobProgress &p = vm.progress;
+    bool thisJob = p.running && p.label.rfind("run", 0) == 0;
+    std::string stage = thisJob ? (p.stage.empty() ? "starting" : p.stage) : "queued";
+    // Stages weigh differently; show the stage's own fraction with its name.
+    float fraction = thisJob ? static_cast<float>(p.fraction) : 0.f;
+    char overlay[64];
+    std::snprintf(overlay, sizeof overlay, "%s %.0f%%", stage.c_str(), 100 * fraction);
+    ImGui::ProgressBar(fraction, ImVec2(-ImGui::GetFontSize() * 6, 0), overlay);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(-1, 0)))
+      actions.cancelRun();
+  }
+
+  // The last result.
+  if (!vm.lastRun)
+    return;
+  const sessions::RunOutcome &o = vm.lastRun->outcome;
+  ImGui::Separator();
+  if (!o.error.empty()) {
+    textColored(IM_COL32(235, 90, 80, 255), "run failed (exit " + std::to_string(o.exitCode) + ")");
+    ImGui::PushTextWrapPos(0);
+    showText(o.error);
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  if (o.runId >= 0)
+    ImGui::Text("run #%lld", static_cast<long long>(o.runId));
+  else
+    ImGui::TextUnformatted("run (not stored)");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%d warmup, %d reps, %s", vm.lastRun->request.run.warmup,
+                      vm.lastRun->request.run.reps,
+                      vm.lastRun->request.run.inputsDir.empty() ? "random inputs"
+                                                                : "test-data inputs");
+  if (ImGui::BeginTable("run_summary", 2, ImGuiTableFlags_SizingFixedFit)) {
+    auto row = [](const char *name, const std::string &value) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", name);
+      ImGui::TableNextColumn();
+      showText(value);
+    };
+    row("median", formatNs(o.runSummary.median));
+    row("IQR", formatNs(o.runSummary.iqr()));
+    row("min / max", formatNs(static_cast<double>(o.runSummary.min)) + " / " +
+                         formatNs(static_cast<double>(o.runSummary.max)));
+    row("dispatches", std::to_string(o.dispatches.size()));
+    row("wall", formatNs(static_cast<double>(vm.lastRun->wallNs)));
+    ImGui::EndTable();
+  }
+  if (!o.checked) {
+    ImGui::TextDisabled("outputs not checked");
+  } else {
+    bool passed = o.exitCode == sessions::kExitOk;
+    textColored(passed ? IM_COL32(90, 200, 110, 255) : IM_COL32(235, 90, 80, 255),
+                passed ? "check passed" : "check FAILED");
+    for (const sessions::OutputCheck &c : o.checks) {
+      ImGui::TextDisabled("output %lld: max abs err %.3g, max rel err %.3g",
+                          static_cast<long long>(c.record.outputIdx), c.record.maxAbsErr,
+                          c.record.maxRelErr);
+      if (!c.message.empty()) {
+        ImGui::PushTextWrapPos(0);
+        textColored(IM_COL32(235, 90, 80, 255), c.message);
+        ImGui::PopTextWrapPos();
+      }
+    }
+  }
+}
+
+} // namespace loupe::visualizer

@@ -1,11 +1,15 @@
 //===- main.cpp - loupe: the workbench's command line ------------------------===//
+#include "gui/GuiCommand.h"
 #include "loupe/Commands.h"
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 static const char *kUsage =
-    "usage: loupe <command> [options]\n"
+    "usage: loupe [gui] [--session S.json] [--db DB] [MODEL] [--screenshot PNG --frames N]\n"
+    "       loupe <command> [options]\n"
+    "  gui (the default)  the desktop workbench; `loupe gui --help` lists its flags\n"
     "  compile MODEL [--target cpu] [--phase-to P] [--dump-dir D] [--emit mlir|llvm|artifact] [-o OUT]\n"
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]\n"
     "                     [--rtol X] [--atol X] [--db DB] [--json]\n"
@@ -13,12 +17,33 @@ static const char *kUsage =
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
+/// `loupe MODEL.onnx` / `loupe S.json`: an existing model or session opens the workbench.
+static bool isOpenable(const char *arg) {
+  std::string s = arg;
+  auto ends = [&](const char *ext) {
+    size_t n = std::strlen(ext);
+    return s.size() > n && s.compare(s.size() - n, n, ext) == 0;
+  };
+  if (!(ends(".mlir") || ends(".onnx") || ends(".json") || ends(".so")))
+    return false;
+  std::FILE *f = std::fopen(arg, "rb");
+  if (f)
+    std::fclose(f);
+  return f != nullptr;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2)
+    return loupe::app::guiCommand(argc, argv, 1);
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, stdout);
+    return 0;
   }
   const char *command = argv[1];
+  if (!std::strcmp(command, "gui"))
+    return loupe::app::guiCommand(argc, argv, 2);
+  if (command[0] == '-' || isOpenable(command))
+    return loupe::app::guiCommand(argc, argv, 1);
   if (!std::strcmp(command, "compile"))
     return loupe::app::compileCommand(argc, argv, 2);
   if (!std::strcmp(command, "ral"))

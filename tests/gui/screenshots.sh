@@ -1,0 +1,41 @@
+#!/bin/bash
+# The workbench in a real window under Xvfb: one screenshot per panel of the CNN example
+# session, each checked not to be blank (check_png.py).
+#
+#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR setup        # profile DB with two runs of the CNN
+#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
+#
+# PANEL: pipeline ir diff run profile compare log. OUT_DIR/PANEL.png are the images (the user
+# guide's docs/images/ are copies of these).
+set -euo pipefail
+LOUPE=$1 SRC=$2 OUT=$3
+shift 3
+mkdir -p "$OUT"
+SESSION=$SRC/examples/sessions/cnn.json
+XVFB=(xvfb-run -a -s "-screen 0 1600x1000x24")
+export XDG_CONFIG_HOME=$OUT/config XDG_DATA_HOME=$OUT/data
+
+if ! command -v xvfb-run >/dev/null; then
+  echo "xvfb-run not found: skipping"; exit 77
+fi
+
+if [ "${1:-}" = setup ]; then
+  rm -f "$OUT/p.db" "$OUT/p.db-wal" "$OUT/p.db-shm"
+  # Two runs with different settings: the session's test data, then random inputs.
+  "$LOUPE" replay "$SESSION" --db "$OUT/p.db" > "$OUT/replay.md"
+  "$LOUPE" run "$SRC/examples/models/cnn.onnx" --reps 30 --warmup 3 --seed 1 --db "$OUT/p.db" --json > "$OUT/run.json"
+  echo "profile DB: $OUT/p.db"
+  exit 0
+fi
+
+for panel in "$@"; do
+  extra=()
+  db=$OUT/p.db
+  case $panel in
+    pipeline|ir|diff) extra=(--pass tosa-to-linalg) ;;
+    run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
+  esac
+  "${XVFB[@]}" "$LOUPE" gui --session "$SESSION" --db "$db" --screenshot "$OUT/$panel.png" \
+    --frames 5 --panel "$panel" "${extra[@]}"
+  python3 "$SRC/tests/gui/check_png.py" "$OUT/$panel.png" --size 1600x1000
+done

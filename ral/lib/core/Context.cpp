@@ -97,7 +97,12 @@ Context::Context(ContextOptions options) : options_(std::move(options)) {
 }
 
 StatusOr<std::shared_ptr<Context>> Context::create(ContextOptions options) {
-  if (options.loadPlugins)
+  // Plugins are loaded when something needs them: a required API that is not registered yet
+  // here, or an unknown name in ral_api_call. Loading oneDNN/OpenBLAS costs threads and memory.
+  bool missing = false;
+  for (const std::string &api : options.requiredApis)
+    missing = missing || !Registry::global().find(api);
+  if (missing && options.loadPlugins)
     loadPlugins();
   if (Status s = Registry::global().status(); !s)
     return Status(s.code(), "RAL registration errors:\n" + s.message());
@@ -105,9 +110,10 @@ StatusOr<std::shared_ptr<Context>> Context::create(ContextOptions options) {
     if (Registry::global().find(api))
       continue;
     std::string hint;
-    for (const PluginStatus &plugin : loadPlugins())
-      if (!plugin.status.isOk())
-        hint += "; " + plugin.status.message();
+    if (options.loadPlugins)
+      for (const PluginStatus &plugin : loadPlugins())
+        if (!plugin.status.isOk())
+          hint += "; " + plugin.status.message();
     return notFound("the artifact calls RAL API '" + api + "', which is not registered" + hint);
   }
   std::shared_ptr<Context> context(new Context(std::move(options)));

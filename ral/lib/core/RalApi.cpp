@@ -61,6 +61,14 @@ extern "C" __attribute__((visibility("default"))) void ral_api_call(void *ctx, c
     fn(args);
     return;
   }
+  // A miss may be a kernel of a plugin not loaded yet: load the plugins (once) and look again.
+  if (apiName) {
+    loadPlugins();
+    if ((fn = detail::lookupApiCached(apiName))) {
+      fn(args);
+      return;
+    }
+  }
   auto *execution = static_cast<ExecutionContext *>(ctx);
   std::string name = apiName ? apiName : "(null)";
   std::string hint;

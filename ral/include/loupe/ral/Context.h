@@ -70,7 +70,8 @@ struct ContextOptions {
   bool useCuda = false;
   /// CUDA device ordinal; -1: $LOUPE_CUDA_DEVICE, else 0.
   int cudaDevice = -1;
-  /// Load the kernel plugins (libloupe_ral_kernels_cpu.so) before checking requiredApis.
+  /// Load the kernel plugins (libloupe_ral_kernels_cpu.so) in create() when a required API is
+  /// not registered yet. (ral_api_call also loads them on its first unknown name.)
   bool loadPlugins = true;
   /// RAL API names the artifact calls (manifest "ral_apis"): create() fails naming the first
   /// one that is not registered, so a missing kernel is reported before anything runs.
@@ -84,7 +85,8 @@ struct PluginStatus {
   Status status;    ///< Ok, or why it did not load (dlerror's text names the missing library).
 };
 
-/// Loads the kernel plugins once per process (thread-safe) and returns their status. Searched
+/// Loads the kernel plugins once per process (thread-safe) and returns their status. The
+/// runtime calls it lazily (an API that is not registered yet); tools call it to list. Searched
 /// in $LOUPE_RAL_PLUGIN_DIRS (':'-separated), then next to libloupe_ral.so; none are loaded
 /// when $LOUPE_RAL_NO_PLUGINS is set (e.g. ThreadSanitizer runs: oneDNN uses OpenMP).
 const std::vector<PluginStatus> &loadPlugins();

@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -249,6 +250,10 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index,
                            OpBuilder &builder);
   LogicalResult checkOutput(const std::string &output, NodeContext &nodeCtx);
+  LogicalResult checkSupported(const onnx::GraphProto &graph);
+  static std::string getNodeName(const onnx::NodeProto &node, int64_t index);
+  static std::string getOpName(const onnx::NodeProto &node);
+  static OpConverter getConverter(const onnx::NodeProto &node);
   static const ConverterMap &getConverters();
 
   MLIRContext &ctx;
@@ -259,6 +264,48 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TypeProto *> types;
 };
+
+std::string GraphImporter::getNodeName(const onnx::NodeProto &node,
+                                       int64_t index) {
+  return node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                             : node.name();
+}
+
+/// "OpType", or "domain.OpType" outside the default domain.
+std::string GraphImporter::getOpName(const onnx::NodeProto &node) {
+  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  return defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
+}
+
+OpConverter GraphImporter::getConverter(const onnx::NodeProto &node) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return nullptr;
+  return getConverters().lookup(node.op_type());
+}
+
+/// Reports the first unsupported node, listing the other unsupported op types.
+LogicalResult GraphImporter::checkSupported(const onnx::GraphProto &graph) {
+  int64_t first = -1;
+  SmallVector<std::string> others;
+  for (int i = 0, e = graph.node_size(); i < e; ++i) {
+    if (getConverter(graph.node(i)))
+      continue;
+    if (first < 0)
+      first = i;
+    else if (std::string op = getOpName(graph.node(i));
+             op != getOpName(graph.node(first)) && !llvm::is_contained(others, op))
+      others.push_back(op);
+  }
+  if (first < 0)
+    return success();
+  const onnx::NodeProto &node = graph.node(first);
+  std::string message = "unsupported ONNX op '" + getOpName(node) +
+                        "' (node '" + getNodeName(node, first) + "', opset " +
+                        std::to_string(opset) + ")";
+  if (!others.empty())
+    message += "; also unsupported: " + llvm::join(others, ", ");
+  return report(message);
+}
 
 const ConverterMap &GraphImporter::getConverters() {
   static const ConverterMap converters = [] {
@@ -312,19 +359,11 @@ GraphImporter::getStaticType(const std::string &name, const Twine &what) {
 
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                                         int64_t index, OpBuilder &builder) {
-  std::string name = node.name().empty()
-                         ? node.op_type() + "_" + std::to_string(index)
-                         : node.name();
-  const ConverterMap &converters = getConverters();
-  auto it = converters.find(node.op_type());
-  bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-  if (!defaultDomain || it == converters.end()) {
-    std::string opName = defaultDomain
-                             ? node.op_type()
-                             : node.domain() + "." + node.op_type();
-    return report("unsupported ONNX op '" + opName + "' (node '" + name +
-                  "', opset " + Twine(opset) + ")");
-  }
+  std::string name = getNodeName(node, index);
+  OpConverter converter = getConverter(node);
+  if (!converter)
+    return report("unsupported ONNX op '" + getOpName(node) + "' (node '" +
+                  name + "', opset " + Twine(opset) + ")");
   for (const std::string &input : node.input())
     if (!input.empty() && !values.count(input))
       return report("node '" + name + "' uses undefined tensor '" + input +
@@ -332,7 +371,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
 
   ImplicitLocOpBuilder b(NameLoc::get(StringAttr::get(&ctx, name)), builder);
   NodeContext nodeCtx(*this, node, name, b);
-  if (failed(it->second(nodeCtx)))
+  if (failed(converter(nodeCtx)))
     return report("node '" + name + "' (" + node.op_type() + ", opset " +
                   Twine(opset) + "): conversion failed");
   for (int i = 0, e = node.output_size(); i < e; ++i)
@@ -391,6 +430,8 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     return nullptr;
   }
   collectTypes(graph);
+  if (failed(checkSupported(graph)))
+    return nullptr;
 
   auto nameLoc = [&](const std::string &name) -> Location {
     return NameLoc::get(StringAttr::get(&ctx, name));

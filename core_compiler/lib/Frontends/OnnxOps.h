@@ -110,6 +110,7 @@ mlir::RankedTensorType getTensorType(llvm::ArrayRef<int64_t> shape,
 mlir::RankedTensorType getType(mlir::Value value);
 llvm::ArrayRef<int64_t> getShape(mlir::Value value);
 mlir::Type getElementType(mlir::Value value);
+bool isFloat(mlir::Value value);
 int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
 /// Normalizes a possibly negative axis; nullopt when out of [-rank, rank).
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
@@ -124,6 +125,9 @@ mlir::Value createSplat(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
 /// A splat of shape [1, ..., 1] with `rank` dims, ready to broadcast.
 mlir::Value createScalar(mlir::ImplicitLocOpBuilder &b, mlir::Type elementType,
                          double value, int64_t rank);
+/// A scalar broadcastable to `like` (same element type and rank).
+mlir::Value scalarLike(mlir::ImplicitLocOpBuilder &b, mlir::Value like,
+                       double value);
 /// i32 constant of `rank` dims, all 1 except dim `axis`, holding 0..size-1.
 mlir::Value createIota(mlir::ImplicitLocOpBuilder &b, int64_t size,
                        int64_t axis, int64_t rank);

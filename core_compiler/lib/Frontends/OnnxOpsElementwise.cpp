@@ -19,8 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool isFloat(Value v) { return isa<FloatType>(getElementType(v)); }
-
 /// Legacy (opset < 7) broadcasting: with `broadcast=1` and `axis`, B's dims
 /// align with A's starting at `axis`; reshape B so numpy rules apply.
 Value alignLegacyBroadcast(NodeContext &ctx, Value lhs, Value rhs) {
@@ -150,10 +148,6 @@ LogicalResult convertFloatUnaryOp(NodeContext &ctx) {
   if (!isFloat(ctx.input(0)))
     return ctx.fail("only floating-point inputs are supported");
   return convertUnaryOp<OpTy>(ctx);
-}
-
-Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
-  return createScalar(b, getElementType(like), value, getShape(like).size());
 }
 
 Value mulScalar(ImplicitLocOpBuilder &b, Value v, double s) {

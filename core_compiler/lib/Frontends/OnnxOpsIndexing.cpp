@@ -17,10 +17,6 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
-  return createScalar(b, getElementType(like), value, getShape(like).size());
-}
-
 /// Row-major strides of `shape`.
 SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> strides(shape.size(), 1);

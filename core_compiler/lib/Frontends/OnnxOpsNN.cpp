@@ -19,14 +19,8 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-bool isFloat(Value v) { return isa<FloatType>(getElementType(v)); }
-
 int64_t floorDiv(int64_t a, int64_t b) {
   return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
-Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
-  return createScalar(b, getElementType(like), value, getShape(like).size());
 }
 
 //===----------------------------------------------------------------------===//

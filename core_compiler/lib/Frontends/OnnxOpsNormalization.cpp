@@ -16,12 +16,6 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-bool isFloat(Value v) { return isa<FloatType>(getElementType(v)); }
-
-Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
-  return createScalar(b, getElementType(like), value, getShape(like).size());
-}
-
 SmallVector<int64_t> spatialAxes(Value x) {
   SmallVector<int64_t> axes;
   for (int64_t d = 2, e = getShape(x).size(); d < e; ++d)

@@ -18,12 +18,6 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-bool isFloat(Value v) { return isa<FloatType>(getElementType(v)); }
-
-Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
-  return createScalar(b, getElementType(like), value, getShape(like).size());
-}
-
 /// Normalizes every axis in `axes` against `rank`; fails (reporting) on an
 /// out-of-range one.
 FailureOr<SmallVector<int64_t>> normalizeAxes(NodeContext &ctx,

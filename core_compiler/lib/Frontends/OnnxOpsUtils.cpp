@@ -21,6 +21,8 @@ RankedTensorType getType(Value value) {
 ArrayRef<int64_t> getShape(Value value) { return getType(value).getShape(); }
 Type getElementType(Value value) { return getType(value).getElementType(); }
 
+bool isFloat(Value value) { return isa<FloatType>(getElementType(value)); }
+
 int64_t getNumElements(ArrayRef<int64_t> shape) {
   return std::accumulate(shape.begin(), shape.end(), int64_t(1),
                          std::multiplies<int64_t>());
@@ -60,6 +62,10 @@ Value createSplat(ImplicitLocOpBuilder &b, Type elementType,
 Value createScalar(ImplicitLocOpBuilder &b, Type elementType, double value,
                    int64_t rank) {
   return createSplat(b, elementType, SmallVector<int64_t>(rank, 1), value);
+}
+
+Value scalarLike(ImplicitLocOpBuilder &b, Value like, double value) {
+  return createScalar(b, getElementType(like), value, getShape(like).size());
 }
 
 Value createI64Const(ImplicitLocOpBuilder &b, ArrayRef<int64_t> values,

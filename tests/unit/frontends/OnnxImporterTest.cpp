@@ -790,6 +790,18 @@ TEST_F(OnnxImporterTest, UnsupportedOpIsNamed) {
   std::string message = importError(mb);
   EXPECT_EQ(message,
             "test.onnx: unsupported ONNX op 'Acosh' (node 'Acosh_1', opset 13)");
+
+  // All unsupported op types are listed, the first one with its node.
+  mb.node("Acosh", {"y"}, {"z"});
+  mb.node("Asinh", {"z"}, {"w"});
+  mb.node("Custom", {"w"}, {"v"}).set_domain("com.example");
+  auto *customOpset = mb.model.add_opset_import();
+  customOpset->set_domain("com.example");
+  customOpset->set_version(1);
+  message = importError(mb);
+  EXPECT_EQ(message,
+            "test.onnx: unsupported ONNX op 'Acosh' (node 'Acosh_1', opset 13); "
+            "also unsupported: Asinh, com.example.Custom");
 }
 
 TEST_F(OnnxImporterTest, UnsupportedAttributeNamesNodeAndAttribute) {

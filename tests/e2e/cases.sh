@@ -28,7 +28,7 @@ d = sys.argv[1]
 index = json.load(open(os.path.join(d, "index.json")))["passes"]
 assert len(index) > 40, len(index)
 phases = [p["phase"] for p in index]
-order = ["import", "graph", "lower", "llvm", "artifact"]
+order = ["import", "graph", "lower", "ral", "llvm", "artifact"]
 assert [order.index(p) for p in phases] == sorted(order.index(p) for p in phases), "phases out of order"
 assert set(phases) == set(order), set(phases)
 for i, p in enumerate(index):
@@ -38,7 +38,8 @@ for i, p in enumerate(index):
     assert text and not text.startswith("// unchanged"), p["ir_file"]
 names = [p["pass"] for p in index]
 for needed in ["import-onnx", "tosa-to-linalg", "linalg-fuse-elementwise-ops", "one-shot-bufferize",
-               "loupe-instrument-dispatches", "convert-func-to-llvm", "translate-to-llvmir",
+               "ral-inject-execution-context", "ral-lower-to-library-call",
+               "loupe-instrument-dispatches", "ral-to-llvm", "convert-func-to-llvm", "translate-to-llvmir",
                "llvm-O3", "llvm-codegen", "link-shared-object"]:
     assert needed in names, needed
 assert any(not p["changed"] for p in index), "some pass must leave the IR unchanged"

@@ -99,7 +99,7 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
     for (auto dict : table.getAsRange<DictionaryAttr>()) {
       nlohmann::json d;
       d["id"] = cast<IntegerAttr>(dict.get("id")).getInt();
-      for (const char *key : {"name", "op", "loc"})
+      for (const char *key : {"name", "op", "loc", "backend"})
         d[key] = cast<StringAttr>(dict.get(key)).str();
       dispatches.push_back(d);
     }
@@ -107,7 +107,8 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
   info.dispatchesJson = dispatches.dump();
 }
 
-static std::string manifestJson(const ArtifactInfo &info) {
+static std::string manifestJson(const ArtifactInfo &info,
+                                const std::vector<std::string> &ralApis) {
   auto tensors = [](const std::vector<TensorSignature> &sigs) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto &sig : sigs)
@@ -115,7 +116,8 @@ static std::string manifestJson(const ArtifactInfo &info) {
     return list;
   };
   nlohmann::json manifest = {
-      {"version", 1},          {"abi", "loupe-entry-v1"},
+      {"version", 1},          {"abi", "loupe-ral-v1"},
+      {"ral_apis", ralApis},
       {"model", info.modelPath}, {"target", info.target},
       {"entry", info.entry},   {"inputs", tensors(info.inputs)},
       {"outputs", tensors(info.outputs)},
@@ -124,50 +126,47 @@ static std::string manifestJson(const ArtifactInfo &info) {
   return manifest.dump();
 }
 
-/// Adds `void loupe_entry(void **args)`, which unpacks one memref descriptor per argument of
-/// the entry function (inputs then outputs) into its expanded LLVM parameters, and the
-/// `loupe_manifest` string.
+/// Every RAL API name the module passes to ral_api_call (its second argument, a string global).
+static std::vector<std::string> ralApiNames(llvm::Module &module) {
+  std::vector<std::string> names;
+  llvm::Function *apiCall = module.getFunction("ral_api_call");
+  if (!apiCall)
+    return names;
+  for (llvm::User *user : apiCall->users()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    auto *global = call ? llvm::dyn_cast<llvm::GlobalVariable>(
+                              call->getArgOperand(1)->stripPointerCasts())
+                        : nullptr;
+    auto *text = global && global->hasInitializer()
+                     ? llvm::dyn_cast<llvm::ConstantDataArray>(global->getInitializer())
+                     : nullptr;
+    if (text && text->isCString())
+      names.push_back(text->getAsCString().str());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+/// Adds the artifact's exports: `void loupe_ral_entry(void *ctx)`, which calls the entry
+/// function with the runtime's ExecutionContext, and the `loupe_manifest` string.
 static bool addEntryAbi(llvm::Module &module, const ArtifactInfo &info, std::string &error) {
   llvm::Function *entry = module.getFunction(info.entry);
-  if (!entry) {
-    error = "LLVM module has no entry function @" + info.entry;
+  if (!entry || entry->arg_size() != 1 || !entry->getArg(0)->getType()->isPointerTy()) {
+    error = "LLVM module has no entry function @" + info.entry + "(ptr ctx)";
     return false;
   }
   llvm::LLVMContext &ctx = module.getContext();
   llvm::IRBuilder<> b(ctx);
-  auto *ptrTy = b.getPtrTy();
-  auto *i64Ty = b.getInt64Ty();
-  auto *wrapperTy = llvm::FunctionType::get(b.getVoidTy(), {ptrTy}, false);
-  auto *wrapper =
-      llvm::Function::Create(wrapperTy, llvm::GlobalValue::ExternalLinkage, "loupe_entry", module);
+  auto *wrapperTy = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
+  auto *wrapper = llvm::Function::Create(wrapperTy, llvm::GlobalValue::ExternalLinkage,
+                                         "loupe_ral_entry", module);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
-
-  std::vector<const TensorSignature *> memrefs;
-  for (const auto &s : info.inputs)
-    memrefs.push_back(&s);
-  for (const auto &s : info.outputs)
-    memrefs.push_back(&s);
-
-  llvm::SmallVector<llvm::Value *> params;
-  for (auto [k, sig] : llvm::enumerate(memrefs)) {
-    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptrTy, wrapper->getArg(0), k);
-    llvm::Value *desc = b.CreateLoad(ptrTy, slot, "desc" + std::to_string(k));
-    size_t fields = 3 + 2 * sig->shape.size();
-    for (size_t j = 0; j < fields; ++j) {
-      llvm::Value *field = b.CreateConstInBoundsGEP1_64(i64Ty, desc, j);
-      params.push_back(b.CreateLoad(j < 2 ? static_cast<llvm::Type *>(ptrTy) : i64Ty, field));
-    }
-  }
-  if (params.size() != entry->arg_size()) {
-    error = "entry @" + info.entry + " takes " + std::to_string(entry->arg_size()) +
-            " LLVM parameters, the manifest describes " + std::to_string(params.size());
-    wrapper->eraseFromParent();
-    return false;
-  }
-  b.CreateCall(entry, params);
+  b.CreateCall(entry, {wrapper->getArg(0)});
   b.CreateRetVoid();
 
-  auto *text = llvm::ConstantDataArray::getString(ctx, manifestJson(info), /*AddNull=*/true);
+  auto *text = llvm::ConstantDataArray::getString(
+      ctx, manifestJson(info, ralApiNames(module)), /*AddNull=*/true);
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text, "loupe_manifest");
   return true;
@@ -308,7 +307,8 @@ bool loupe::compiler::emitArtifact(ModuleOp module, const ArtifactInfo &info, bo
   if (!link(objectPath.str().str(), outPath, command, error))
     return false;
   recorder.recordStep("artifact", "link-shared-object", outPath, nsSince(start), IrKind::Text,
-                      command + "\n\nloupe_manifest:\n" + manifestJson(info) + "\n");
+                      command + "\n\nloupe_manifest:\n" +
+                          manifestJson(info, ralApiNames(*llvmModule)) + "\n");
 
   return true;
 }

@@ -1,12 +1,11 @@
 //===- ArtifactEmitter.h - LLVM dialect -> shared object -------*- C++ -*-===//
 //
-// The artifact ABI (docs/artifact-abi.md), which the runtime (ral/lib/core/Artifact.cpp) loads
-// with dlopen and no MLIR/LLVM in the process:
-//   const char loupe_manifest[];       JSON: entry signature (dtypes, shapes), dispatch table
-//   void loupe_entry(void **args);     args[i] -> memref descriptor of input i, then outputs;
-//                                      a descriptor of rank N is 3+2N 8-byte slots
-//                                      {allocated, aligned, offset, sizes[N], strides[N]}
-//   imports loupe_ral_dispatch_begin(i64) / loupe_ral_dispatch_end(i64) from the runtime.
+// The artifact ABI loupe-ral-v1 (docs/artifact-abi.md), which the runtime
+// (ral/lib/core/Artifact.cpp) loads with dlopen and no MLIR/LLVM in the process:
+//   const char loupe_manifest[];         JSON: entry signature (dtypes, shapes), dispatch table,
+//                                        every RAL API name the code calls ("ral_apis")
+//   void loupe_ral_entry(void *ctx);     ctx: the runtime's ExecutionContext
+//   imports ral_api_call(ctx, name, args) (ral/include/loupe/ral/ral_api.h), memrefCopy, libm.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_PIPELINES_ARTIFACTEMITTER_H

@@ -126,7 +126,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   info.modelPath = modelPath;
   info.target = options.target;
   int last = phaseIndex(options.phaseTo);
-  for (const char *phase : {"graph", "lower", "llvm"}) {
+  for (const char *phase : {"graph", "lower", "ral", "llvm"}) {
     if (phaseIndex(phase) > last)
       break;
     if (std::string(phase) == "lower" &&
@@ -146,7 +146,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
                   modelPath + ": pass '" + failedPass + "' of phase '" + phase + "' failed:\n" +
                       diagnostics.messages());
     }
-    if (std::string(phase) == "lower")
+    if (std::string(phase) == "ral")
       captureDispatches(module.get(), info);
     result.lastPhase = phase;
   }

@@ -18,7 +18,7 @@ using namespace mlir;
 namespace loupe::compiler {
 
 const std::vector<std::string> &phaseNames() {
-  static const std::vector<std::string> names = {"import", "graph", "lower", "llvm", "artifact"};
+  static const std::vector<std::string> names = {"import", "graph", "lower", "ral", "llvm", "artifact"};
   return names;
 }
 
@@ -44,8 +44,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "canonicalize,cse,"
            "func.func(tosa-layerwise-constant-fold),"
            "canonicalize";
-  // lower: TOSA -> linalg on tensors, elementwise fusion, one-shot bufferization,
-  // deallocation, dispatch numbering, linalg -> loops.
+  // lower: TOSA -> linalg on tensors, elementwise fusion, one-shot bufferization.
   if (phase == "lower")
     return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
            "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize,"
@@ -53,14 +52,18 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
            "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
-           "buffer-results-to-out-params,canonicalize,"
+           "canonicalize";
+  // ral: context injection, deallocation, library calls, dispatch tracing, codegen loops.
+  if (phase == "ral")
+    return "ral-inject-execution-context,"
            "buffer-deallocation-pipeline,"
+           "ral-lower-to-library-call,"
            "loupe-instrument-dispatches,"
            "func.func(convert-linalg-to-loops),canonicalize,cse";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-           "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+           "finalize-memref-to-llvm,ral-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
            "convert-cf-to-llvm,reconcile-unrealized-casts";
   return "";
@@ -76,7 +79,7 @@ void registerPipelines() {
   std::call_once(once, [] {
     registerAllPasses();
     loupe::registerLoupePasses();
-    for (const char *phase : {"graph", "lower", "llvm"}) {
+    for (const char *phase : {"graph", "lower", "ral", "llvm"}) {
       std::string name = std::string("loupe-") + phase;
       std::string passes = phasePassList(phase, CompileOptions());
       PassPipelineRegistration<>(

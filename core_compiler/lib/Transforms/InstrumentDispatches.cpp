@@ -1,11 +1,12 @@
 //===- InstrumentDispatches.cpp - Number and trace every kernel ------------===//
 //
-// See Passes.td. The hooks are resolved by the dynamic loader against the runtime
-// (ral/lib/core/Artifact.cpp), which records their begin/end timestamps per execution.
+// See Passes.td. The runtime's ral_dispatch_begin/end APIs report each dispatch to the
+// execution context's tracer (ral/lib/core/CoreApis.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -18,8 +19,6 @@ namespace loupe {
 
 using namespace mlir;
 
-static constexpr llvm::StringLiteral kBeginHook = "loupe_ral_dispatch_begin";
-static constexpr llvm::StringLiteral kEndHook = "loupe_ral_dispatch_end";
 
 func::FuncOp loupe::lookupEntryFunction(ModuleOp module) {
   if (auto main = module.lookupSymbol<func::FuncOp>("main"))
@@ -55,15 +54,36 @@ static std::string describeLoc(Location loc) {
   return llvm::join(unique, ",");
 }
 
-static func::FuncOp getOrInsertHook(ModuleOp module, StringRef name) {
-  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
-    return existing;
-  OpBuilder builder(module.getBodyRegion());
-  builder.setInsertionPointToStart(module.getBody());
-  auto type = builder.getFunctionType({builder.getI64Type()}, {});
-  auto hook = builder.create<func::FuncOp>(module.getLoc(), name, type);
-  hook.setPrivate();
-  return hook;
+Value loupe::globalStringAddress(OpBuilder &builder, Location loc, ModuleOp module,
+                                 StringRef text) {
+  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a: a stable symbol per text.
+  for (unsigned char c : text)
+    hash = (hash ^ c) * 0x100000001b3ull;
+  std::string symbol = "__loupe_str_" + llvm::utohexstr(hash);
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol);
+  if (!global) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), text.size() + 1);
+    global = builder.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true,
+                                            LLVM::Linkage::Internal, symbol,
+                                            builder.getStringAttr(text.str() + '\0'));
+  }
+  return builder.create<LLVM::AddressOfOp>(loc, global);
+}
+
+/// The short kernel name of a dispatch: "matmul", "generic_reduce", "copy", or the RAL callee.
+static std::string kernelName(Operation *op) {
+  if (auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op))
+    return dispatch.getCallee().str();
+  if (auto generic = dyn_cast<linalg::GenericOp>(op))
+    return generic.getNumReductionLoops() ? "generic_reduce" : "generic";
+  return op->getName().stripDialect().str();
+}
+
+static bool isTracingCall(Operation *op) {
+  auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op);
+  return dispatch && dispatch.getCallee().starts_with("ral_dispatch_");
 }
 
 namespace {
@@ -78,37 +98,48 @@ struct InstrumentDispatchesPass
     }
     if (entry.isExternal())
       return;
+    if (entry.getNumArguments() == 0 ||
+        !isa<loupe::ralir::ContextType>(entry.getArgument(0).getType())) {
+      entry.emitOpError("expected a !ral.context first argument (run ral-inject-execution-context first)");
+      return signalPassFailure();
+    }
+    Value ctx = entry.getArgument(0);
 
     llvm::SmallVector<Operation *> kernels;
     for (Operation &op : entry.getBody().getOps())
-      if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+      if (isa<linalg::LinalgOp, memref::CopyOp, loupe::ralir::DispatchOp>(op) && !isTracingCall(&op))
         kernels.push_back(&op);
     if (kernels.empty())
       return;
 
-    func::FuncOp begin = getOrInsertHook(module, kBeginHook);
-    func::FuncOp end = getOrInsertHook(module, kEndHook);
     Builder attrs(module.getContext());
     llvm::SmallVector<Attribute> table;
     for (auto [id, op] : llvm::enumerate(kernels)) {
       OpBuilder builder(op);
       Location loc = op->getLoc();
+      std::string name = "dispatch_" + std::to_string(id) + "_" + kernelName(op);
+      std::string backend = isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
+      std::string source = describeLoc(loc);
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
-      builder.create<func::CallOp>(loc, begin, ValueRange{idValue});
+      llvm::SmallVector<Value> beginArgs = {
+          idValue, loupe::globalStringAddress(builder, loc, module, name),
+          loupe::globalStringAddress(builder, loc, module, backend),
+          loupe::globalStringAddress(builder, loc, module, source)};
+      auto begin = builder.create<loupe::ralir::DispatchOp>(
+          loc, TypeRange{}, ctx, beginArgs, "ral_dispatch_begin", "cpu", "", nullptr, true);
+      begin.setAbi(begin.encodedName());
       builder.setInsertionPointAfter(op);
-      builder.create<func::CallOp>(loc, end, ValueRange{idValue});
+      auto end = builder.create<loupe::ralir::DispatchOp>(
+          loc, TypeRange{}, ctx, ValueRange{idValue}, "ral_dispatch_end", "cpu", "", nullptr, true);
+      end.setAbi(end.encodedName());
       op->setAttr("loupe.dispatch_id", attrs.getI64IntegerAttr(id));
 
-      std::string opName = op->getName().getStringRef().str();
-      std::string shortName = op->getName().stripDialect().str();
-      if (auto generic = dyn_cast<linalg::GenericOp>(op))
-        shortName = generic.getNumReductionLoops() ? "generic_reduce" : "generic";
-      std::string name = "dispatch_" + std::to_string(id) + "_" + shortName;
       table.push_back(attrs.getDictionaryAttr({
           attrs.getNamedAttr("id", attrs.getI64IntegerAttr(id)),
           attrs.getNamedAttr("name", attrs.getStringAttr(name)),
-          attrs.getNamedAttr("op", attrs.getStringAttr(opName)),
-          attrs.getNamedAttr("loc", attrs.getStringAttr(describeLoc(loc))),
+          attrs.getNamedAttr("op", attrs.getStringAttr(op->getName().getStringRef())),
+          attrs.getNamedAttr("loc", attrs.getStringAttr(source)),
+          attrs.getNamedAttr("backend", attrs.getStringAttr(backend)),
       }));
     }
     entry->setAttr("loupe.dispatches", attrs.getArrayAttr(table));

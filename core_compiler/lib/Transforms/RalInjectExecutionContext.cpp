@@ -70,6 +70,10 @@ static Operation *lastWriterInBlock(Value buffer, Block &block) {
   for (Operation &op : block.without_terminator())
     if (mayWrite(&op, aliases))
       last = &op;
+  // A view returned as the output is defined after the writes to its source.
+  Operation *def = buffer.getDefiningOp();
+  if (def && def->getBlock() == &block && (!last || last->isBeforeInBlock(def)))
+    last = def;
   return last;
 }
 

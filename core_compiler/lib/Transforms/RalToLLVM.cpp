@@ -21,20 +21,6 @@ using namespace loupe::ralir;
 
 static constexpr llvm::StringLiteral kApiCall = "ral_api_call";
 
-/// `!llvm.ptr` to a NUL-terminated global holding `text`, one global per distinct text.
-static Value globalString(OpBuilder &b, Location loc, ModuleOp module, StringRef text) {
-  std::string symbol = ("__ral_name_" + text).str();
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol);
-  if (!global) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(IntegerType::get(b.getContext(), 8), text.size() + 1);
-    global = b.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
-                                      symbol, b.getStringAttr(text.str() + '\0'));
-  }
-  return b.create<LLVM::AddressOfOp>(loc, global);
-}
-
 /// Emits `ral_api_call(ctx, name, args)` for operands `values` (already LLVM-typed, with
 /// their ral-level types in `originalTypes`) and results of LLVM types `resultTypes`.
 /// Returns the loaded results.
@@ -89,7 +75,7 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
   }
   auto callee = LLVM::lookupOrCreateFn(module, kApiCall, {ptrTy, ptrTy, ptrTy},
                                        LLVM::LLVMVoidType::get(ctx));
-  b.create<LLVM::CallOp>(loc, callee, ValueRange{values.front(), globalString(b, loc, module, name), args});
+  b.create<LLVM::CallOp>(loc, callee, ValueRange{values.front(), loupe::globalStringAddress(b, loc, module, name), args});
 
   llvm::SmallVector<Value> results;
   for (auto [slot, type] : llvm::zip(resultSlots, resultTypes))
@@ -175,10 +161,16 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     LLVMTypeConverter converter(ctx);
     converter.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
+    // Signatures change only where the context appears: converting every block argument
+    // with the LLVM converter (index -> i64) would break the blocks of lowered loops.
+    TypeConverter signatures;
+    signatures.addConversion([](Type type) { return type; });
+    signatures.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
+
     RewritePatternSet patterns(ctx);
     patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering>(converter);
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
-    populateCallOpTypeConversionPattern(patterns, converter);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signatures);
+    populateCallOpTypeConversionPattern(patterns, signatures);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<RalDialect>();

@@ -69,6 +69,8 @@ void batchGemmOpenBlas(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 
 } // namespace
 
 LOUPE_RAL_API("ral_gemm_openblas", "cpu", gemmOpenBlas);
+LOUPE_RAL_API("ral_gemm", "cpu", gemmOpenBlas);
 LOUPE_RAL_API("ral_batch_gemm_openblas", "cpu", batchGemmOpenBlas);
+LOUPE_RAL_API("ral_batch_gemm", "cpu", batchGemmOpenBlas);
 
 } // namespace loupe::ral

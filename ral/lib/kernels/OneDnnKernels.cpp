@@ -286,7 +286,6 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
 } // namespace
 
 LOUPE_RAL_API("ral_gemm_onednn", "cpu", gemmOneDnn);
-LOUPE_RAL_API("ral_gemm", "cpu", gemmOneDnn);
 LOUPE_RAL_API("ral_batch_gemm_onednn", "cpu", batchGemmOneDnn);
 LOUPE_RAL_API("ral_gemm_epilogue_onednn", "cpu", gemmEpilogueOneDnn);
 LOUPE_RAL_API("ral_conv_onednn", "cpu", convOneDnn);

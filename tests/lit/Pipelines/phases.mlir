@@ -1,23 +1,31 @@
 // Each phase runs on its own through loupe-opt, and the phases compose.
 // RUN: loupe-opt --loupe-graph %s | FileCheck %s --check-prefix=GRAPH
 // RUN: loupe-opt --loupe-graph --loupe-lower %s | FileCheck %s --check-prefix=LOWER
-// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-llvm %s | FileCheck %s --check-prefix=LLVM
+// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-ral %s | FileCheck %s --check-prefix=RAL
+// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-ral --loupe-llvm %s | FileCheck %s --check-prefix=LLVM
 
 // GRAPH-LABEL: func.func @main
 // GRAPH: tosa.matmul
 // GRAPH: tosa.clamp
 
 // LOWER-LABEL: func.func @main
-// LOWER-SAME: memref<4x16xf32>
-// LOWER-SAME: loupe.dispatches
+// LOWER-SAME: -> memref<4x16xf32>
 // LOWER-NOT: tosa.
-// LOWER: call @loupe_ral_dispatch_begin
-// LOWER: scf.for
+// LOWER: linalg.batch_matmul
+
+// RAL-LABEL: func.func @main
+// RAL-SAME: (%[[CTX:.*]]: !ral.context)
+// RAL-SAME: loupe.dispatches
+// RAL: ral.recv_input %[[CTX]], 0 : memref<4x8xf32>
+// RAL: callee = "ral_batch_gemm"
+// RAL: scf.for
+// RAL: ral.send_output %[[CTX]], 0
 
 // LLVM-LABEL: llvm.func @main
 // LLVM-NOT: = tosa.
 // LLVM-NOT: = memref.
-// LLVM: llvm.call @loupe_ral_dispatch_begin
+// LLVM-NOT: = ral.
+// LLVM: llvm.call @ral_api_call
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<1x8x16xf32>) -> tensor<4x16xf32> {
   %a = tosa.reshape %x {new_shape = array<i64: 1, 4, 8>} : (tensor<4x8xf32>) -> tensor<1x4x8xf32>
   %m = tosa.matmul %a, %w : (tensor<1x4x8xf32>, tensor<1x8x16xf32>) -> tensor<1x4x16xf32>

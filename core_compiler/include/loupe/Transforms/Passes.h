@@ -18,6 +18,11 @@ namespace loupe {
 /// Finds the entry function: `main` if present, else the only public function; null otherwise.
 mlir::func::FuncOp lookupEntryFunction(mlir::ModuleOp module);
 
+/// `!llvm.ptr` to an internal NUL-terminated global holding `text` (one global per distinct
+/// text, named by its hash), for string arguments of RAL calls.
+mlir::Value globalStringAddress(mlir::OpBuilder &builder, mlir::Location loc,
+                                mlir::ModuleOp module, llvm::StringRef text);
+
 /// Registers every pass above with the global registry (for loupe-opt and pipelines).
 #define GEN_PASS_REGISTRATION
 #include "loupe/Transforms/Passes.h.inc"

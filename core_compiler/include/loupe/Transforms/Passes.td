@@ -9,24 +9,26 @@
 include "mlir/Pass/PassBase.td"
 
 def InstrumentDispatches : Pass<"loupe-instrument-dispatches", "mlir::ModuleOp"> {
-  let summary = "Number every kernel of the entry function and bracket it with runtime hooks";
+  let summary = "Number every kernel of the entry function and trace it through the RAL";
   let description = [{
-    Runs on bufferized IR. Every top-level structured op of the entry function (a
-    `linalg` op or a `memref.copy`) becomes a dispatch: it is numbered in program order,
-    tagged with `loupe.dispatch_id`, and bracketed by calls to the runtime's tracer hooks
+    Runs after ral-inject-execution-context. Every top-level kernel of the entry
+    function (a `linalg` op, a `memref.copy`, or a library `ral.dispatch`) becomes
+    a dispatch: numbered in program order, tagged `loupe.dispatch_id`, and
+    bracketed by the runtime's tracing APIs
 
     ```mlir
-    func.call @loupe_ral_dispatch_begin(%id) : (i64) -> ()
+    ral.dispatch %ctx, %id, %name, %backend, %loc {callee = "ral_dispatch_begin", ...}
     linalg.matmul {loupe.dispatch_id = 3 : i64} ins(...) outs(...)
-    func.call @loupe_ral_dispatch_end(%id) : (i64) -> ()
+    ral.dispatch %ctx, %id {callee = "ral_dispatch_end", ...}
     ```
 
-    The entry function also receives a `loupe.dispatches` array attribute describing each
-    dispatch (`id`, `name`, `op`, `loc`); the artifact emitter turns it into the artifact's
-    manifest, so the profiler can name every kernel and trace it back to its source op.
-    The entry function is `main` if it exists, else the only public function.
+    where the strings are the dispatch's name, its backend (`codegen` or `library`)
+    and its source ops. The entry also gets a `loupe.dispatches` array attribute
+    (`id`, `name`, `op`, `loc`, `backend`), which becomes the artifact manifest's
+    dispatch table, so the profiler can trace every kernel back to its source op.
   }];
-  let dependentDialects = ["mlir::func::FuncDialect", "mlir::arith::ArithDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
+                           "loupe::ralir::RalDialect"];
 }
 
 def ProtectEntryInputs : Pass<"loupe-protect-entry-inputs", "mlir::ModuleOp"> {

@@ -4,7 +4,8 @@
 // through ral_api_call like everything else. The backend is part of the API name, so the
 // compiler's backend choice (RAF-style op dialects: openblas, onednn, cublas, cublaslt, cudnn)
 // is visible in the artifact and in every trace; the plain `ral_gemm` name is the runtime's
-// default per device (cpu: oneDNN, gpu: cuBLAS). Full names are in ral_api.h; `loupe ral list`
+// default per device (cpu: OpenBLAS, whose per-call cost is lowest for the small GEMMs of
+// the examples (bench/ral); gpu: cuBLAS). Full names are in ral_api.h; `loupe ral list`
 // prints every registered one.
 //
 // Where they live: OpenBLAS and oneDNN kernels in the plugin libloupe_ral_kernels_cpu.so

@@ -6,7 +6,7 @@ include "loupe/Dialect/Ral/IR/RalBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 
-def Ral_RecvInputOp : Ral_Op<"recv_input"> {
+def Ral_RecvInputOp : Ral_Op<"recv_input", [MemoryEffects<[MemRead]>]> {
   let summary = "Receive one input of the entry function from the runtime";
   let description = [{
     Returns the buffer the caller bound as input `index`. The buffer belongs to the
@@ -23,7 +23,7 @@ def Ral_RecvInputOp : Ral_Op<"recv_input"> {
   let hasVerifier = 1;
 }
 
-def Ral_SendOutputOp : Ral_Op<"send_output"> {
+def Ral_SendOutputOp : Ral_Op<"send_output", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Hand one output of the entry function to the runtime";
   let description = [{
     Copies `value` into the output slot `index` of the execution context. It is
@@ -39,15 +39,16 @@ def Ral_SendOutputOp : Ral_Op<"send_output"> {
   let hasVerifier = 1;
 }
 
-def Ral_DispatchOp : Ral_Op<"dispatch"> {
+def Ral_DispatchOp : Ral_Op<"dispatch", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "A type-erased call of a runtime API (library kernel, driver call)";
   let description = [{
     Calls the runtime API `callee` on `device` with `args`. `ral-to-llvm` turns it
     into `ral_api_call(ctx, "<abi>", void** args)` where `abi` is the full encoded
     name `callee___device___in_types___out_types` computed from the operand and
     result types (type codes in docs/ral.md). `backend_config` is an opaque string
-    handed to the kernel (e.g. a oneDNN post-op list). Without `has_side_effect`
-    a dispatch whose results are unused may be erased.
+    handed to the kernel (e.g. a oneDNN post-op list). A dispatch may read and write
+    any of its memref operands; `has_side_effect` marks calls whose effect is outside
+    their operands (tracing, runtime state).
 
     ```mlir
     ral.dispatch %ctx, %a, %b, %c, %false, %false
@@ -71,7 +72,7 @@ def Ral_DispatchOp : Ral_Op<"dispatch"> {
   }];
 }
 
-def Ral_CpuLaunchOp : Ral_Op<"cpu_launch"> {
+def Ral_CpuLaunchOp : Ral_Op<"cpu_launch", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Run a kernel function over an iteration space on the CPU driver";
   let description = [{
     Launches `kernel` once per workgroup over the 1-D iteration space

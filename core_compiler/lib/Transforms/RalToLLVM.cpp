@@ -61,7 +61,8 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
   }
   llvm::SmallVector<Value> resultSlots;
   for (Type type : resultTypes) {
-    resultSlots.push_back(b.create<LLVM::AllocaOp>(loc, ptrTy, type, one));
+    // Zeroed, so a call the runtime rejects (unknown API) leaves a null result, not garbage.
+    resultSlots.push_back(spill(b.create<LLVM::ZeroOp>(loc, type)));
     slots.push_back(resultSlots.back());
   }
 

@@ -74,6 +74,12 @@ void DiffPanel::request(const std::shared_ptr<const text::IrDocument> &a,
     shownKey_ = key;
     computing_ = false;
     intraCache_.clear();
+    maxColumns_ = 0;
+    for (const text::IrDocument *d : {a.get(), b.get()})
+      for (size_t i = 0; i < d->lineCount(); ++i) {
+        std::string_view l = d->line(i);
+        maxColumns_ = std::max(maxColumns_, l.find('\t') == std::string_view::npos ? l.size() : visualColumns(l));
+      }
     if (!samePair || cursorRow_ >= diff_->rows(layout_).size()) {
       // A new pair of passes: start at the first change.
       cursorRow_ = 0;
@@ -203,9 +209,15 @@ void DiffPanel::drawRows() {
     ImGui::SetNextWindowScroll(ImVec2(-1.0f, y));
     scrollRequest_.reset();
   }
-  ImGui::SetNextWindowContentSize(ImVec2(0, static_cast<float>(rows.size()) * lineH));
+  // Both sides scroll horizontally together; line numbers stay put.
+  const float signW = sbs ? 0.0f : charW * 2;
+  float avail = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  float sideText = numW + signW + static_cast<float>(maxColumns_ + 2) * charW;
+  float range = std::max(0.0f, sideText - (sbs ? avail * 0.5f : avail));
+  ImGui::SetNextWindowContentSize(ImVec2(avail + range, static_cast<float>(rows.size()) * lineH));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-  ImGui::BeginChild("diff_rows", ImVec2(0, 0), true, ImGuiWindowFlags_NoNav);
+  ImGui::BeginChild("diff_rows", ImVec2(0, 0), true,
+                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_HorizontalScrollbar);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));
   if (ImGui::IsWindowFocused() && !ImGui::IsAnyItemActive()) {
     // GLFW's key codes for letters are their ASCII capitals.
@@ -218,6 +230,7 @@ void DiffPanel::drawRows() {
   float x0 = ImGui::GetWindowPos().x;
   float width = ImGui::GetWindowWidth() - ImGui::GetStyle().ScrollbarSize;
   float half = sbs ? width * 0.5f : width;
+  const float scrollX = ImGui::GetScrollX();
 
   auto drawSide = [&](float left, float right, float y, const text::IrDocument &doc, int line,
                       ImU32 bg, const std::vector<text::ByteSpan> *spans, ImU32 spanColor,
@@ -231,13 +244,14 @@ void DiffPanel::drawRows() {
     char number[24];
     int len = std::snprintf(number, sizeof number, "%d", line + 1);
     dl->AddText(ImVec2(left + static_cast<float>(digits - len) * charW, y), kLineNumber, number);
-    float textX = left + numW + (sign ? charW * 2 : 0);
+    float textLeft = left + numW + (sign ? charW * 2 : 0);
+    float textX = textLeft - scrollX;
     if (sign) {
       char s[2] = {sign, 0};
       dl->AddText(ImVec2(left + numW, y), sign == '-' ? IM_COL32(235, 90, 80, 255) : IM_COL32(90, 200, 110, 255), s);
     }
     std::string_view l = doc.line(static_cast<size_t>(line));
-    dl->PushClipRect(ImVec2(textX, y), ImVec2(right, y + lineH), true);
+    dl->PushClipRect(ImVec2(textLeft, y), ImVec2(right, y + lineH), true);
     if (spans)
       for (const text::ByteSpan &s : *spans) {
         float a = textX + static_cast<float>(visualColumnOf(l, s.begin)) * charW;
@@ -253,7 +267,7 @@ void DiffPanel::drawRows() {
   while (clipper.Step()) {
     ImVec2 start = ImGui::GetCursorScreenPos();
     int n = clipper.DisplayEnd - clipper.DisplayStart;
-    ImGui::InvisibleButton("##rows", ImVec2(std::max(1.0f, width), std::max(1.0f, lineH * static_cast<float>(n))));
+    ImGui::InvisibleButton("##rows", ImVec2(std::max(1.0f, width + range), std::max(1.0f, lineH * static_cast<float>(n))));
     if (ImGui::IsItemClicked()) {
       int r = clipper.DisplayStart + static_cast<int>((ImGui::GetIO().MousePos.y - start.y) / lineH);
       if (r >= clipper.DisplayStart && r < clipper.DisplayEnd)

@@ -393,7 +393,8 @@ void Workbench::drawLayout() {
     layout_.bottomHeight = (H - top - kSplitter) / H;
   ImGui::EndChild();
   size_t errors = m.log.errorCount();
-  std::string logTitle = errors ? "Log (" + std::to_string(errors) + " errors)" : std::string("Log");
+  std::string logTitle = errors ? "Log (" + std::to_string(errors) + (errors == 1 ? " error)" : " errors)")
+                                : std::string("Log");
   beginPanel(logTitle.c_str(), "log_panel", ImVec2(W, bottomH), focus("log"));
   log_.draw(m, controller_);
   endPanel();

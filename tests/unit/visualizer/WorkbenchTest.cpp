@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 using namespace loupe::visualizer;
@@ -195,4 +196,36 @@ TEST(Workbench, OpensSessionsAndReportsBadFiles) {
   EXPECT_FALSE(b.workbench->focusPanel("nope"));
   // The Debug windows draw too.
   b.frame();
+}
+
+TEST(Workbench, LayoutPersistsInImGuiIni) {
+  TempDir dir;
+  std::string ini = dir.str("imgui.ini");
+  ControllerOptions options;
+  options.dbPath = dir.str("profiles.db");
+  {
+    ImGuiHarness ui;
+    ImGui::GetIO().IniFilename = ini.c_str();
+    Controller controller(options);
+    Workbench workbench(controller);
+    workbench.installSettingsHandler();
+    ui.rawFrame([&] { workbench.draw(); });
+    workbench.layout().leftWidth = 0.31f;
+    workbench.layout().bottomHeight = 0.22f;
+    ui.rawFrame([&] { workbench.draw(); });
+  } // the Workbench writes imgui.ini as it goes
+  std::ifstream in(ini);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("[Loupe][Layout]"), std::string::npos) << text;
+  EXPECT_NE(text.find("Left=0.3100"), std::string::npos) << text;
+  {
+    ImGuiHarness ui;
+    ImGui::GetIO().IniFilename = ini.c_str();
+    Controller controller(options);
+    Workbench workbench(controller);
+    workbench.installSettingsHandler();
+    ui.rawFrame([&] { workbench.draw(); }); // the first NewFrame reads imgui.ini
+    EXPECT_NEAR(workbench.layout().leftWidth, 0.31f, 1e-4);
+    EXPECT_NEAR(workbench.layout().bottomHeight, 0.22f, 1e-4);
+  }
 }

@@ -85,6 +85,7 @@ private:
   uint64_t requestSerial_ = 0;
   std::map<size_t, text::IntraLineDiff> intraCache_;
   text::DiffLayout intraLayout_ = text::DiffLayout::SideBySide;
+  size_t maxColumns_ = 0; ///< Widest line of the two documents, in columns.
   size_t cursorRow_ = 0;
   std::optional<size_t> scrollRequest_;
   int drawnRows_ = 0;

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cfloat>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -42,13 +43,17 @@ namespace {
 const char *kGuiUsage =
     "usage: loupe [gui] [--session S.json] [--db DB] [MODEL]\n"
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
-    "              [--size WxH]]\n"
+    "              [--search TEXT] [--size WxH]]\n"
     "  P: pipeline, ir, diff, run, profile, compare, log\n";
 
 // Input seen since the last frame (set by GLFW callbacks chained before ImGui's).
 std::atomic<bool> gInput{false};
 // The loop sleeps in glfwWaitEventsTimeout: workers post an empty event to wake it.
 std::atomic<bool> gIdleSleeping{false};
+// SIGINT/SIGTERM: leave the loop at the next wake-up (at most 2 s), saving imgui.ini.
+volatile std::sig_atomic_t gQuitSignal = 0;
+
+void onQuitSignal(int) { gQuitSignal = 1; }
 
 void onGlfwError(int code, const char *description) {
   std::fprintf(stderr, "loupe gui: GLFW error %d: %s\n", code, description);
@@ -69,7 +74,7 @@ bool writeScreenshot(GLFWwindow *window, const std::string &path) {
   return stbi_write_png(path.c_str(), w, h, 3, pixels.data(), w * 3) != 0;
 }
 
-/// A pass by index or by (first) name.
+/// A pass by index or by name.
 std::optional<int> findPass(const CompileView &c, const std::string &spec) {
   if (spec == "source")
     return c.hasSource() ? std::optional<int>(kSourcePass) : std::nullopt;
@@ -80,15 +85,22 @@ std::optional<int> findPass(const CompileView &c, const std::string &spec) {
       return index;
   } catch (...) {
   }
+  // By name: the first run of that pass that changed the IR, else its first run.
+  std::optional<int> first;
   for (const compiler::PassSnapshot &s : c.result.snapshots)
-    if (s.pass == spec)
-      return s.index;
-  return std::nullopt;
+    if (s.pass == spec) {
+      if (s.changed)
+        return s.index;
+      if (!first)
+        first = s.index;
+    }
+  return first;
 }
 } // namespace
 
 int guiCommand(int argc, char **argv, int first) {
-  CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--size"},
+  CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--search",
+                  "--size"},
                  {"--run", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, first, error) || cl.positionals().size() > 1) {
@@ -181,9 +193,11 @@ int guiCommand(int argc, char **argv, int first) {
     }
     if (cl.has("--run") && controller.vm().hasModel())
       controller.run();
-    std::optional<std::string> pendingPass;
+    std::optional<std::string> pendingPass, pendingSearch;
     if (cl.has("--pass"))
       pendingPass = cl.get("--pass");
+    if (cl.has("--search"))
+      pendingSearch = cl.get("--search");
     if (!panel.empty())
       workbench.focusPanel(panel);
 
@@ -191,7 +205,10 @@ int guiCommand(int argc, char **argv, int first) {
     int stableFrames = 0; // screenshot: frames drawn with no job in flight
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
     std::string title;
-    while (exitCode == 0 && !glfwWindowShouldClose(window) && !workbench.quitRequested()) {
+    std::signal(SIGINT, onQuitSignal);
+    std::signal(SIGTERM, onQuitSignal);
+    while (exitCode == 0 && !glfwWindowShouldClose(window) && !workbench.quitRequested() &&
+           !gQuitSignal) {
       if (screenshot || calm < 3) {
         glfwPollEvents();
       } else {
@@ -219,6 +236,15 @@ int guiCommand(int argc, char **argv, int first) {
         pendingPass.reset();
         calm = 0;
       }
+      const ViewModel &shown = controller.vm();
+      if (pendingSearch && !pendingPass && shown.compile && workbench.ir().document() &&
+          workbench.ir().document()->text() == shown.compile->irAfter(shown.nav.selectedPass)) {
+        // The IR panel's search, as typing it and pressing Enter does.
+        workbench.ir().setSearch(*pendingSearch);
+        workbench.ir().findNext();
+        pendingSearch.reset();
+        calm = 0;
+      }
       ImGui::Render();
       int fbw = 0, fbh = 0;
       glfwGetFramebufferSize(window, &fbw, &fbh);
@@ -228,7 +254,7 @@ int guiCommand(int argc, char **argv, int first) {
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
       if (screenshot) {
-        bool settled = !workbench.busy() && !pendingPass;
+        bool settled = !workbench.busy() && !pendingPass && !pendingSearch;
         stableFrames = settled ? stableFrames + 1 : 0;
         if (stableFrames == 1 && !panel.empty())
           workbench.focusPanel(panel); // again: the first request may predate the compile

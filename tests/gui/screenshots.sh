@@ -31,11 +31,24 @@ fi
 for panel in "$@"; do
   extra=()
   db=$OUT/p.db
+  open=(--session "$SESSION")
   case $panel in
-    pipeline|ir|diff) extra=(--pass tosa-to-linalg) ;;
+    log)
+      # A model that does not verify: the diagnostic in the log links to its source line.
+      cat > "$OUT/broken.mlir" <<'MLIR'
+func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = tosa.mul %0, %a {shift = 0 : i8} : (tensor<4xf32>, tensor<4xf32>) -> tensor<5xf32>
+  return %1 : tensor<4xf32>
+}
+MLIR
+      open=("$OUT/broken.mlir") ;;
+    pipeline) extra=(--pass convert-linalg-to-loops) ;;
+    ir) extra=(--pass tosa-to-linalg --search linalg.conv_2d) ;;
+    diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
   esac
-  "${XVFB[@]}" "$LOUPE" gui --session "$SESSION" --db "$db" --screenshot "$OUT/$panel.png" \
+  "${XVFB[@]}" "$LOUPE" gui "${open[@]}" --db "$db" --screenshot "$OUT/$panel.png" \
     --frames 5 --panel "$panel" "${extra[@]}"
   python3 "$SRC/tests/gui/check_png.py" "$OUT/$panel.png" --size 1600x1000
 done

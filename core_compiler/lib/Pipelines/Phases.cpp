@@ -63,7 +63,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-           "finalize-memref-to-llvm,ral-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+           "ral-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
            "convert-cf-to-llvm,reconcile-unrealized-casts";
   return "";

@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace loupe {
@@ -31,9 +33,17 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
   auto module = op->getParentOfType<ModuleOp>();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
   auto i64Ty = IntegerType::get(ctx, 64);
-  Value one = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
+  // Argument storage lives in the function's entry block, so a call inside a loop does not
+  // grow the stack on every iteration.
+  Block *entry = &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
+  auto stackSlot = [&](Type type) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(entry);
+    Value one = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
+    return b.create<LLVM::AllocaOp>(loc, ptrTy, type, one).getResult();
+  };
   auto spill = [&](Value v) {
-    Value slot = b.create<LLVM::AllocaOp>(loc, ptrTy, v.getType(), one);
+    Value slot = stackSlot(v.getType());
     b.create<LLVM::StoreOp>(loc, v, slot);
     return slot;
   };
@@ -67,8 +77,7 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
   }
 
   auto arrayTy = LLVM::LLVMArrayType::get(ptrTy, slots.size());
-  Value count = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
-  Value args = b.create<LLVM::AllocaOp>(loc, ptrTy, arrayTy, count);
+  Value args = stackSlot(arrayTy);
   for (auto [i, slot] : llvm::enumerate(slots)) {
     Value at = b.create<LLVM::GEPOp>(loc, ptrTy, arrayTy, args,
                                      llvm::ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
@@ -156,6 +165,70 @@ struct DispatchLowering : RalCallLowering<DispatchOp> {
   }
 };
 
+/// Set on functions whose allocations all go through the runtime's allocator.
+constexpr llvm::StringLiteral kRalAllocations = "ral.allocations";
+
+/// The context of the function holding `op`, when its allocations go through the RAL.
+Value allocationContext(Operation *op, ConversionPatternRewriter &b) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func || !func->hasAttr(kRalAllocations))
+    return nullptr;
+  return b.getRemappedValue(func.getArgument(0));
+}
+
+/// memref.alloc -> ral_alloc(ctx, bytes) (the CPU driver's caching allocator, 64-byte aligned).
+struct AllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(memref::AllocOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Value ctx = allocationContext(op, b);
+    MemRefType type = op.getType();
+    if (!ctx)
+      return b.notifyMatchFailure(op, "allocations of this function stay with malloc");
+    Location loc = op.getLoc();
+    int64_t bytes = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    Value size = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(bytes));
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    Value memory = emitApiCall(b, loc, op, "ral_alloc___cpu___pvoid_i64___pvoid", {ctx, size},
+                               {ContextType::get(b.getContext()), b.getI64Type()}, {ptrTy})[0];
+    b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, memory)
+                        .operator Value());
+    return success();
+  }
+};
+
+/// memref.dealloc -> ral_dealloc(ctx, allocated pointer).
+struct DeallocLowering : ConvertOpToLLVMPattern<memref::DeallocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(memref::DeallocOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Value ctx = allocationContext(op, b);
+    if (!ctx)
+      return b.notifyMatchFailure(op, "allocations of this function stay with malloc");
+    Location loc = op.getLoc();
+    Value pointer = MemRefDescriptor(adaptor.getMemref()).allocatedPtr(b, loc);
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    emitApiCall(b, loc, op, "ral_dealloc___cpu___pvoid_pvoid___void", {ctx, pointer},
+                {ContextType::get(b.getContext()), ptrTy}, {});
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+/// Allocations go through the RAL in functions that take a context and allocate only
+/// statically shaped buffers; every buffer is then freed by the allocator that made it.
+void markRalAllocations(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    if (func.isExternal() || func.getNumArguments() == 0 ||
+        !isa<ContextType>(func.getArgument(0).getType()))
+      return;
+    bool allStatic = true;
+    func.walk([&](memref::AllocOp alloc) { allStatic &= alloc.getType().hasStaticShape(); });
+    if (allStatic)
+      func->setAttr(kRalAllocations, UnitAttr::get(func.getContext()));
+  });
+}
+
 struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -169,7 +242,9 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     signatures.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering>(converter);
+    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
+                 DeallocLowering>(converter);
+    markRalAllocations(getOperation());
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signatures);
     populateCallOpTypeConversionPattern(patterns, signatures);
 
@@ -184,8 +259,13 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     });
     target.addDynamicallyLegalOp<func::CallOp>(
         [&](func::CallOp c) { return !hasContext(c.getOperandTypes()); });
+    target.addDynamicallyLegalOp<memref::AllocOp, memref::DeallocOp>([](Operation *op) {
+      auto func = op->getParentOfType<func::FuncOp>();
+      return !func || !func->hasAttr(kRalAllocations);
+    });
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
+    getOperation().walk([](func::FuncOp func) { func->removeAttr(kRalAllocations); });
   }
 };
 } // namespace

@@ -9,16 +9,15 @@
 // CHECK-DAG: llvm.func @ral_api_call(!llvm.ptr, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME: (%[[CTX:.*]]: !llvm.ptr)
-// recv_input: ctx, index, result = 3 slots; the result is loaded back as a descriptor.
-// CHECK: llvm.alloca %{{.*}} x !llvm.array<3 x ptr>
+// The argument arrays of all three calls are allocated up front, in the entry block:
+// recv_input has ctx, index, result = 3 slots; the dispatch ctx + 7 memref slots + i1 = 9;
+// send_output ctx, index + 7 memref slots = 9.
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<3 x ptr>
+// CHECK-DAG: llvm.alloca %{{.*}} x !llvm.array<9 x ptr>
 // CHECK: %[[NAME:.*]] = llvm.mlir.addressof @[[RECV]]
 // CHECK: llvm.call @ral_api_call(%[[CTX]], %[[NAME]], %{{.*}})
 // CHECK: llvm.load %{{.*}} : !llvm.ptr -> !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
-// dispatch: ctx + 7 memref slots + i1 = 9 slots.
-// CHECK: llvm.alloca %{{.*}} x !llvm.array<9 x ptr>
 // CHECK: llvm.call @ral_api_call
-// send_output: ctx, index + 7 memref slots = 9 slots.
-// CHECK: llvm.alloca %{{.*}} x !llvm.array<9 x ptr>
 // CHECK: llvm.call @ral_api_call
 // CHECK-NOT: ral.
 func.func @main(%ctx: !ral.context) {

@@ -83,7 +83,11 @@ def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
     strides), each result one slot pointing to storage for the whole value, which is
     loaded back after the call. Names are encoded from the ral-level types, before
     they become opaque LLVM pointers. `!ral.context` becomes `!llvm.ptr` in function
-    signatures. Runs after `finalize-memref-to-llvm`, before `convert-func-to-llvm`.
+    signatures. In a function that takes the context and allocates only statically
+    shaped buffers, allocations go to the runtime too: `ral_alloc(ctx, bytes)` /
+    `ral_dealloc(ctx, ptr)`. The argument storage of every call is allocated in the
+    function's entry block. Runs before `finalize-memref-to-llvm` and
+    `convert-func-to-llvm`.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

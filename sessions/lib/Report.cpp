@@ -48,6 +48,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"name", d.info.name},
                           {"op", d.info.op},
                           {"loc", d.info.loc},
+                          {"backend", d.info.backend},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
@@ -128,13 +129,14 @@ std::string renderMarkdown(const json &r) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  md += "\n## Dispatches\n\n| id | name | op | source (loc) | calls | median | IQR | share |\n"
-        "|---:|---|---|---|---:|---:|---:|---:|\n";
+  md += "\n## Dispatches\n\n| id | name | op | backend | source (loc) | calls | median | IQR | share |\n"
+        "|---:|---|---|---|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * d["share"].get<double>());
     md += "| " + std::to_string(d["id"].get<int64_t>()) + " | `" + d["name"].get<std::string>() +
-          "` | `" + d["op"].get<std::string>() + "` | " + d["loc"].get<std::string>() + " | " +
+          "` | `" + d["op"].get<std::string>() + "` | " + d.value("backend", "") + " | " +
+          d["loc"].get<std::string>() + " | " +
           std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) + " | " +
           formatNs(d["iqr_ns"]) + " | " + share + " |\n";
   }

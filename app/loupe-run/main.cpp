@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 
+#include "loupe/profiler/Check.h"
 #include "loupe/profiler/CpuCollector.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/profiler/Store.h"
@@ -28,8 +29,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <random>
-#include <thread>
 
 using namespace loupe;
 
@@ -55,94 +54,6 @@ public:
 private:
   profiler::CpuCollector &collector_;
 };
-
-/// Deterministic inputs: floats uniform in [-1, 1), integers in [0, 10), bytes 0/1 (as `loupe run`).
-std::vector<ral::Tensor> randomInputs(const ral::Manifest &manifest, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<ral::Tensor> inputs;
-  for (const ral::TensorSpec &spec : manifest.inputs) {
-    ral::Tensor t(spec.dtype, spec.shape);
-    int64_t n = t.numElements();
-    if (spec.dtype == ral::DType::F32) {
-      std::uniform_real_distribution<float> d(-1.f, 1.f);
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<float>()[i] = d(rng);
-    } else if (spec.dtype == ral::DType::F64) {
-      std::uniform_real_distribution<double> d(-1., 1.);
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<double>()[i] = d(rng);
-    } else if (spec.dtype == ral::DType::I64) {
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
-    } else if (spec.dtype == ral::DType::I32) {
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
-    } else {
-      for (size_t i = 0; i < t.byteSize(); ++i)
-        static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
-    }
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
-
-/// numpy.allclose per output; fills `checks` and returns false on any mismatch.
-bool checkOutputs(const std::vector<ral::Tensor> &actual, const std::vector<ral::Tensor> &expected,
-                  double rtol, double atol, std::vector<profiler::CheckRecord> &checks,
-                  std::vector<std::string> &messages) {
-  bool all = true;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    profiler::CheckRecord r;
-    r.outputIdx = static_cast<int64_t>(i);
-    std::string message;
-    if (i >= expected.size() || expected[i].dtype() != actual[i].dtype() ||
-        expected[i].shape() != actual[i].shape()) {
-      message = "output " + std::to_string(i) + " is " + actual[i].typeString() +
-                ", expected " + (i < expected.size() ? expected[i].typeString() : "nothing");
-    } else {
-      double worst = -INFINITY;
-      for (int64_t k = 0; k < actual[i].numElements(); ++k) {
-        double a = actual[i].elementAsDouble(k), e = expected[i].elementAsDouble(k);
-        double excess;
-        if (std::isnan(a) || std::isnan(e))
-          excess = std::isnan(a) && std::isnan(e) ? -INFINITY : INFINITY;
-        else
-          excess = std::fabs(a - e) - (atol + rtol * std::fabs(e));
-        if (!std::isnan(a) && !std::isnan(e)) {
-          r.maxAbsErr = std::max(r.maxAbsErr, std::fabs(a - e));
-          if (e != 0)
-            r.maxRelErr = std::max(r.maxRelErr, std::fabs(a - e) / std::fabs(e));
-        }
-        if (excess > worst) {
-          worst = excess;
-          r.worstIndex = k;
-          r.expected = e;
-          r.actual = a;
-        }
-      }
-      r.passed = worst <= 0;
-      if (!r.passed)
-        message = "output " + std::to_string(i) + " differs at element " +
-                  std::to_string(r.worstIndex) + ": " + std::to_string(r.actual) + " vs " +
-                  std::to_string(r.expected);
-    }
-    all = all && r.passed;
-    checks.push_back(r);
-    messages.push_back(message);
-  }
-  return all;
-}
-
-std::string cpuName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, name = "unknown CPU";
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      name = line.substr(line.find(':') + 2);
-      break;
-    }
-  return name + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
-}
 
 void printInfo(const ral::Artifact *artifact) {
   if (artifact) {
@@ -224,7 +135,7 @@ int main(int argc, char **argv) {
     }
     inputs = std::move(*read);
   } else {
-    inputs = randomInputs(manifest, static_cast<uint64_t>(seed));
+    inputs = artifact.randomInputs(static_cast<uint64_t>(seed));
   }
   if (ral::Status s = artifact.checkInputs(inputs); !s) {
     std::fprintf(stderr, "loupe-run: %s: %s\n", cl.get("--inputs", "inputs").c_str(),
@@ -264,12 +175,17 @@ int main(int argc, char **argv) {
     return 3;
   }
 
+  std::vector<profiler::OutputCheck> outputChecks =
+      profiler::checkOutputs(outputs, expected, rtol, atol);
   std::vector<profiler::CheckRecord> checks;
-  std::vector<std::string> messages;
-  bool passed = expected.empty() || checkOutputs(outputs, expected, rtol, atol, checks, messages);
+  bool passed = true;
+  for (const profiler::OutputCheck &c : outputChecks) {
+    checks.push_back(c.record);
+    passed = passed && c.record.passed;
+  }
   int exitCode = passed ? 0 : 1;
 
-  std::string device = cpuName();
+  std::string device = profiler::cpuDeviceName();
   bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
   if (onGpu && artifact.context())
     if (auto cuda = artifact.context()->cuda())
@@ -354,10 +270,10 @@ int main(int argc, char **argv) {
                   r.info->loc.c_str(), r.calls ? r.summary.median / 1e3 : 0.0,
                   r.calls ? r.summary.iqr() / 1e3 : 0.0,
                   total > 0 && r.calls ? 100 * r.summary.median / total : 0.0);
-    for (size_t i = 0; i < checks.size(); ++i)
-      std::printf("check output %lld: %s%s%s\n", (long long)checks[i].outputIdx,
-                  checks[i].passed ? "pass" : "FAIL", messages[i].empty() ? "" : ": ",
-                  messages[i].c_str());
+    for (const profiler::OutputCheck &c : outputChecks)
+      std::printf("check output %lld: %s%s%s\n", (long long)c.record.outputIdx,
+                  c.record.passed ? "pass" : "FAIL", c.message.empty() ? "" : ": ",
+                  c.message.c_str());
     if (runId >= 0)
       std::printf("stored as run %lld in %s\n", (long long)runId, cl.get("--db").c_str());
   }

@@ -2,6 +2,10 @@
 
 #include "loupe/profiler/CpuCollector.h"
 
+#include <thread>
+
+#include <fstream>
+
 #include <algorithm>
 #include <chrono>
 
@@ -117,6 +121,17 @@ void CpuCollector::clear() {
   originNs_ = repStartNs_ = 0;
   unmatched_ = 0;
   inRep_ = false;
+}
+
+std::string cpuDeviceName() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, name = "unknown CPU";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      name = line.substr(line.find(':') + 2);
+      break;
+    }
+  return name + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
 }
 
 } // namespace loupe::profiler

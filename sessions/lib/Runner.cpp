@@ -6,9 +6,6 @@
 #include "loupe/profiler/CpuCollector.h"
 #include "loupe/ral/TensorIO.h"
 
-#include <fstream>
-#include <random>
-#include <thread>
 
 namespace loupe::sessions {
 
@@ -32,54 +29,7 @@ int exitCodeFor(const ral::Status &status) {
   return status.code() == ral::StatusCode::kInternal ? kExitInternal : kExitBadInput;
 }
 
-/// Deterministic inputs for a manifest: floats uniform in [-1, 1), integers in [0, 10), i1 0/1.
-std::vector<ral::Tensor> randomInputs(const ral::Manifest &manifest, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<ral::Tensor> inputs;
-  for (const ral::TensorSpec &spec : manifest.inputs) {
-    ral::Tensor t(spec.dtype, spec.shape);
-    int64_t n = t.numElements();
-    switch (spec.dtype) {
-    case ral::DType::F32: {
-      std::uniform_real_distribution<float> d(-1.f, 1.f);
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<float>()[i] = d(rng);
-      break;
-    }
-    case ral::DType::F64: {
-      std::uniform_real_distribution<double> d(-1., 1.);
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<double>()[i] = d(rng);
-      break;
-    }
-    case ral::DType::I64:
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
-      break;
-    case ral::DType::I32:
-      for (int64_t i = 0; i < n; ++i)
-        t.dataAs<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
-      break;
-    default: // Byte-sized and half types: small non-negative bit patterns.
-      for (size_t i = 0; i < t.byteSize(); ++i)
-        static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
-    }
-    inputs.push_back(std::move(t));
-  }
-  return inputs;
-}
 } // namespace
-
-std::string cpuDeviceName() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, name = "unknown CPU";
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      name = line.substr(line.find(':') + 2);
-      break;
-    }
-  return name + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
-}
 
 RunRequest requestFromSession(const Session &session, const std::string &dbPath) {
   RunRequest request;
@@ -95,7 +45,7 @@ RunRequest requestFromSession(const Session &session, const std::string &dbPath)
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
                     const std::atomic<bool> *cancel) {
   RunOutcome out;
-  out.deviceName = cpuDeviceName();
+  out.deviceName = profiler::cpuDeviceName();
   auto report = [&](const char *stage, double f) {
     if (progress)
       progress(stage, f);
@@ -130,7 +80,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   // Inputs and expected outputs.
   std::vector<ral::Tensor> inputs;
   if (request.run.inputsDir.empty() || out.manifest.inputs.empty()) {
-    inputs = randomInputs(out.manifest, request.run.seed);
+    inputs = (*artifact)->randomInputs(request.run.seed);
   } else {
     auto read = ral::readTensorDir(request.run.inputsDir, "input");
     if (!read)
@@ -193,7 +143,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
 
   if (!request.run.checkDir.empty()) {
     out.checked = true;
-    out.checks = checkOutputs(outputs, expected, request.run.rtol, request.run.atol);
+    out.checks = profiler::checkOutputs(outputs, expected, request.run.rtol, request.run.atol);
     for (const OutputCheck &c : out.checks)
       if (!c.record.passed)
         out.exitCode = kExitMismatch;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <dlfcn.h>
+#include <random>
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -182,6 +183,42 @@ Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
                              ", the artifact expects " + spec.typeString());
   }
   return Status::ok();
+}
+
+std::vector<Tensor> Artifact::randomInputs(uint64_t seed) const {
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> inputs;
+  for (const TensorSpec &spec : manifest_.inputs) {
+    Tensor t(spec.dtype, spec.shape);
+    int64_t n = t.numElements();
+    switch (spec.dtype) {
+    case DType::F32: {
+      std::uniform_real_distribution<float> d(-1.f, 1.f);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<float>()[i] = d(rng);
+      break;
+    }
+    case DType::F64: {
+      std::uniform_real_distribution<double> d(-1., 1.);
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<double>()[i] = d(rng);
+      break;
+    }
+    case DType::I64:
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int64_t>()[i] = static_cast<int64_t>(rng() % 10);
+      break;
+    case DType::I32:
+      for (int64_t i = 0; i < n; ++i)
+        t.dataAs<int32_t>()[i] = static_cast<int32_t>(rng() % 10);
+      break;
+    default: // Byte-sized and half types: small non-negative bit patterns.
+      for (size_t i = 0; i < t.byteSize(); ++i)
+        static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
 }
 
 std::vector<Tensor> Artifact::allocateOutputs() const {

@@ -15,9 +15,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace loupe::profiler {
+
+/// The CPU a CPU run is measured on: "<model name from /proc/cpuinfo> (N threads)".
+std::string cpuDeviceName();
 
 class CpuCollector {
 public:

@@ -82,6 +82,9 @@ public:
 
   /// Checks `inputs` against the manifest: count, dtype and shape (errors name the input).
   Status checkInputs(const std::vector<Tensor> &inputs) const;
+  /// Deterministic inputs of the manifest's types for `seed`: floats uniform in [-1, 1),
+  /// integers in [0, 10), byte-sized and half types as 0/1 bytes.
+  std::vector<Tensor> randomInputs(uint64_t seed) const;
   /// Allocates zeroed output tensors of the manifest's types.
   std::vector<Tensor> allocateOutputs() const;
   /// Runs the entry function once on `inputs`, writing into `outputs` (from allocateOutputs()).

@@ -8,9 +8,9 @@
 #define LOUPE_SESSIONS_RUNNER_H
 
 #include "loupe/Pipelines/Compiler.h"
+#include "loupe/profiler/Check.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Artifact.h"
-#include "loupe/sessions/Check.h"
 #include "loupe/sessions/Session.h"
 
 #include <atomic>
@@ -19,6 +19,8 @@
 #include <optional>
 
 namespace loupe::sessions {
+
+using profiler::OutputCheck;
 
 /// Exit codes of the CLI (DESIGN.md): what a RunOutcome maps to.
 enum ExitCode { kExitOk = 0, kExitMismatch = 1, kExitBadInput = 2, kExitInternal = 3 };
@@ -67,9 +69,6 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
 
 /// The request a session describes.
 RunRequest requestFromSession(const Session &session, const std::string &dbPath);
-
-/// "Intel(R) Xeon(R) ... (2 threads)" from /proc/cpuinfo.
-std::string cpuDeviceName();
 
 } // namespace loupe::sessions
 

@@ -1,12 +1,12 @@
 //===- CheckTest.cpp - Output comparison ---------------------------------------===//
-#include "loupe/sessions/Check.h"
+#include "loupe/profiler/Check.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace loupe;
-using namespace loupe::sessions;
+using namespace loupe::profiler;
 
 namespace {
 ral::Tensor floats(std::vector<float> values) {

@@ -1,6 +1,6 @@
 //===- Check.h - Compare outputs with expected values -----------*- C++ -*-===//
-#ifndef LOUPE_SESSIONS_CHECK_H
-#define LOUPE_SESSIONS_CHECK_H
+#ifndef LOUPE_PROFILER_CHECK_H
+#define LOUPE_PROFILER_CHECK_H
 
 #include "loupe/profiler/Records.h"
 #include "loupe/ral/Tensor.h"
@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-namespace loupe::sessions {
+namespace loupe::profiler {
 
 /// The check of one output: numpy.allclose semantics, element-wise
 /// |actual - expected| <= atol + rtol * |expected|; NaN equals NaN only in the same place.
 struct OutputCheck {
-  profiler::CheckRecord record; ///< Worst element = largest |a - e| - (atol + rtol |e|).
+  CheckRecord record; ///< Worst element = largest |a - e| - (atol + rtol |e|).
   std::string message;          ///< Empty when passed; else says which element and by how much.
 };
 
@@ -23,6 +23,6 @@ std::vector<OutputCheck> checkOutputs(const std::vector<ral::Tensor> &actual,
                                       const std::vector<ral::Tensor> &expected, double rtol,
                                       double atol);
 
-} // namespace loupe::sessions
+} // namespace loupe::profiler
 
-#endif // LOUPE_SESSIONS_CHECK_H
+#endif // LOUPE_PROFILER_CHECK_H

@@ -1,10 +1,10 @@
 //===- Check.cpp - Compare outputs with expected values -----------------------===//
-#include "loupe/sessions/Check.h"
+#include "loupe/profiler/Check.h"
 
 #include <cmath>
 #include <sstream>
 
-namespace loupe::sessions {
+namespace loupe::profiler {
 
 static OutputCheck checkOne(size_t index, const ral::Tensor &actual, const ral::Tensor &expected,
                             double rtol, double atol) {
@@ -75,4 +75,4 @@ std::vector<OutputCheck> checkOutputs(const std::vector<ral::Tensor> &actual,
   return checks;
 }
 
-} // namespace loupe::sessions
+} // namespace loupe::profiler

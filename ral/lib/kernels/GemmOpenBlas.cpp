@@ -50,20 +50,12 @@ void batchGemmOpenBlas(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 
                        MemRef<float, 3> c, bool transA, bool transB) {
   if (ctx->failed())
     return;
-  detail::GemmProblem p;
-  if (Status s = detail::planGemm("ral_batch_gemm_openblas", a.sizes + 1, a.strides + 1,
-                                  b.sizes + 1, b.strides + 1, c.sizes + 1, c.strides + 1, transA,
-                                  transB, p);
-      !s)
+  detail::BatchGemmProblem bp;
+  if (Status s = detail::planBatchGemm("ral_batch_gemm_openblas", a, b, c, transA, transB, bp); !s)
     return ctx->signalError(s);
-  int64_t batch = c.sizes[0], strideA = 0, strideB = 0;
-  if (!detail::batchStride(a.sizes[0], a.strides[0], batch, strideA) ||
-      !detail::batchStride(b.sizes[0], b.strides[0], batch, strideB))
-    return ctx->signalError(invalidArgument(
-        "ral_batch_gemm_openblas: batch sizes " + std::to_string(a.sizes[0]) + ", " +
-        std::to_string(b.sizes[0]) + " do not broadcast to " + std::to_string(batch)));
-  for (int64_t i = 0; i < batch; ++i)
-    sgemm(p, a.data() + i * strideA, b.data() + i * strideB, c.data() + i * c.strides[0]);
+  for (int64_t i = 0; i < bp.batch; ++i)
+    sgemm(bp.gemm, a.data() + i * bp.strideA, b.data() + i * bp.strideB,
+          c.data() + i * c.strides[0]);
 }
 
 } // namespace

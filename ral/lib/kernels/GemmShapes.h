@@ -86,6 +86,28 @@ inline bool batchStride(int64_t size, int64_t stride, int64_t batch, int64_t &ou
   return false;
 }
 
+/// A batched GEMM's per-matrix problem and batch strides (elements) of A and B; a batch of
+/// size 1 in A or B is broadcast (stride 0) to C's batch. Errors name `api` and the shapes.
+struct BatchGemmProblem {
+  GemmProblem gemm;
+  int64_t batch = 0, strideA = 0, strideB = 0;
+};
+inline Status planBatchGemm(const char *api, const MemRef<float, 3> &a, const MemRef<float, 3> &b,
+                            const MemRef<float, 3> &c, bool transA, bool transB,
+                            BatchGemmProblem &p) {
+  if (Status s = planGemm(api, a.sizes + 1, a.strides + 1, b.sizes + 1, b.strides + 1,
+                          c.sizes + 1, c.strides + 1, transA, transB, p.gemm);
+      !s)
+    return s;
+  p.batch = c.sizes[0];
+  if (!batchStride(a.sizes[0], a.strides[0], p.batch, p.strideA) ||
+      !batchStride(b.sizes[0], b.strides[0], p.batch, p.strideB))
+    return invalidArgument(std::string(api) + ": batch sizes " + std::to_string(a.sizes[0]) +
+                           ", " + std::to_string(b.sizes[0]) + " do not broadcast to " +
+                           std::to_string(p.batch));
+  return Status::ok();
+}
+
 } // namespace loupe::ral::detail
 
 #endif // LOUPE_RAL_LIB_KERNELS_GEMMSHAPES_H

@@ -160,21 +160,12 @@ void batchGemmOneDnn(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3>
                      MemRef<float, 3> c, bool transA, bool transB) {
   if (ctx->failed())
     return;
-  detail::GemmProblem p;
-  if (Status s = detail::planGemm("ral_batch_gemm_onednn", a.sizes + 1, a.strides + 1,
-                                  b.sizes + 1, b.strides + 1, c.sizes + 1, c.strides + 1, transA,
-                                  transB, p);
-      !s)
+  detail::BatchGemmProblem bp;
+  if (Status s = detail::planBatchGemm("ral_batch_gemm_onednn", a, b, c, transA, transB, bp); !s)
     return ctx->signalError(s);
-  int64_t batch = c.sizes[0], strideA = 0, strideB = 0;
-  if (!detail::batchStride(a.sizes[0], a.strides[0], batch, strideA) ||
-      !detail::batchStride(b.sizes[0], b.strides[0], batch, strideB))
-    return ctx->signalError(invalidArgument(
-        "ral_batch_gemm_onednn: batch sizes " + std::to_string(a.sizes[0]) + ", " +
-        std::to_string(b.sizes[0]) + " do not broadcast to " + std::to_string(batch)));
-  if (batch == 0)
+  if (bp.batch == 0)
     return;
-  matmul(ctx, "ral_batch_gemm_onednn", p, batch, a.sizes[0], b.sizes[0], a.strides[0],
+  matmul(ctx, "ral_batch_gemm_onednn", bp.gemm, bp.batch, a.sizes[0], b.sizes[0], a.strides[0],
          b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0);
 }
 

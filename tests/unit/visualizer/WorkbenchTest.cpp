@@ -109,7 +109,7 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   EXPECT_TRUE(vm.running);
   ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }));
   ASSERT_NE(vm.lastRun, nullptr);
-  EXPECT_TRUE(vm.lastRun->outcome.error.empty()) << vm.lastRun->outcome.error;
+  ASSERT_TRUE(vm.lastRun->outcome.error.empty()) << vm.lastRun->outcome.error;
   int64_t first = vm.lastRun->outcome.runId;
   EXPECT_GE(first, 0);
 
@@ -119,6 +119,7 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   vm.session.run.seed = 7;
   b.controller->run();
   ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }));
+  ASSERT_TRUE(vm.lastRun->outcome.error.empty()) << vm.lastRun->outcome.error;
   int64_t second = vm.lastRun->outcome.runId;
   EXPECT_GT(second, first);
   EXPECT_EQ(vm.lastRun->request.run.reps, 15);
@@ -165,7 +166,9 @@ TEST(Workbench, CancelARun) {
   ViewModel &vm = b.vm();
   vm.session.run.reps = 1000000;
   b.controller->run();
-  ASSERT_TRUE(b.drawUntil([&] { return vm.progress.running && vm.progress.stage == "run"; }));
+  ASSERT_TRUE(b.drawUntil(
+      [&] { return (vm.progress.running && vm.progress.stage == "run") || !vm.running; }));
+  ASSERT_TRUE(vm.running) << (vm.lastRun ? vm.lastRun->outcome.error : "");
   b.controller->cancelRun();
   ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }, 60));
   bool logged = false;

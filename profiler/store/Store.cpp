@@ -307,82 +307,81 @@ Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &di
   return tx.commit();
 }
 
-Status Store::addSamples(int64_t runId, const std::vector<SampleRecord> &samples) {
-  Impl &s = *impl_;
-  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
-  LOUPE_PROF_ASSIGN_OR_RETURN(
-      sqlite::Stmt insert,
-      s.conn->prepare("INSERT INTO samples(run_id, rep, dispatch_id, start_ns, end_ns) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5)"));
+/// Inserts one row per element of `rows` for run `runId` in one transaction with one prepared
+/// statement whose parameter 1 is the run id; `bindRow(insert, row)` binds the other columns.
+template <typename Row, typename BindRow>
+static Status insertRunRows(sqlite::Connection &conn, int64_t runId, const char *sql,
+                            const std::vector<Row> &rows, BindRow bindRow) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt insert, conn.prepare(sql));
   insert.bind(1, runId);
-  for (const SampleRecord &r : samples) {
-    insert.bind(2, r.rep).bind(3, r.dispatchId).bind(4, r.startNs).bind(5, r.endNs);
+  for (const Row &row : rows) {
+    LOUPE_PROF_RETURN_IF_ERROR(bindRow(insert, row));
     LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   }
   return tx.commit();
 }
 
+Status Store::addSamples(int64_t runId, const std::vector<SampleRecord> &samples) {
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  return insertRunRows(*impl_->conn, runId,
+                       "INSERT INTO samples(run_id, rep, dispatch_id, start_ns, end_ns) "
+                       "VALUES (?1, ?2, ?3, ?4, ?5)",
+                       samples, [](sqlite::Stmt &insert, const SampleRecord &r) {
+                         insert.bind(2, r.rep).bind(3, r.dispatchId).bind(4, r.startNs);
+                         insert.bind(5, r.endNs);
+                         return Status::ok();
+                       });
+}
+
 Status Store::addChecks(int64_t runId, const std::vector<CheckRecord> &checks) {
-  Impl &s = *impl_;
-  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
-  LOUPE_PROF_ASSIGN_OR_RETURN(
-      sqlite::Stmt insert,
-      s.conn->prepare("INSERT INTO checks(run_id, output_idx, passed, max_abs_err, max_rel_err, "
-                      "worst_index, expected, actual) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
-  insert.bind(1, runId);
-  for (const CheckRecord &c : checks) {
-    insert.bind(2, c.outputIdx).bind(3, int64_t(c.passed ? 1 : 0)).bind(4, c.maxAbsErr);
-    insert.bind(5, c.maxRelErr).bind(6, c.worstIndex).bind(7, c.expected).bind(8, c.actual);
-    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
-  }
-  return tx.commit();
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  return insertRunRows(
+      *impl_->conn, runId,
+      "INSERT INTO checks(run_id, output_idx, passed, max_abs_err, max_rel_err, worst_index, "
+      "expected, actual) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+      checks, [](sqlite::Stmt &insert, const CheckRecord &c) {
+        insert.bind(2, c.outputIdx).bind(3, int64_t(c.passed ? 1 : 0)).bind(4, c.maxAbsErr);
+        insert.bind(5, c.maxRelErr).bind(6, c.worstIndex).bind(7, c.expected).bind(8, c.actual);
+        return Status::ok();
+      });
 }
 
 Status Store::addKernels(int64_t runId, const std::vector<KernelRecord> &kernels) {
   Impl &s = *impl_;
   LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
-  LOUPE_PROF_ASSIGN_OR_RETURN(
-      sqlite::Stmt insert,
-      s.conn->prepare(
-          "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
-          "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-          "registersPerThread, staticSharedMemory, dynamicSharedMemory) VALUES "
-          "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"));
-  insert.bind(1, runId);
-  for (const KernelRecord &k : kernels) {
-    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(k.name));
-    insert.bind(2, k.rep).bind(3, k.dispatchId).bind(4, k.start).bind(5, k.end);
-    insert.bind(6, k.deviceId).bind(7, k.streamId).bind(8, k.correlationId).bind(9, name);
-    insert.bind(10, int64_t(k.gridX)).bind(11, int64_t(k.gridY)).bind(12, int64_t(k.gridZ));
-    insert.bind(13, int64_t(k.blockX)).bind(14, int64_t(k.blockY)).bind(15, int64_t(k.blockZ));
-    insert.bind(16, int64_t(k.registersPerThread)).bind(17, k.staticSharedMemory);
-    insert.bind(18, k.dynamicSharedMemory);
-    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
-  }
-  return tx.commit();
+  return insertRunRows(
+      *s.conn, runId,
+      "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
+      "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+      "registersPerThread, staticSharedMemory, dynamicSharedMemory) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+      kernels, [&s](sqlite::Stmt &insert, const KernelRecord &k) -> Status {
+        LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(k.name));
+        insert.bind(2, k.rep).bind(3, k.dispatchId).bind(4, k.start).bind(5, k.end);
+        insert.bind(6, k.deviceId).bind(7, k.streamId).bind(8, k.correlationId).bind(9, name);
+        insert.bind(10, int64_t(k.gridX)).bind(11, int64_t(k.gridY)).bind(12, int64_t(k.gridZ));
+        insert.bind(13, int64_t(k.blockX)).bind(14, int64_t(k.blockY)).bind(15, int64_t(k.blockZ));
+        insert.bind(16, int64_t(k.registersPerThread)).bind(17, k.staticSharedMemory);
+        insert.bind(18, k.dynamicSharedMemory);
+        return Status::ok();
+      });
 }
 
 Status Store::addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys) {
-  Impl &s = *impl_;
-  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
-  LOUPE_PROF_ASSIGN_OR_RETURN(
-      sqlite::Stmt insert,
-      s.conn->prepare("INSERT INTO memcpy(run_id, rep, dispatch_id, start, \"end\", deviceId, "
-                      "streamId, correlationId, bytes, copyKind, srcKind, dstKind) VALUES "
-                      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"));
-  insert.bind(1, runId);
-  for (const MemcpyRecord &m : memcpys) {
-    insert.bind(2, m.rep).bind(3, m.dispatchId).bind(4, m.start).bind(5, m.end);
-    insert.bind(6, m.deviceId).bind(7, m.streamId).bind(8, m.correlationId).bind(9, m.bytes);
-    insert.bind(10, int64_t(m.copyKind)).bind(11, int64_t(m.srcKind));
-    insert.bind(12, int64_t(m.dstKind));
-    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
-  }
-  return tx.commit();
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  return insertRunRows(
+      *impl_->conn, runId,
+      "INSERT INTO memcpy(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
+      "correlationId, bytes, copyKind, srcKind, dstKind) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+      memcpys, [](sqlite::Stmt &insert, const MemcpyRecord &m) {
+        insert.bind(2, m.rep).bind(3, m.dispatchId).bind(4, m.start).bind(5, m.end);
+        insert.bind(6, m.deviceId).bind(7, m.streamId).bind(8, m.correlationId).bind(9, m.bytes);
+        insert.bind(10, int64_t(m.copyKind)).bind(11, int64_t(m.srcKind));
+        insert.bind(12, int64_t(m.dstKind));
+        return Status::ok();
+      });
 }
 
 StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {

@@ -113,20 +113,30 @@ std::string Stmt::text(int col) const {
 
 bool Stmt::isNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
+int Stmt::columnCount() const { return sqlite3_column_count(stmt_); }
+
+std::string Stmt::columnName(int col) const {
+  const char *name = sqlite3_column_name(stmt_, col);
+  return name ? name : "";
+}
+
+int Stmt::columnType(int col) const { return sqlite3_column_type(stmt_, col); }
+
 //===----------------------------------------------------------------------===//
 // Connection
 //===----------------------------------------------------------------------===//
 
-StatusOr<std::unique_ptr<Connection>> Connection::open(const std::string &path, int flags) {
+StatusOr<std::unique_ptr<Connection>> Connection::open(const std::string &path, int flags,
+                                                       const std::string &label) {
   sqlite3 *db = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
-    return Status(codeFor(rc), "profile DB '" + path + "': cannot open: " + msg);
+    return Status(codeFor(rc), label + " '" + path + "': cannot open: " + msg);
   }
   sqlite3_extended_result_codes(db, 1);
-  return std::unique_ptr<Connection>(new Connection(path, db));
+  return std::unique_ptr<Connection>(new Connection(path, db, label));
 }
 
 Connection::~Connection() {
@@ -142,7 +152,7 @@ Status Connection::exec(const std::string &sql) {
     return Status::ok();
   std::string text = msg ? msg : sqlite3_errstr(rc);
   sqlite3_free(msg);
-  return Status(codeFor(rc), "profile DB '" + path_ + "': " + text);
+  return Status(codeFor(rc), label_ + " '" + path_ + "': " + text);
 }
 
 StatusOr<Stmt> Connection::prepare(const std::string &sql) {
@@ -186,7 +196,7 @@ Status Connection::error(std::string_view what) { return error(what, sqlite3_ext
 
 Status Connection::error(std::string_view what, int code) {
   std::string msg = sqlite3_errcode(db_) != SQLITE_OK ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
-  return Status(codeFor(code), "profile DB '" + path_ + "': " + std::string(what) + ": " + msg);
+  return Status(codeFor(code), label_ + " '" + path_ + "': " + std::string(what) + ": " + msg);
 }
 
 //===----------------------------------------------------------------------===//

@@ -55,6 +55,9 @@ public:
   double real(int col) const; ///< NaN for NULL.
   std::string text(int col) const; ///< "" for NULL.
   bool isNull(int col) const;
+  int columnCount() const;
+  std::string columnName(int col) const;
+  int columnType(int col) const; ///< SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_NULL...
 
 private:
   Connection *conn_;
@@ -65,8 +68,9 @@ private:
 /// An open DB handle with a cache of prepared statements keyed by SQL text.
 class Connection {
 public:
-  /// sqlite3_open_v2 with `flags`. Errors name `path`.
-  static StatusOr<std::unique_ptr<Connection>> open(const std::string &path, int flags);
+  /// sqlite3_open_v2 with `flags`. Errors name `path`, after `label` (what the file is).
+  static StatusOr<std::unique_ptr<Connection>> open(const std::string &path, int flags,
+                                                    const std::string &label = "profile DB");
   ~Connection();
   Connection(const Connection &) = delete;
   Connection &operator=(const Connection &) = delete;
@@ -84,7 +88,8 @@ public:
   int64_t lastInsertRowId();
   int64_t changes();
 
-  /// A Status for the connection's last error: "profile DB 'PATH': WHAT: sqlite message".
+  /// A Status for the connection's last error: "LABEL 'PATH': WHAT: sqlite message" (LABEL:
+  /// "profile DB" unless open() was given another).
   Status error(std::string_view what);
   Status error(std::string_view what, int code);
 
@@ -92,8 +97,10 @@ public:
   std::function<void()> onRollback;
 
 private:
-  Connection(std::string path, sqlite3 *db) : path_(std::move(path)), db_(db) {}
+  Connection(std::string path, sqlite3 *db, std::string label)
+      : path_(std::move(path)), label_(std::move(label)), db_(db) {}
   std::string path_;
+  std::string label_;
   sqlite3 *db_;
   std::unordered_map<std::string, sqlite3_stmt *> cache_;
 };

@@ -228,9 +228,8 @@ Status Store::Impl::requireRun(int64_t runId) {
 // Writing
 //===----------------------------------------------------------------------===//
 
-StatusOr<int64_t> Store::beginRun(const RunInfo &info) {
-  Impl &s = *impl_;
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+/// Inserts the runs row of `info` with `status` (inside the caller's transaction).
+static StatusOr<int64_t> insertRun(Store::Impl &s, const RunInfo &info, RunStatus status) {
   LOUPE_PROF_ASSIGN_OR_RETURN(int64_t model, s.intern(info.model));
   LOUPE_PROF_ASSIGN_OR_RETURN(int64_t session, s.internOrNull(info.session));
   LOUPE_PROF_ASSIGN_OR_RETURN(int64_t variant, s.internOrNull(info.variant));
@@ -238,16 +237,26 @@ StatusOr<int64_t> Store::beginRun(const RunInfo &info) {
   LOUPE_PROF_ASSIGN_OR_RETURN(int64_t config, s.configId(info.configJson));
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt insert,
-      s.conn->prepare("INSERT INTO runs(started_ns, status, model_id, device_id, config_id, "
-                      "session_id, variant_id) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6)"));
-  insert.bind(1, info.startedNs != 0 ? info.startedNs : wallNowNs())
-      .bind(2, model)
-      .bind(3, device)
-      .bind(4, config);
-  bindId(insert, 5, session);
-  bindId(insert, 6, variant);
+      s.conn->prepare("INSERT INTO runs(started_ns, finished_ns, status, model_id, device_id, "
+                      "config_id, session_id, variant_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+  int64_t now = wallNowNs();
+  insert.bind(1, info.startedNs != 0 ? info.startedNs : now);
+  if (status == RunStatus::Running)
+    insert.bindNull(2);
+  else
+    insert.bind(2, now);
+  insert.bind(3, std::string_view(runStatusName(status))).bind(4, model).bind(5, device);
+  insert.bind(6, config);
+  bindId(insert, 7, session);
+  bindId(insert, 8, variant);
   LOUPE_PROF_RETURN_IF_ERROR(insert.run());
-  int64_t runId = s.conn->lastInsertRowId();
+  return s.conn->lastInsertRowId();
+}
+
+StatusOr<int64_t> Store::beginRun(const RunInfo &info) {
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t runId, insertRun(s, info, RunStatus::Running));
   LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
   return runId;
 }
@@ -307,18 +316,27 @@ Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &di
   return tx.commit();
 }
 
-/// Inserts one row per element of `rows` for run `runId` in one transaction with one prepared
-/// statement whose parameter 1 is the run id; `bindRow(insert, row)` binds the other columns.
+/// Inserts one row per element of `rows` for run `runId` with one prepared statement whose
+/// parameter 1 is the run id; `bindRow(insert, row)` binds the other columns. Runs inside the
+/// caller's transaction.
 template <typename Row, typename BindRow>
-static Status insertRunRows(sqlite::Connection &conn, int64_t runId, const char *sql,
-                            const std::vector<Row> &rows, BindRow bindRow) {
-  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(conn));
+static Status insertRows(sqlite::Connection &conn, int64_t runId, const char *sql,
+                         const std::vector<Row> &rows, BindRow bindRow) {
   LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt insert, conn.prepare(sql));
   insert.bind(1, runId);
   for (const Row &row : rows) {
     LOUPE_PROF_RETURN_IF_ERROR(bindRow(insert, row));
     LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   }
+  return Status::ok();
+}
+
+/// insertRows in a transaction of its own.
+template <typename Row, typename BindRow>
+static Status insertRunRows(sqlite::Connection &conn, int64_t runId, const char *sql,
+                            const std::vector<Row> &rows, BindRow bindRow) {
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(conn));
+  LOUPE_PROF_RETURN_IF_ERROR(insertRows(conn, runId, sql, rows, bindRow));
   return tx.commit();
 }
 
@@ -347,41 +365,60 @@ Status Store::addChecks(int64_t runId, const std::vector<CheckRecord> &checks) {
       });
 }
 
+static const char *const kInsertKernel =
+    "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
+    "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+    "registersPerThread, staticSharedMemory, dynamicSharedMemory) VALUES "
+    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+static const char *const kInsertMemcpy =
+    "INSERT INTO memcpy(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
+    "correlationId, bytes, copyKind, srcKind, dstKind) VALUES "
+    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+/// Binds a kernels row (kernel names are interned).
+static auto kernelBinder(Store::Impl &s) {
+  return [&s](sqlite::Stmt &insert, const KernelRecord &k) -> Status {
+    LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(k.name));
+    insert.bind(2, k.rep).bind(3, k.dispatchId).bind(4, k.start).bind(5, k.end);
+    insert.bind(6, k.deviceId).bind(7, k.streamId).bind(8, k.correlationId).bind(9, name);
+    insert.bind(10, int64_t(k.gridX)).bind(11, int64_t(k.gridY)).bind(12, int64_t(k.gridZ));
+    insert.bind(13, int64_t(k.blockX)).bind(14, int64_t(k.blockY)).bind(15, int64_t(k.blockZ));
+    insert.bind(16, int64_t(k.registersPerThread)).bind(17, k.staticSharedMemory);
+    insert.bind(18, k.dynamicSharedMemory);
+    return Status::ok();
+  };
+}
+
+static Status bindMemcpy(sqlite::Stmt &insert, const MemcpyRecord &m) {
+  insert.bind(2, m.rep).bind(3, m.dispatchId).bind(4, m.start).bind(5, m.end);
+  insert.bind(6, m.deviceId).bind(7, m.streamId).bind(8, m.correlationId).bind(9, m.bytes);
+  insert.bind(10, int64_t(m.copyKind)).bind(11, int64_t(m.srcKind));
+  insert.bind(12, int64_t(m.dstKind));
+  return Status::ok();
+}
+
 Status Store::addKernels(int64_t runId, const std::vector<KernelRecord> &kernels) {
   Impl &s = *impl_;
   LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
-  return insertRunRows(
-      *s.conn, runId,
-      "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
-      "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-      "registersPerThread, staticSharedMemory, dynamicSharedMemory) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-      kernels, [&s](sqlite::Stmt &insert, const KernelRecord &k) -> Status {
-        LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(k.name));
-        insert.bind(2, k.rep).bind(3, k.dispatchId).bind(4, k.start).bind(5, k.end);
-        insert.bind(6, k.deviceId).bind(7, k.streamId).bind(8, k.correlationId).bind(9, name);
-        insert.bind(10, int64_t(k.gridX)).bind(11, int64_t(k.gridY)).bind(12, int64_t(k.gridZ));
-        insert.bind(13, int64_t(k.blockX)).bind(14, int64_t(k.blockY)).bind(15, int64_t(k.blockZ));
-        insert.bind(16, int64_t(k.registersPerThread)).bind(17, k.staticSharedMemory);
-        insert.bind(18, k.dynamicSharedMemory);
-        return Status::ok();
-      });
+  return insertRunRows(*s.conn, runId, kInsertKernel, kernels, kernelBinder(s));
 }
 
 Status Store::addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys) {
   LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
-  return insertRunRows(
-      *impl_->conn, runId,
-      "INSERT INTO memcpy(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
-      "correlationId, bytes, copyKind, srcKind, dstKind) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-      memcpys, [](sqlite::Stmt &insert, const MemcpyRecord &m) {
-        insert.bind(2, m.rep).bind(3, m.dispatchId).bind(4, m.start).bind(5, m.end);
-        insert.bind(6, m.deviceId).bind(7, m.streamId).bind(8, m.correlationId).bind(9, m.bytes);
-        insert.bind(10, int64_t(m.copyKind)).bind(11, int64_t(m.srcKind));
-        insert.bind(12, int64_t(m.dstKind));
-        return Status::ok();
-      });
+  return insertRunRows(*impl_->conn, runId, kInsertMemcpy, memcpys, bindMemcpy);
+}
+
+StatusOr<int64_t> Store::addImportedRun(const RunInfo &info,
+                                        const std::vector<KernelRecord> &kernels,
+                                        const std::vector<MemcpyRecord> &memcpys) {
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t runId, insertRun(s, info, RunStatus::Complete));
+  LOUPE_PROF_RETURN_IF_ERROR(insertRows(*s.conn, runId, kInsertKernel, kernels, kernelBinder(s)));
+  LOUPE_PROF_RETURN_IF_ERROR(insertRows(*s.conn, runId, kInsertMemcpy, memcpys, bindMemcpy));
+  LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
+  LOUPE_PROF_RETURN_IF_ERROR(schema::createIndexes(*s.conn));
+  return runId;
 }
 
 StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {

@@ -74,6 +74,11 @@ public:
   ral::Status addChecks(int64_t runId, const std::vector<CheckRecord> &checks);
   ral::Status addKernels(int64_t runId, const std::vector<KernelRecord> &kernels);
   ral::Status addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys);
+  /// Adds a finished run ('complete') with its kernels and copies in one transaction (all or
+  /// nothing): what importing another tool's profile does (NsysImport.h). Returns the run id.
+  ral::StatusOr<int64_t> addImportedRun(const RunInfo &info,
+                                        const std::vector<KernelRecord> &kernels,
+                                        const std::vector<MemcpyRecord> &memcpys);
   /// Stores a verdict; returns its id.
   ral::StatusOr<int64_t> addComparison(const ComparisonRecord &comparison);
   /// Marks the run 'complete' (ok) or 'failed' (with `error`), sets finished_ns to now, and

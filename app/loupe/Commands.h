@@ -10,6 +10,7 @@ int compileCommand(int argc, char **argv, int first);
 int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
+int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
 
 } // namespace loupe::app
 

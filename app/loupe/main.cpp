@@ -15,6 +15,7 @@ static const char *kUsage =
     "                     [--rtol X] [--atol X] [--db DB] [--json]\n"
     "  replay SESSION [--db DB] [--report OUT.md|OUT.json]\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
+    "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
 /// `loupe MODEL.onnx` / `loupe S.json`: an existing model or session opens the workbench.
@@ -48,6 +49,8 @@ int main(int argc, char **argv) {
     return loupe::app::compileCommand(argc, argv, 2);
   if (!std::strcmp(command, "ral"))
     return loupe::app::ralCommand(argc, argv, 2);
+  if (!std::strcmp(command, "db"))
+    return loupe::app::dbCommand(argc, argv, 2);
   if (!std::strcmp(command, "run"))
     return loupe::app::runCommand(argc, argv, 2);
   if (!std::strcmp(command, "replay"))

@@ -279,7 +279,8 @@ StatusOr<NsysExport> readNsysExport(const std::string &path) {
                               sqlite::Connection::open(path, SQLITE_OPEN_READONLY, kLabel));
   StatusOr<std::set<std::string>> tables = tableNames(*conn);
   if (!tables)
-    return bad(path, "not an SQLite database, or corrupt (" + tables.status().message() + ")");
+    return bad(path, std::string("not an SQLite database, or corrupt (") +
+                         sqlite3_errmsg(conn->handle()) + "); the file was left unchanged");
   std::string missing;
   for (const char *t : {"StringIds", kKernelTable})
     if (!tables->count(t))

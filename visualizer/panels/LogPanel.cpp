@@ -75,6 +75,7 @@ bool LogPanel::follow(ViewModel &vm, size_t entry, const text::Diagnostic &d) {
 void LogPanel::draw(ViewModel &vm, Actions &actions) {
   (void)actions;
   reparse(vm);
+  links_.clear();
   const std::vector<LogEntry> &entries = vm.log.entries();
   if (ImGui::SmallButton("Clear")) {
     vm.log.clear();
@@ -121,6 +122,7 @@ void LogPanel::draw(ViewModel &vm, Actions &actions) {
           follow(vm, i, *d);
         ImGui::PopStyleColor();
         ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+        links_.push_back({i, lineNo, a, b});
         ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, b.y - 1), ImVec2(a.x + ImGui::CalcTextSize(line.c_str()).x, b.y - 1),
                                             IM_COL32(120, 180, 240, 160));
         if (ImGui::IsItemHovered())

@@ -52,14 +52,20 @@ Marker findMarker(std::string_view line) {
   return best;
 }
 
-/// Parses the location prefix `[tool: ]file:line[:col]`. Returns false when it is not one.
-bool parseLocationPrefix(std::string_view prefix, Diagnostic &d) {
+/// Parses the location prefix `[tool: ]file:line[:col]: ` or `[tool: ]loc(...): ` (what
+/// Loupe's DiagnosticCollector prints for locations without a file, e.g. ONNX node names).
+/// Returns false when it is not one.
+bool parseLocationPrefix(std::string_view prefix, const LocationTable &aliases, Diagnostic &d) {
   size_t end = prefix.find_last_not_of(' ');
   if (end == std::string_view::npos)
     return true; // no prefix
   if (prefix[end] != ':')
     return false;
   std::string_view loc = prefix.substr(0, end);
+  if (auto body = findTrailingLoc(loc)) {
+    d.locationNames = aliases.resolve(*body);
+    return true;
+  }
   // Up to two trailing `:<digits>` groups.
   std::vector<size_t> numbers;
   while (numbers.size() < 2) {
@@ -109,7 +115,7 @@ std::vector<Diagnostic> parseDiagnostics(std::string_view log) {
       continue;
     Diagnostic d;
     d.severity = m.severity;
-    if (!parseLocationPrefix(line.substr(0, m.pos), d))
+    if (!parseLocationPrefix(line.substr(0, m.pos), noAliases, d))
       continue;
     std::string_view message = line.substr(m.pos + m.length);
     if (message.substr(0, 4) == "loc(") {

@@ -47,3 +47,44 @@ TEST(LogPanel, DrawsEntriesAndNewOnesAreParsedIncrementally) {
   EXPECT_EQ(panel.diagnostics(vm, 1).size(), 2u);
   EXPECT_EQ(vm.log.errorCount(), 1u);
 }
+
+namespace {
+/// Draws the panel, clicks the link of log line `line` of entry `entry`; false if none drawn.
+bool clickLink(ImGuiHarness &ui, LogPanel &panel, ViewModel &vm, size_t entry, size_t line) {
+  RecordingActions actions;
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(2, draw);
+  for (const LogPanel::Link &l : panel.lastLinks())
+    if (l.entry == entry && l.line == line) {
+      ui.click(ImVec2(l.min.x + 4, (l.min.y + l.max.y) / 2), draw);
+      return true;
+    }
+  return false;
+}
+} // namespace
+
+TEST(LogPanel, ClickingCollectorDiagnosticsShowsTheIrLine) {
+  // The two forms core_compiler's DiagnosticCollector prints, after the failed pass's line.
+  ViewModel vm = mlpTosaViewModel();
+  std::string model = vm.compile->modelPath;
+  vm.log.add(LogLevel::Error, "compile",
+             model + ": pass 'tosa-to-linalg' of phase 'lower' failed:\n"
+                     "loc(\"Conv_3\"): error: failed to legalize operation 'tosa.conv2d'\n" +
+                 model + ":7:10: error: 'tosa.add' op operands don't broadcast",
+             4);
+  LogPanel panel;
+  ImGuiHarness ui;
+  ASSERT_TRUE(clickLink(ui, panel, vm, 0, 1));
+  EXPECT_EQ(vm.nav.selectedPass, 4);
+  EXPECT_EQ(vm.nav.irGotoLocation, "Conv_3");
+  EXPECT_EQ(vm.nav.tabRequest, Tab::Ir);
+
+  vm.nav.tabRequest.reset();
+  ASSERT_TRUE(clickLink(ui, panel, vm, 0, 2));
+  EXPECT_EQ(vm.nav.selectedPass, kSourcePass);
+  EXPECT_EQ(vm.nav.irGotoLine, 6);
+  EXPECT_EQ(vm.nav.tabRequest, Tab::Ir);
+  // The pass's own line is no diagnostic: not a link.
+  for (const LogPanel::Link &l : panel.lastLinks())
+    EXPECT_NE(l.line, 0u);
+}

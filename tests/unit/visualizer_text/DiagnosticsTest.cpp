@@ -56,3 +56,33 @@ TEST(DiagnosticsTest, OtherForms) {
   EXPECT_EQ(ds[4].file, "<unknown>");
   EXPECT_EQ(ds[4].line, 0u);
 }
+
+TEST(DiagnosticsTest, DiagnosticCollectorForms) {
+  // As core_compiler's DiagnosticCollector prints them after a failed pass: a FileLineColLoc
+  // as `file:line:col`, other locations as MLIR prints them (`loc("Conv_3")`), notes indented.
+  std::string log = "/m/cnn.onnx: pass 'tosa-to-linalg' of phase 'lower' failed:\n"
+                    "loc(\"Conv_3\"): error: failed to legalize operation 'tosa.conv2d'\n"
+                    "  note: see current operation: %0 = tosa.conv2d ...\n"
+                    "/m/mlp.mlir:12:5: error: 'tosa.add' op operands don't broadcast\n"
+                    "loc(fused[\"Gemm_0\", \"Relu_1\"]): error: fused\n"
+                    "loc(\"n\"(\"m.mlir\":3:4)): error: named with a child\n"
+                    "loupe compile: loc(\"Conv_3\"): error: with a tool prefix\n"
+                    "loc(unknown): error: nowhere\n";
+  std::vector<Diagnostic> ds = parseDiagnostics(log);
+  ASSERT_EQ(ds.size(), 7u);
+  EXPECT_EQ(ds[0].logLine, 1u);
+  EXPECT_EQ(ds[0].file, "");
+  EXPECT_EQ(ds[0].locationNames, (std::vector<std::string>{"Conv_3"}));
+  EXPECT_EQ(ds[0].message, "failed to legalize operation 'tosa.conv2d'");
+  EXPECT_EQ(ds[1].severity, Severity::Note);
+  EXPECT_EQ(ds[2].file, "/m/mlp.mlir");
+  EXPECT_EQ(ds[2].line, 12u);
+  EXPECT_EQ(ds[2].column, 5u);
+  EXPECT_EQ(ds[2].message, "'tosa.add' op operands don't broadcast");
+  EXPECT_EQ(ds[3].locationNames, (std::vector<std::string>{"Gemm_0", "Relu_1"}));
+  EXPECT_EQ(ds[4].locationNames, (std::vector<std::string>{"n"}));
+  EXPECT_EQ(ds[5].locationNames, (std::vector<std::string>{"Conv_3"}));
+  EXPECT_EQ(ds[5].message, "with a tool prefix");
+  EXPECT_TRUE(ds[6].locationNames.empty());
+  EXPECT_EQ(ds[6].message, "nowhere");
+}

@@ -5,6 +5,7 @@
 //   file:line:col: error: message        (followed by the source line and a `^` caret line)
 //   file:line: warning: message
 //   error: loc("conv1"): message         (a location without a file)
+//   loc("conv1"): error: message         (the same, as Loupe's DiagnosticCollector prints it)
 //   error: message
 //
 //===----------------------------------------------------------------------===//

@@ -3,6 +3,7 @@
 #include "loupe/Commands.h"
 
 #include "loupe/profiler/Store.h"
+#include "loupe/sessions/Replay.h"
 #include "loupe/sessions/Report.h"
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
@@ -38,14 +39,17 @@ int replayCommand(int argc, char **argv, int first) {
     db = *path;
   }
 
-  RunRequest request = requestFromSession(*session, db);
-  request.compile.keepIrText = false;
-  RunOutcome outcome = runModel(request, [](const std::string &stage, double fraction) {
-    std::fprintf(stderr, "\r[%-7s] %3.0f%%", stage.c_str(), 100 * fraction);
-    if (fraction >= 1)
-      std::fputc('\n', stderr);
-  });
-  nlohmann::json report = buildReport(outcome, session->model, session->name);
+  // Every variant is compiled, run, checked and stored; progress names the variant when
+  // there are several.
+  bool named = !session->variants.empty();
+  ReplayResult replay = replaySession(
+      *session, db, [named](const std::string &variant, const std::string &stage, double fraction) {
+        std::fprintf(stderr, "\r%s[%-7s] %3.0f%%", named ? (variant + " ").c_str() : "",
+                     stage.c_str(), 100 * fraction);
+        if (fraction >= 1)
+          std::fputc('\n', stderr);
+      });
+  nlohmann::json report = buildReport(replay, *session);
   std::string md = renderMarkdown(report);
   std::fputs(md.c_str(), stdout);
   if (cl.has("--report")) {
@@ -55,9 +59,12 @@ int replayCommand(int argc, char **argv, int first) {
     }
     std::fprintf(stderr, "report: %s\n", cl.get("--report").c_str());
   }
-  if (!outcome.error.empty())
-    std::fprintf(stderr, "loupe replay: %s\n", outcome.error.c_str());
-  return outcome.exitCode;
+  for (const VariantRun &r : replay.runs)
+    if (!r.outcome.error.empty())
+      std::fprintf(stderr, "loupe replay: %s%s\n",
+                   named ? ("variant '" + r.variant.name + "': ").c_str() : "",
+                   r.outcome.error.c_str());
+  return replay.exitCode();
 }
 
 } // namespace loupe::app

@@ -78,6 +78,76 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   return report;
 }
 
+static json comparisonRowJson(const DispatchComparison &row) {
+  const profiler::Comparison &c = row.comparison;
+  auto median = [](const profiler::Summary &s) { return s.count ? json(s.median) : json(); };
+  return {{"baseline_median_ns", median(c.baseline)},
+          {"candidate_median_ns", median(c.candidate)},
+          {"ratio", std::isnan(row.ratio) ? json() : json(row.ratio)},
+          {"change", std::isfinite(c.change) ? json(c.change) : json()},
+          {"p_value", c.test.pValue},
+          {"verdict", profiler::verdictName(c.verdict)},
+          {"reason", c.reason}};
+}
+
+static json comparisonJson(const ComparisonResult &result) {
+  json out = {{"baseline", result.baseline}, {"candidate", result.candidate}};
+  if (!result.comparison) {
+    out["error"] = result.error;
+    return out;
+  }
+  const RunComparison &c = *result.comparison;
+  out["baseline_run_id"] = result.baselineRunId;
+  out["candidate_run_id"] = result.candidateRunId;
+  out["threshold"] = c.threshold;
+  out["verdict"] = profiler::verdictName(c.total.comparison.verdict);
+  out["run"] = comparisonRowJson(c.total);
+  json counts = json::object();
+  for (profiler::Verdict v : {profiler::Verdict::Same, profiler::Verdict::Faster,
+                              profiler::Verdict::Slower, profiler::Verdict::Ambiguous})
+    counts[profiler::verdictName(v)] = 0;
+  json dispatches = json::array();
+  for (const DispatchComparison &row : c.rows) {
+    json d = {{"id", row.id},
+              {"name", row.name},
+              {"loc", row.loc},
+              {"in_baseline", row.inBaseline},
+              {"in_candidate", row.inCandidate}};
+    d.update(comparisonRowJson(row));
+    counts[profiler::verdictName(row.comparison.verdict)] =
+        counts[profiler::verdictName(row.comparison.verdict)].get<int>() + 1;
+    dispatches.push_back(d);
+  }
+  out["counts"] = counts;
+  out["dispatches"] = dispatches;
+  return out;
+}
+
+json buildReport(const ReplayResult &replay, const Session &session) {
+  if (session.variants.empty() && replay.runs.size() == 1)
+    return buildReport(replay.runs[0].outcome, session.model, session.name);
+  json report = {{"loupe_report", 2},
+                 {"session", session.name},
+                 {"model", session.model},
+                 {"device", replay.runs.empty() ? std::string() : replay.runs[0].outcome.deviceName},
+                 {"exit_code", replay.exitCode()}};
+  json variants = json::array();
+  for (const VariantRun &r : replay.runs) {
+    json body = buildReport(r.outcome, session.model, session.name);
+    for (const char *key : {"loupe_report", "session", "model", "device"})
+      body.erase(key);
+    body["name"] = r.variant.name;
+    body["settings"] = json::parse(runConfigJson(r.variant.pipeline, r.variant.run));
+    if (!r.outcome.error.empty() && !report.contains("error"))
+      report["error"] = "variant '" + r.variant.name + "': " + r.outcome.error;
+    variants.push_back(std::move(body));
+  }
+  report["variants"] = variants;
+  if (replay.compare)
+    report["comparison"] = comparisonJson(*replay.compare);
+  return report;
+}
+
 /// "1.23 ms", "456 us", "789 ns".
 static std::string formatNs(double ns) {
   char buf[32];
@@ -92,12 +162,31 @@ static std::string formatNs(double ns) {
   return buf;
 }
 
-std::string renderMarkdown(const json &r) {
-  std::string md = "# Loupe report: " +
-                   (r.value("session", "").empty() ? r.value("model", "") : r["session"].get<std::string>()) +
-                   "\n\n";
-  md += "- Model: `" + r.value("model", "") + "`\n";
-  md += "- Device: " + r.value("device", "") + "\n";
+/// "+12.3%", "-4.0%"; "-" when not finite.
+static std::string formatChange(const json &change) {
+  if (!change.is_number() || !std::isfinite(change.get<double>()))
+    return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * change.get<double>());
+  return buf;
+}
+
+static std::string formatRatio(const json &ratio) {
+  if (!ratio.is_number())
+    return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3fx", ratio.get<double>());
+  return buf;
+}
+
+static std::string medianText(const json &ns) {
+  return ns.is_number() ? formatNs(ns.get<double>()) : "missing";
+}
+
+/// The part of a run's report after the model and device lines: run id, error, whole run and
+/// correctness lines, then the pipeline, dispatch and correctness sections under `h`.
+static std::string renderRunBody(const json &r, const std::string &h) {
+  std::string md;
   if (r.contains("run_id"))
     md += "- Run id: " + std::to_string(r["run_id"].get<int64_t>()) + "\n";
   if (r.contains("error"))
@@ -119,7 +208,7 @@ std::string renderMarkdown(const json &r) {
     int changed = 0;
     for (const json &pass : p["passes"])
       changed += pass["changed"].get<bool>();
-    md += "\n## Pipeline\n\n" + std::to_string(p["passes"].size()) + " passes (" +
+    md += "\n" + h + " Pipeline\n\n" + std::to_string(p["passes"].size()) + " passes (" +
           std::to_string(changed) + " changed the IR), total " + formatNs(p["total_ns"]) +
           ".\n\n| # | phase | pass | time | changed |\n|---:|---|---|---:|:---:|\n";
     for (const json &pass : p["passes"])
@@ -129,7 +218,7 @@ std::string renderMarkdown(const json &r) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  md += "\n## Dispatches\n\n| id | name | op | backend | source (loc) | calls | median | IQR | share |\n"
+  md += "\n" + h + " Dispatches\n\n| id | name | op | backend | source (loc) | calls | median | IQR | share |\n"
         "|---:|---|---|---|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
@@ -142,7 +231,7 @@ std::string renderMarkdown(const json &r) {
   }
 
   if (corr.value("checked", false)) {
-    md += "\n## Correctness\n\n| output | result | max abs err | max rel err | note |\n"
+    md += "\n" + h + " Correctness\n\n| output | result | max abs err | max rel err | note |\n"
           "|---:|---|---:|---:|---|\n";
     for (const json &o : corr["outputs"]) {
       char errs[64];
@@ -153,6 +242,62 @@ std::string renderMarkdown(const json &r) {
             o.value("message", "") + " |\n";
     }
   }
+  return md;
+}
+
+static std::string renderComparison(const json &c) {
+  std::string a = c["baseline"].get<std::string>(), b = c["candidate"].get<std::string>();
+  std::string md = "\n## Comparison\n\n`" + b + "` against `" + a + "`";
+  if (c.contains("error"))
+    return md + ": not compared, " + c["error"].get<std::string>() + ".\n";
+  char threshold[32];
+  std::snprintf(threshold, sizeof threshold, "%g%%", 100 * c["threshold"].get<double>());
+  const json &run = c["run"];
+  const json &n = c["counts"];
+  md += " (runs " + std::to_string(c["baseline_run_id"].get<int64_t>()) + " and " +
+        std::to_string(c["candidate_run_id"].get<int64_t>()) + ", threshold " + threshold +
+        "): whole repetition **" + c["verdict"].get<std::string>() + "** (median " +
+        medianText(run["baseline_median_ns"]) + " -> " + medianText(run["candidate_median_ns"]) +
+        ", " + formatRatio(run["ratio"]) + "); dispatches: " +
+        std::to_string(n["FASTER"].get<int>()) + " faster, " +
+        std::to_string(n["SLOWER"].get<int>()) + " slower, " +
+        std::to_string(n["AMBIGUOUS"].get<int>()) + " ambiguous, " +
+        std::to_string(n["SAME"].get<int>()) + " same.\n\n";
+  md += "| id | dispatch | " + a + " | " + b + " | ratio | verdict | change |\n"
+        "|---:|---|---:|---:|---:|---|---:|\n";
+  auto row = [&](const std::string &id, const std::string &name, const json &r) {
+    md += "| " + id + " | " + name + " | " + medianText(r["baseline_median_ns"]) + " | " +
+          medianText(r["candidate_median_ns"]) + " | " + formatRatio(r["ratio"]) + " | " +
+          r["verdict"].get<std::string>() + " | " + formatChange(r["change"]) + " |\n";
+  };
+  row("all", "whole repetition", run);
+  for (const json &d : c["dispatches"])
+    row(std::to_string(d["id"].get<int64_t>()), "`" + d["name"].get<std::string>() + "`", d);
+  return md;
+}
+
+std::string renderMarkdown(const json &r) {
+  std::string md = "# Loupe report: " +
+                   (r.value("session", "").empty() ? r.value("model", "") : r["session"].get<std::string>()) +
+                   "\n\n";
+  md += "- Model: `" + r.value("model", "") + "`\n";
+  md += "- Device: " + r.value("device", "") + "\n";
+  if (!r.contains("variants"))
+    return md + renderRunBody(r, "##");
+
+  std::string list;
+  for (const json &v : r["variants"])
+    list += (list.empty() ? "`" : ", `") + v["name"].get<std::string>() + "`" +
+            (v.contains("run_id") ? " (run " + std::to_string(v["run_id"].get<int64_t>()) + ")"
+                                  : std::string(" (not stored)"));
+  md += "- Variants: " + list + "\n";
+  if (r.contains("error"))
+    md += "- **Error**: " + r["error"].get<std::string>() + "\n";
+  if (r.contains("comparison"))
+    md += renderComparison(r["comparison"]);
+  for (const json &v : r["variants"])
+    md += "\n## Variant `" + v["name"].get<std::string>() + "`\n\n- Settings: `" +
+          v["settings"].dump() + "`\n" + renderRunBody(v, "###");
   return md;
 }
 

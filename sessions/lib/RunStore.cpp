@@ -3,8 +3,6 @@
 
 #include "loupe/profiler/Store.h"
 
-#include <nlohmann/json.hpp>
-
 namespace loupe::sessions {
 
 static profiler::CompileRecord compileRecord(const compiler::CompileResult &c,
@@ -32,14 +30,8 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
   info.deviceKind = "cpu";
   info.deviceName = outcome.deviceName;
   info.session = request.sessionName;
-  info.configJson = nlohmann::json{{"target", request.compile.target},
-                                   {"phase_to", request.compile.phaseTo},
-                                   {"warmup", request.run.warmup},
-                                   {"reps", request.run.reps},
-                                   {"seed", request.run.seed},
-                                   {"inputs", request.run.inputsDir},
-                                   {"check", request.run.checkDir}}
-                        .dump();
+  info.variant = request.variant;
+  info.configJson = runConfigJson(pipelineSettingsOf(request.compile), request.run);
   auto runId = store->beginRun(info);
   if (!runId)
     return runId.status();

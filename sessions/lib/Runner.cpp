@@ -31,14 +31,35 @@ int exitCodeFor(const ral::Status &status) {
 
 } // namespace
 
+compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
+  compiler::CompileOptions options;
+  options.target = pipeline.target;
+  options.phaseTo = "artifact"; // a run needs the artifact; phase_to only shapes the GUI view
+  return options;
+}
+
+PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options) {
+  PipelineSettings pipeline;
+  pipeline.target = options.target;
+  pipeline.phaseTo = options.phaseTo;
+  return pipeline;
+}
+
 RunRequest requestFromSession(const Session &session, const std::string &dbPath) {
+  RunRequest request = requestForVariant(session, session.base(), dbPath);
+  request.variant.clear();
+  return request;
+}
+
+RunRequest requestForVariant(const Session &session, const Variant &variant,
+                             const std::string &dbPath) {
   RunRequest request;
   request.model = session.model;
-  request.compile.target = session.target;
-  request.compile.phaseTo = "artifact";
-  request.run = session.run;
+  request.compile = compileOptionsFor(variant.pipeline);
+  request.run = variant.run;
   request.dbPath = dbPath;
   request.sessionName = session.name;
+  request.variant = variant.name;
   return request;
 }
 

@@ -1,10 +1,12 @@
-//===- Session.cpp - Session JSON v1 -------------------------------------------===//
+//===- Session.cpp - Session JSON v1 and v2 ------------------------------------===//
 #include "loupe/sessions/Session.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -16,60 +18,142 @@ using nlohmann::json;
 namespace loupe::sessions {
 
 namespace {
+// --- The fields -------------------------------------------------------------------------
+// Each field of the `pipeline` and `run` objects is listed once, as (JSON name, member,
+// kind). Reading, validation pointers, writing, variant overrides (diffs against the top
+// level), equality and run configs all go through these lists: a new field is one line here
+// (plus its member), and variants can override it at once.
+
+enum class FieldKind { Value, Path };
+
+template <typename Visit> void pipelineFields(Visit &&visit) {
+  visit("target", &PipelineSettings::target, FieldKind::Value);
+  visit("phase_to", &PipelineSettings::phaseTo, FieldKind::Value);
+}
+
+template <typename Visit> void runFields(Visit &&visit) {
+  visit("warmup", &RunSettings::warmup, FieldKind::Value);
+  visit("reps", &RunSettings::reps, FieldKind::Value);
+  visit("seed", &RunSettings::seed, FieldKind::Value);
+  visit("inputs", &RunSettings::inputsDir, FieldKind::Path);
+  visit("check", &RunSettings::checkDir, FieldKind::Path);
+  visit("rtol", &RunSettings::rtol, FieldKind::Value);
+  visit("atol", &RunSettings::atol, FieldKind::Value);
+}
+
+/// Calls `visit` with the field list of settings type S.
+template <typename S, typename Visit> void fieldsOf(Visit &&visit) {
+  if constexpr (std::is_same_v<S, PipelineSettings>)
+    pipelineFields(visit);
+  else
+    runFields(visit);
+}
+
+template <typename S> bool sameFields(const S &a, const S &b) {
+  bool same = true;
+  fieldsOf<S>([&](const char *, auto member, FieldKind) { same = same && a.*member == b.*member; });
+  return same;
+}
+
+/// "~" and "/" escaped as RFC 6901 requires of a JSON pointer token.
+std::string pointerToken(const std::string &key) {
+  std::string out;
+  for (char c : key)
+    out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+  return out;
+}
+
 /// Reads typed fields of one JSON object, rejecting unknown ones; the first error sticks.
 class ObjectReader {
 public:
   ObjectReader(const json &object, std::string pointer, const std::string &file, Status &status)
       : object_(object), pointer_(std::move(pointer)), file_(file), status_(status) {
     if (status_ && !object_.is_object())
-      fail(pointer_.empty() ? "the session must be a JSON object" : "must be an object");
+      failHere(pointer_.empty() ? "the session must be a JSON object" : "must be an object");
+  }
+
+  const std::string &pointer() const { return pointer_; }
+  bool ok() const { return status_.isOk() && object_.is_object(); }
+
+  /// The value of `key` (marked as known), or null when absent or after an error.
+  const json *field(const char *key) {
+    seen_.insert(key);
+    if (!ok())
+      return nullptr;
+    auto it = object_.find(key);
+    return it == object_.end() ? nullptr : &*it;
   }
 
   template <typename T> void read(const char *key, T &out, bool required = false) {
-    seen_.insert(key);
-    if (!status_ || !object_.is_object())
-      return;
-    auto it = object_.find(key);
-    if (it == object_.end()) {
-      if (required)
+    const json *value = field(key);
+    if (!value) {
+      if (required && ok())
         fail(std::string("missing required field '") + key + "'");
       return;
     }
-    if (!matches<T>(*it))
+    if (!matches<T>(*value))
       return fail(std::string("field '") + key + "' must be " + typeName<T>(), key);
-    out = it->template get<T>();
+    out = value->template get<T>();
+  }
+
+  /// Reads every field of settings `s` that the object has (the others keep their value).
+  template <typename S> void readFields(S &s) {
+    fieldsOf<S>([&](const char *key, auto member, FieldKind) { read(key, s.*member); });
   }
 
   /// A nested object: calls `body` with a reader for it, when present.
   template <typename Fn> void object(const char *key, Fn body) {
-    seen_.insert(key);
-    if (!status_ || !object_.is_object() || !object_.contains(key))
+    const json *value = field(key);
+    if (!value)
       return;
-    ObjectReader nested(object_.at(key), pointer_ + "/" + key, file_, status_);
+    ObjectReader nested(*value, pointer_ + "/" + pointerToken(key), file_, status_);
     body(nested);
     nested.finish();
   }
 
+  /// An array of objects: calls `body` with a reader for each element, when present.
+  template <typename Fn> void array(const char *key, Fn body) {
+    const json *value = field(key);
+    if (!value)
+      return;
+    std::string pointer = pointer_ + "/" + pointerToken(key);
+    if (!value->is_array())
+      return failAt(pointer, "must be an array");
+    for (size_t i = 0; i < value->size() && status_; ++i) {
+      ObjectReader nested((*value)[i], pointer + "/" + std::to_string(i), file_, status_);
+      body(nested);
+      nested.finish();
+    }
+  }
+
   /// Rejects fields nobody asked for.
   void finish() {
-    if (!status_ || !object_.is_object())
+    if (!ok())
       return;
     for (auto it = object_.begin(); it != object_.end(); ++it)
       if (!seen_.count(it.key()))
         return fail("unknown field '" + it.key() + "'", it.key());
   }
 
+  /// An error about field `key` of this object (or the object itself when `key` is empty).
   void fail(const std::string &message, const std::string &key = "") {
-    if (!status_)
-      return;
-    std::string where = pointer_ + (key.empty() ? "" : "/" + key);
-    status_ = ral::invalidArgument(file_ + ": " + (where.empty() ? "" : where + ": ") + message);
+    failAt(pointer_ + (key.empty() ? "" : "/" + pointerToken(key)), message);
+  }
+  void failHere(const std::string &message) { failAt(pointer_, message); }
+  /// An error at JSON pointer `where`.
+  void failAt(const std::string &where, const std::string &message) {
+    if (status_)
+      status_ = ral::invalidArgument(file_ + ": " + (where.empty() ? "" : where + ": ") + message);
   }
 
 private:
   template <typename T> static bool matches(const json &v) {
     if constexpr (std::is_same_v<T, std::string>)
       return v.is_string();
+    else if constexpr (std::is_same_v<T, bool>)
+      return v.is_boolean();
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      return v.is_array() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
     else if constexpr (std::is_same_v<T, double>)
       return v.is_number();
     else if constexpr (std::is_same_v<T, uint64_t>)
@@ -80,6 +164,10 @@ private:
   template <typename T> static const char *typeName() {
     if constexpr (std::is_same_v<T, std::string>)
       return "a string";
+    else if constexpr (std::is_same_v<T, bool>)
+      return "true or false";
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      return "an array of strings";
     else if constexpr (std::is_same_v<T, double>)
       return "a number";
     else if constexpr (std::is_same_v<T, uint64_t>)
@@ -95,18 +183,134 @@ private:
   std::set<std::string> seen_;
 };
 
+/// Checks that span several fields or that types do not express; `r` reads the object.
+void validate(const PipelineSettings &, ObjectReader &) {}
+void validate(const RunSettings &run, ObjectReader &r) {
+  if (run.reps < 1)
+    r.fail("'reps' must be >= 1", "reps");
+  if (run.warmup < 0)
+    r.fail("'warmup' must be >= 0", "warmup");
+}
+
+/// Reads the `pipeline` and `run` objects of `r` over `pipeline` and `run`.
+void readSettings(ObjectReader &r, PipelineSettings &pipeline, RunSettings &run) {
+  r.object("pipeline", [&](ObjectReader &p) {
+    p.readFields(pipeline);
+    validate(pipeline, p);
+  });
+  r.object("run", [&](ObjectReader &o) {
+    o.readFields(run);
+    validate(run, o);
+  });
+}
+
 std::string resolve(const std::string &p, const fs::path &base) {
   if (p.empty() || fs::path(p).is_absolute())
     return p;
   return (base / p).lexically_normal().string();
 }
 
-std::string relativeTo(const std::string &p, const fs::path &base) {
-  if (p.empty())
-    return p;
-  return fs::path(p).lexically_relative(base).string();
+template <typename S> void resolvePaths(S &s, const fs::path &base) {
+  fieldsOf<S>([&](const char *, auto member, FieldKind kind) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(s.*member)>, std::string>)
+      if (kind == FieldKind::Path)
+        s.*member = resolve(s.*member, base);
+  });
+}
+
+/// The fields of `s` as JSON: all of them (empty paths left out) when `base` is null, else
+/// those that differ from `base` (an emptied path as ""). `path` maps a path for writing.
+template <typename S, typename PathFn>
+json fieldsJson(const S &s, const S *base, const PathFn &path) {
+  json out = json::object();
+  fieldsOf<S>([&](const char *key, auto member, FieldKind kind) {
+    const auto &value = s.*member;
+    if (base && value == base->*member)
+      return;
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+      if (kind == FieldKind::Path) {
+        if (!value.empty())
+          out[key] = path(value);
+        else if (base)
+          out[key] = "";
+        return;
+      }
+    }
+    out[key] = value;
+  });
+  return out;
+}
+
+std::string knownVariants(const Session &s) {
+  std::string names = kBaseVariant;
+  for (const Variant &v : s.variants)
+    names += ", " + v.name;
+  return names;
+}
+
+void readVariants(ObjectReader &root, Session &session) {
+  std::map<std::string, std::string> pointerOf; // name -> pointer of its first use
+  root.array("variants", [&](ObjectReader &r) {
+    Variant v = session.base();
+    r.read("name", v.name, /*required=*/true);
+    if (!r.ok())
+      return;
+    if (v.name.empty())
+      return r.fail("a variant needs a non-empty name", "name");
+    if (v.name == kBaseVariant)
+      return r.fail("'base' names the top-level settings; give the variant another name",
+                    "name");
+    auto [it, fresh] = pointerOf.emplace(v.name, r.pointer());
+    if (!fresh)
+      return r.fail("duplicate variant name '" + v.name + "' (also at " + it->second + ")",
+                    "name");
+    readSettings(r, v.pipeline, v.run);
+    session.variants.push_back(std::move(v));
+  });
+}
+
+void readCompare(ObjectReader &root, Session &session) {
+  const json *compare = root.field("compare");
+  if (!compare)
+    return;
+  std::string pointer = root.pointer() + "/compare";
+  if (!compare->is_array() || compare->size() != 2 || !(*compare)[0].is_string() ||
+      !(*compare)[1].is_string())
+    return root.failAt(pointer, "must be two variant names: [\"baseline\", \"candidate\"]");
+  for (size_t i = 0; i < 2; ++i) {
+    std::string name = (*compare)[i].get<std::string>();
+    if (!session.variant(name))
+      return root.failAt(pointer + "/" + std::to_string(i),
+                         "unknown variant '" + name + "' (the session has: " +
+                             knownVariants(session) + ")");
+    session.compare.push_back(name);
+  }
+  if (session.compare[0] == session.compare[1])
+    root.failAt(pointer + "/1", "compares '" + session.compare[0] +
+                                    "' with itself; define two variants to compare equal settings");
 }
 } // namespace
+
+bool operator==(const PipelineSettings &a, const PipelineSettings &b) { return sameFields(a, b); }
+bool operator==(const RunSettings &a, const RunSettings &b) { return sameFields(a, b); }
+
+std::optional<Variant> Session::variant(const std::string &name) const {
+  if (name == kBaseVariant)
+    return base();
+  for (const Variant &v : variants)
+    if (v.name == name)
+      return v;
+  return std::nullopt;
+}
+
+std::vector<Variant> Session::runList() const {
+  std::vector<Variant> list;
+  if (variants.empty() ||
+      std::find(compare.begin(), compare.end(), kBaseVariant) != compare.end())
+    list.push_back(base());
+  list.insert(list.end(), variants.begin(), variants.end());
+  return list;
+}
 
 StatusOr<Session> parseSession(const std::string &text, const std::string &path) {
   json doc;
@@ -131,31 +335,26 @@ StatusOr<Session> parseSession(const std::string &text, const std::string &path)
     root.fail("'loupe_session' must be >= 1", "loupe_session");
   root.read("name", session.name);
   root.read("model", session.model, /*required=*/true);
-  root.object("pipeline", [&](ObjectReader &r) {
-    r.read("target", session.target);
-    r.read("phase_to", session.phaseTo);
-  });
-  root.object("run", [&](ObjectReader &r) {
-    RunSettings &run = session.run;
-    r.read("warmup", run.warmup);
-    r.read("reps", run.reps);
-    r.read("seed", run.seed);
-    r.read("inputs", run.inputsDir);
-    r.read("check", run.checkDir);
-    r.read("rtol", run.rtol);
-    r.read("atol", run.atol);
-    if (run.reps < 1)
-      r.fail("'reps' must be >= 1", "reps");
-    if (run.warmup < 0)
-      r.fail("'warmup' must be >= 0", "warmup");
-  });
+  readSettings(root, session.pipeline, session.run);
+  if (status && version < 2)
+    for (const char *key : {"variants", "compare"})
+      if (root.field(key))
+        root.fail(std::string("'") + key + "' needs \"loupe_session\": 2 (this file says " +
+                      std::to_string(version) + ")",
+                  key);
+  readVariants(root, session);
+  readCompare(root, session);
   root.finish();
   if (!status)
     return status;
   fs::path base = fs::path(path).parent_path();
   session.model = resolve(session.model, base);
-  session.run.inputsDir = resolve(session.run.inputsDir, base);
-  session.run.checkDir = resolve(session.run.checkDir, base);
+  resolvePaths(session.pipeline, base);
+  resolvePaths(session.run, base);
+  for (Variant &v : session.variants) {
+    resolvePaths(v.pipeline, base);
+    resolvePaths(v.run, base);
+  }
   return session;
 }
 
@@ -170,19 +369,31 @@ StatusOr<Session> loadSession(const std::string &path) {
 
 std::string sessionToJson(const Session &session, const std::string &path) {
   fs::path base = fs::absolute(path).parent_path();
-  auto rel = [&](const std::string &p) { return relativeTo(fs::absolute(p).string(), base); };
-  json run = {{"warmup", session.run.warmup}, {"reps", session.run.reps},
-              {"seed", session.run.seed},     {"rtol", session.run.rtol},
-              {"atol", session.run.atol}};
-  if (!session.run.inputsDir.empty())
-    run["inputs"] = rel(session.run.inputsDir);
-  if (!session.run.checkDir.empty())
-    run["check"] = rel(session.run.checkDir);
-  json doc = {{"loupe_session", kSessionVersion},
+  auto rel = [&](const std::string &p) {
+    return fs::absolute(p).lexically_normal().lexically_relative(base).string();
+  };
+  bool v2 = !session.variants.empty() || !session.compare.empty();
+  json doc = {{"loupe_session", v2 ? 2 : 1},
               {"name", session.name},
               {"model", rel(session.model)},
-              {"pipeline", {{"target", session.target}, {"phase_to", session.phaseTo}}},
-              {"run", run}};
+              {"pipeline", fieldsJson<PipelineSettings>(session.pipeline, nullptr, rel)},
+              {"run", fieldsJson<RunSettings>(session.run, nullptr, rel)}};
+  if (!session.variants.empty()) {
+    json variants = json::array();
+    for (const Variant &v : session.variants) {
+      json entry = {{"name", v.name}};
+      json pipeline = fieldsJson(v.pipeline, &session.pipeline, rel);
+      json run = fieldsJson(v.run, &session.run, rel);
+      if (!pipeline.empty())
+        entry["pipeline"] = pipeline;
+      if (!run.empty())
+        entry["run"] = run;
+      variants.push_back(entry);
+    }
+    doc["variants"] = variants;
+  }
+  if (!session.compare.empty())
+    doc["compare"] = session.compare;
   return doc.dump(2) + "\n";
 }
 
@@ -201,6 +412,31 @@ Status saveSession(const Session &session, const std::string &path) {
   if (ec)
     return ral::internalError(path + ": cannot replace session file: " + ec.message());
   return Status::ok();
+}
+
+std::string runConfigJson(const PipelineSettings &pipeline, const RunSettings &run) {
+  auto absolute = [](const std::string &p) { return fs::absolute(p).lexically_normal().string(); };
+  json config = fieldsJson<PipelineSettings>(pipeline, nullptr, absolute);
+  config.update(fieldsJson<RunSettings>(run, nullptr, absolute));
+  return config.dump();
+}
+
+StatusOr<Variant> variantFromRunConfig(const Session &session, std::string name,
+                                       const std::string &configJson) {
+  json config = json::parse(configJson, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded() || !config.is_object())
+    return ral::invalidArgument("run config of variant '" + name + "' is not a JSON object");
+  Variant v = session.base();
+  v.name = std::move(name);
+  Status status;
+  std::string where = "run config of variant '" + v.name + "'";
+  ObjectReader r(config, "", where, status);
+  r.readFields(v.pipeline);
+  r.readFields(v.run);
+  if (!status)
+    return status;
+  v.pipeline.phaseTo = session.pipeline.phaseTo;
+  return v;
 }
 
 } // namespace loupe::sessions

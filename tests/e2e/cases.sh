@@ -100,9 +100,68 @@ case_replay_sessions() {
     "$LOUPE" replay "$s" --db "$WORK/p.db" --report "$WORK/$name.json" >/dev/null 2>&1
     grep -q "Correctness: \*\*PASS\*\*" "$WORK/$name.md" || fail "$name: report lacks PASS"
     grep -q "## Pipeline" "$WORK/$name.md" || fail "$name: report lacks the pipeline"
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['correctness']['passed'] and r['dispatches'] and r['pipeline']['passes']" "$WORK/$name.json"
+    # A session with variants reports each of them.
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); runs=r.get('variants', [r]); assert all(v['correctness']['passed'] and v['dispatches'] and v['pipeline']['passes'] for v in runs)" "$WORK/$name.json"
     echo "replayed $name"
   done
+}
+
+case_replay_variants() {
+  # examples/sessions/cnn_variants.json: two variants, compared.
+  "$LOUPE" replay "$SRC/examples/sessions/cnn_variants.json" --db "$WORK/p.db" \
+    --report "$WORK/r.json" >"$WORK/r.md" 2>"$WORK/err" || { cat "$WORK/err"; fail "replay failed"; }
+  grep -q "^## Comparison" "$WORK/r.md" || fail "the Markdown report lacks the comparison"
+  grep -q '^## Variant `warm`' "$WORK/r.md" || fail "the Markdown report lacks variant warm"
+  python3 - "$WORK/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["loupe_report"] == 2 and r["exit_code"] == 0, r.get("error")
+names = [v["name"] for v in r["variants"]]
+assert names == ["no_warmup", "warm"], names
+assert r["variants"][0]["settings"]["warmup"] == 0 and r["variants"][1]["settings"]["reps"] == 30
+for v in r["variants"]:
+    assert v["correctness"]["passed"] and v["run_id"] >= 1 and v["dispatches"], v["name"]
+c = r["comparison"]
+verdicts = {"SAME", "FASTER", "SLOWER", "AMBIGUOUS"}
+assert (c["baseline"], c["candidate"]) == ("no_warmup", "warm"), c
+assert c["baseline_run_id"] == r["variants"][0]["run_id"] and c["candidate_run_id"] == r["variants"][1]["run_id"]
+assert c["verdict"] in verdicts and c["verdict"] == c["run"]["verdict"]
+assert c["run"]["baseline_median_ns"] > 0 and c["run"]["candidate_median_ns"] > 0
+assert abs(c["run"]["ratio"] - c["run"]["candidate_median_ns"] / c["run"]["baseline_median_ns"]) < 1e-9
+assert len(c["dispatches"]) == len(r["variants"][0]["dispatches"])
+for d in c["dispatches"]:
+    assert d["verdict"] in verdicts and d["in_baseline"] and d["in_candidate"], d
+    assert abs(d["ratio"] - d["candidate_median_ns"] / d["baseline_median_ns"]) < 1e-9, d
+assert sum(c["counts"].values()) == len(c["dispatches"])
+print("comparison:", c["verdict"], c["counts"])
+PY
+  # Each variant is its own run in the DB, under its name.
+  [ "$(sqlite3 "$WORK/p.db" "select group_concat(v.value, ',') from (select variant_id from runs order by id) r join strings v on v.id = r.variant_id")" = "no_warmup,warm" ] ||
+    fail "runs are not stored under their variant names"
+
+  # A variant that fails its check makes the exit code 1; the others are still reported.
+  printf '%s\n' '{"loupe_session": 2, "model": "MODELS/mlp.onnx",' \
+    ' "run": {"warmup": 1, "reps": 10, "inputs": "MODELS/mlp/test_data_set_0", "check": "MODELS/mlp/test_data_set_0"},' \
+    ' "variants": [{"name": "ok"}, {"name": "random", "run": {"inputs": "", "seed": 5}}],' \
+    ' "compare": ["base", "random"]}' | sed "s|MODELS|$MODELS|g" >"$WORK/mlp.json"
+  local rc=0
+  "$LOUPE" replay "$WORK/mlp.json" --db "$WORK/p.db" --report "$WORK/mlp.md" >/dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 1 ] || fail "a variant failing its check must exit 1, got $rc"
+  grep -q '^## Variant `base`' "$WORK/mlp.md" || fail "compare names base: base must run"
+  [ "$(grep -c 'Correctness: \*\*PASS\*\*' "$WORK/mlp.md")" -eq 2 ] || fail "base and ok must pass"
+  grep -q 'Correctness: \*\*FAIL\*\*' "$WORK/mlp.md" || fail "random must fail its check"
+  grep -q "^## Comparison" "$WORK/mlp.md" || fail "a mismatch still has timings to compare"
+
+  # Bad variants name the file and the JSON pointer.
+  sed 's/"reps": 30/"repz": 30/' "$SRC/examples/sessions/cnn_variants.json" >"$WORK/repz.json"
+  expect_exit 2 "repz.json: /variants/1/run/repz: unknown field 'repz'" \
+    "$LOUPE" replay "$WORK/repz.json" --db "$WORK/p.db"
+  sed 's/"compare": \["no_warmup", "warm"\]/"compare": ["no_warmup", "hot"]/' \
+    "$SRC/examples/sessions/cnn_variants.json" >"$WORK/unknown.json"
+  expect_exit 2 "unknown.json: /compare/1: unknown variant 'hot'" \
+    "$LOUPE" replay "$WORK/unknown.json" --db "$WORK/p.db"
+  sed 's/"loupe_session": 2/"loupe_session": 1/' "$SRC/examples/sessions/cnn_variants.json" >"$WORK/v1.json"
+  expect_exit 2 "v1.json: /variants: 'variants' needs" "$LOUPE" replay "$WORK/v1.json" --db "$WORK/p.db"
 }
 
 case_bad_inputs() {

@@ -13,6 +13,7 @@ namespace loupe::visualizer {
 namespace {
 std::string runLabel(const profiler::RunSummary &r) {
   return "#" + std::to_string(r.id) + "  " + formatWallTime(r.startedNs) +
+         (r.variant.empty() ? "" : "  " + r.variant) +
          (r.status == profiler::RunStatus::Complete ? "" : std::string("  ") + profiler::runStatusName(r.status));
 }
 
@@ -84,10 +85,31 @@ std::array<int, 4> ComparePanel::verdictCounts(const ViewModel &vm) const {
   return counts;
 }
 
-void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
+void ComparePanel::setVariantMode(ViewModel &vm, Actions &actions, bool variants) {
+  variantMode_ = variants;
+  if (!variants) {
+    vm.nav.baselineVariant.clear();
+    vm.nav.candidateVariant.clear();
+    return;
+  }
+  const sessions::Session &s = vm.session;
+  if (s.compare.size() == 2) {
+    pickBaseline_ = s.compare[0];
+    pickCandidate_ = s.compare[1];
+  } else if (s.variants.size() >= 2) {
+    pickBaseline_ = s.variants[0].name;
+    pickCandidate_ = s.variants[1].name;
+  } else {
+    pickBaseline_ = sessions::kBaseVariant;
+    pickCandidate_ = s.variants.empty() ? "" : s.variants[0].name;
+  }
+  if (!pickCandidate_.empty())
+    actions.compareVariants(pickBaseline_, pickCandidate_, vm.nav.compareThreshold);
+}
+
+bool ComparePanel::drawRunPickers(ViewModel &vm, int64_t &base, int64_t &cand) {
   const std::vector<profiler::RunSummary> empty;
   const std::vector<profiler::RunSummary> &runs = vm.runs ? vm.runs->runs : empty;
-  int64_t base = vm.nav.baselineRunId, cand = vm.nav.candidateRunId;
   auto picker = [&](const char *label, int64_t &id) {
     std::string current = "-";
     for (const profiler::RunSummary &r : runs)
@@ -113,6 +135,65 @@ void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
     std::swap(base, cand);
     changed = true;
   }
+  return changed;
+}
+
+bool ComparePanel::drawVariantPickers(ViewModel &vm, Actions &actions) {
+  std::vector<std::string> names = {sessions::kBaseVariant};
+  for (const sessions::Variant &v : vm.session.variants)
+    names.push_back(v.name);
+  auto picker = [&](const char *label, std::string &pick) {
+    bool changed = false;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    if (ImGui::BeginCombo(label, pick.empty() ? "-" : pick.c_str())) {
+      for (const std::string &n : names)
+        if (ImGui::Selectable(n.c_str(), n == pick)) {
+          changed = n != pick;
+          pick = n;
+        }
+      ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered() && !pick.empty())
+      if (auto v = vm.session.variant(pick))
+        ImGui::SetTooltip("%s", sessions::runConfigJson(v->pipeline, v->run).c_str());
+    return changed;
+  };
+  bool changed = picker("baseline", pickBaseline_);
+  ImGui::SameLine();
+  changed |= picker("candidate", pickCandidate_);
+  ImGui::SameLine();
+  if (ImGui::Button("Swap")) {
+    std::swap(pickBaseline_, pickCandidate_);
+    changed = true;
+  }
+  ImGui::SameLine();
+  bool valid = !pickBaseline_.empty() && !pickCandidate_.empty() && pickBaseline_ != pickCandidate_;
+  ImGui::BeginDisabled(!valid || vm.running);
+  if (ImGui::Button("Run both"))
+    actions.runVariants(pickBaseline_, pickCandidate_);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Compile, run and store both variants, then compare them (what `loupe "
+                      "replay` does with the session's `compare`).");
+  return changed && valid;
+}
+
+void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
+  if (vm.nav.comparesVariants() && (!variantMode_ || pickBaseline_ != vm.nav.baselineVariant ||
+                                    pickCandidate_ != vm.nav.candidateVariant)) {
+    variantMode_ = true; // e.g. a session opened with `compare`, or Run both
+    pickBaseline_ = vm.nav.baselineVariant;
+    pickCandidate_ = vm.nav.candidateVariant;
+  }
+  if (ImGui::RadioButton("runs", !variantMode_) && variantMode_)
+    setVariantMode(vm, actions, false);
+  ImGui::SameLine();
+  if (ImGui::RadioButton("variants", variantMode_) && !variantMode_)
+    setVariantMode(vm, actions, true);
+  ImGui::SameLine();
+
+  int64_t base = vm.nav.baselineRunId, cand = vm.nav.candidateRunId;
+  bool changed = variantMode_ ? drawVariantPickers(vm, actions) : drawRunPickers(vm, base, cand);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
   thresholdPercent_ = static_cast<float>(vm.nav.compareThreshold * 100);
@@ -124,6 +205,20 @@ void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
   helpMarker("FASTER / SLOWER need both a significant Mann-Whitney U test (p < 0.05, at least 9 "
              "samples on each side) and a median change of at least the threshold. A "
              "significant but smaller change, or a large one within the noise, is AMBIGUOUS.");
+  if (variantMode_) {
+    if (changed && !pickBaseline_.empty() && !pickCandidate_.empty() &&
+        pickBaseline_ != pickCandidate_)
+      actions.compareVariants(pickBaseline_, pickCandidate_, thresholdPercent_ / 100.0);
+    if (vm.session.variants.empty())
+      ImGui::TextDisabled("The session has no variants: compare two runs and save the session "
+                          "to make them variants, or add \"variants\" to the session file.");
+    else if (vm.nav.comparesVariants() && !vm.comparison &&
+             (vm.nav.baselineRunId < 0 || vm.nav.candidateRunId < 0))
+      ImGui::TextDisabled("No stored run of variant '%s' yet: Run both.",
+                          (vm.nav.baselineRunId < 0 ? vm.nav.baselineVariant
+                                                    : vm.nav.candidateVariant).c_str());
+    return;
+  }
   if (changed && base >= 0 && cand >= 0)
     actions.compareRuns(base, cand, thresholdPercent_ / 100.0);
   else if (changed) {
@@ -253,7 +348,7 @@ void ComparePanel::drawBars(const CompareView &c) {
 
 void ComparePanel::draw(ViewModel &vm, Actions &actions) {
   drawPickers(vm, actions);
-  if (!vm.runs || vm.runs->runs.size() < 2) {
+  if (!variantMode_ && (!vm.runs || vm.runs->runs.size() < 2)) {
     ImGui::TextDisabled("Run the model at least twice (e.g. with different settings) to compare "
                         "two runs.");
   }
@@ -268,8 +363,13 @@ void ComparePanel::draw(ViewModel &vm, Actions &actions) {
     return;
   }
   std::array<int, 4> counts = verdictCounts(vm);
-  ImGui::Text("#%lld -> #%lld:", static_cast<long long>(c.baseline.id),
-              static_cast<long long>(c.candidate.id));
+  if (vm.nav.comparesVariants())
+    ImGui::Text("%s (#%lld) -> %s (#%lld):", vm.nav.baselineVariant.c_str(),
+                static_cast<long long>(c.baseline.id), vm.nav.candidateVariant.c_str(),
+                static_cast<long long>(c.candidate.id));
+  else
+    ImGui::Text("#%lld -> #%lld:", static_cast<long long>(c.baseline.id),
+                static_cast<long long>(c.candidate.id));
   ImGui::SameLine();
   verdictCell(c.total.comparison);
   ImGui::SameLine();

@@ -74,11 +74,11 @@ void PipelinePanel::draw(ViewModel &vm, Actions &actions) {
   }
 
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-  if (ImGui::BeginCombo("##phase_to", vm.session.phaseTo.c_str())) {
+  if (ImGui::BeginCombo("##phase_to", vm.session.pipeline.phaseTo.c_str())) {
     for (const std::string &phase : compiler::phaseNames())
-      if (ImGui::Selectable(phase.c_str(), phase == vm.session.phaseTo) &&
-          phase != vm.session.phaseTo) {
-        vm.session.phaseTo = phase;
+      if (ImGui::Selectable(phase.c_str(), phase == vm.session.pipeline.phaseTo) &&
+          phase != vm.session.pipeline.phaseTo) {
+        vm.session.pipeline.phaseTo = phase;
         vm.sessionDirty = true;
         actions.compile();
       }

@@ -36,9 +36,9 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
   ImGui::BeginDisabled(!editable);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 6);
   // Devices: the CPU is the only one this build runs on; CUDA arrives with the GPU issue.
-  if (ImGui::BeginCombo("device", vm.session.target.c_str())) {
-    if (ImGui::Selectable("cpu", vm.session.target == "cpu") && vm.session.target != "cpu") {
-      vm.session.target = "cpu";
+  if (ImGui::BeginCombo("device", vm.session.pipeline.target.c_str())) {
+    if (ImGui::Selectable("cpu", vm.session.pipeline.target == "cpu") && vm.session.pipeline.target != "cpu") {
+      vm.session.pipeline.target = "cpu";
       changed = true;
     }
     ImGui::BeginDisabled();

@@ -146,6 +146,11 @@ bool Controller::openSession(const std::string &path) {
   resetDocument();
   vm_.session = std::move(*session);
   vm_.session.path = absolutePath(path);
+  // The session's comparison: shown as soon as the DB has runs of both variants.
+  if (vm_.session.compare.size() == 2) {
+    vm_.nav.baselineVariant = vm_.session.compare[0];
+    vm_.nav.candidateVariant = vm_.session.compare[1];
+  }
   vm_.log.info("open", "session " + vm_.session.path + " (model " + vm_.session.model + ")");
   afterOpen(vm_.session.path);
   return true;
@@ -168,7 +173,12 @@ bool Controller::saveSession(const std::string &path) {
     vm_.log.error("session", "nothing to save: open a model first");
     return false;
   }
-  sessions::Session session = vm_.session;
+  auto shown = sessionToSave(vm_);
+  if (!shown) {
+    vm_.log.error("session", shown.status().message());
+    return false;
+  }
+  sessions::Session session = std::move(*shown);
   if (session.name.empty())
     session.name = fs::path(target).stem().string();
   if (ral::Status s = sessions::saveSession(session, target); !s) {
@@ -189,8 +199,8 @@ void Controller::compile() {
   if (!vm_.hasModel())
     return;
   compiler::CompileOptions options;
-  options.target = vm_.session.target;
-  options.phaseTo = vm_.session.phaseTo;
+  options.target = vm_.session.pipeline.target;
+  options.phaseTo = vm_.session.pipeline.phaseTo;
   options.keepIrText = true;
   // The GUI compiles to look at the passes; runs compile their own artifact (runModel).
   options.artifactPath = (fs::temp_directory_path() /
@@ -284,21 +294,7 @@ void Controller::run() {
       if (generation != generation_)
         return; // stored in the DB; the runs list of the new document picks it up if relevant
       vm_.lastRun = result;
-      if (!o.error.empty()) {
-        vm_.log.error("run", o.error);
-      } else {
-        std::string check = !o.checked ? "not checked"
-                                       : (o.exitCode == sessions::kExitMismatch ? "check FAILED"
-                                                                                : "check passed");
-        vm_.log.add(o.exitCode == sessions::kExitOk ? LogLevel::Info : LogLevel::Warning, "run",
-                    "run " + (o.runId >= 0 ? "#" + std::to_string(o.runId) : std::string("")) +
-                        ": median " + formatNs(o.runSummary.median) + ", IQR " +
-                        formatNs(o.runSummary.iqr()) + " over " +
-                        std::to_string(o.repNs.size()) + " reps; " + check);
-        for (const sessions::OutputCheck &c : o.checks)
-          if (!c.record.passed)
-            vm_.log.error("run", c.message);
-      }
+      logOutcome(o, "");
       if (o.runId >= 0) {
         // Show the new run, and compare it with the newest earlier run of this model.
         int64_t previous = -1;
@@ -312,6 +308,80 @@ void Controller::run() {
         loadProfile(o.runId);
         if (previous >= 0)
           compareRuns(previous, o.runId, vm_.nav.compareThreshold);
+      }
+    });
+  });
+}
+
+void Controller::logOutcome(const sessions::RunOutcome &o, const std::string &prefix) {
+  if (!o.error.empty()) {
+    vm_.log.error("run", prefix + o.error);
+    return;
+  }
+  std::string check = !o.checked ? "not checked"
+                                 : (o.exitCode == sessions::kExitMismatch ? "check FAILED"
+                                                                          : "check passed");
+  vm_.log.add(o.exitCode == sessions::kExitOk ? LogLevel::Info : LogLevel::Warning, "run",
+              prefix + "run " + (o.runId >= 0 ? "#" + std::to_string(o.runId) : std::string("")) +
+                  ": median " + formatNs(o.runSummary.median) + ", IQR " +
+                  formatNs(o.runSummary.iqr()) + " over " + std::to_string(o.repNs.size()) +
+                  " reps; " + check);
+  for (const sessions::OutputCheck &c : o.checks)
+    if (!c.record.passed)
+      vm_.log.error("run", prefix + c.message);
+}
+
+void Controller::runVariants(const std::string &baseline, const std::string &candidate) {
+  auto a = vm_.session.variant(baseline), b = vm_.session.variant(candidate);
+  if (!vm_.hasModel() || !a || !b) {
+    vm_.log.error("run", !vm_.hasModel() ? "open a model first"
+                                         : "unknown variant '" + (a ? candidate : baseline) + "'");
+    return;
+  }
+  std::vector<sessions::RunRequest> requests;
+  for (const sessions::Variant *v : {&*a, &*b}) {
+    requests.push_back(sessions::requestForVariant(vm_.session, *v, vm_.dbPath));
+    requests.back().compile.keepIrText = false;
+  }
+  vm_.nav.baselineVariant = baseline;
+  vm_.nav.candidateVariant = candidate;
+  vm_.running = true;
+  runQueued_ = true;
+  uint64_t generation = generation_;
+  std::string label = "run variants " + baseline + ", " + candidate;
+  vm_.log.info("run", label);
+  jobs_->post(label, [this, requests, generation](JobContext &ctx) {
+    std::vector<std::shared_ptr<const RunView>> views;
+    for (const sessions::RunRequest &request : requests) {
+      int64_t start = nowNs();
+      auto view = std::make_shared<RunView>();
+      view->request = request;
+      std::string variant = request.variant;
+      view->outcome = sessions::runModel(
+          request,
+          [&](const std::string &stage, double f) { ctx.progress(variant + ": " + stage, f); },
+          &ctx.cancelFlag());
+      view->wallNs = nowNs() - start;
+      views.push_back(view);
+      if (!view->outcome.error.empty())
+        break;
+    }
+    ctx.deliver([this, views, generation] {
+      vm_.running = false;
+      runQueued_ = false;
+      if (views.back()->outcome.cancelled) {
+        vm_.log.add(LogLevel::Warning, "run", "cancelled");
+        return;
+      }
+      if (generation != generation_)
+        return;
+      vm_.lastRun = views.back();
+      for (const auto &v : views)
+        logOutcome(v->outcome, "variant " + v->request.variant + ": ");
+      refreshRuns();
+      if (views.size() == 2 && views[0]->outcome.runId >= 0 && views[1]->outcome.runId >= 0) {
+        loadProfile(views[1]->outcome.runId);
+        postCompare(views[0]->outcome.runId, views[1]->outcome.runId, vm_.nav.compareThreshold);
       }
     });
   });
@@ -373,7 +443,10 @@ void Controller::refreshRuns() {
           complete.push_back(r.id);
       if (firstList && vm_.nav.profileRunId < 0 && !complete.empty())
         loadProfile(complete[0]);
-      if (firstList && vm_.nav.candidateRunId < 0 && complete.size() >= 2)
+      if (firstList && vm_.nav.comparesVariants())
+        compareVariants(vm_.nav.baselineVariant, vm_.nav.candidateVariant,
+                        vm_.nav.compareThreshold);
+      else if (firstList && vm_.nav.candidateRunId < 0 && complete.size() >= 2)
         compareRuns(complete[1], complete[0], vm_.nav.compareThreshold);
     });
   });
@@ -405,7 +478,38 @@ void Controller::loadProfile(int64_t runId) {
   });
 }
 
+int64_t Controller::newestRunOf(const std::string &name) const {
+  if (vm_.runs)
+    for (const profiler::RunSummary &r : vm_.runs->runs) // newest first
+      if (r.status == profiler::RunStatus::Complete && r.session == vm_.session.name &&
+          r.variant == name)
+        return r.id;
+  return -1;
+}
+
+void Controller::compareVariants(const std::string &baseline, const std::string &candidate,
+                                 double threshold) {
+  vm_.nav.baselineVariant = baseline;
+  vm_.nav.candidateVariant = candidate;
+  vm_.nav.compareThreshold = threshold;
+  int64_t a = newestRunOf(baseline), b = newestRunOf(candidate);
+  if (a >= 0 && b >= 0 && a != b) {
+    postCompare(a, b, threshold);
+    return;
+  }
+  // Nothing to compare yet: the panel offers to run the variants.
+  vm_.nav.baselineRunId = a;
+  vm_.nav.candidateRunId = b;
+  vm_.comparison.reset();
+}
+
 void Controller::compareRuns(int64_t baseline, int64_t candidate, double threshold) {
+  vm_.nav.baselineVariant.clear();
+  vm_.nav.candidateVariant.clear();
+  postCompare(baseline, candidate, threshold);
+}
+
+void Controller::postCompare(int64_t baseline, int64_t candidate, double threshold) {
   vm_.nav.baselineRunId = baseline;
   vm_.nav.candidateRunId = candidate;
   vm_.nav.compareThreshold = threshold;

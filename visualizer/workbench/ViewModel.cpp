@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <sstream>
 
@@ -152,65 +151,13 @@ std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &base
   auto view = std::make_shared<CompareView>();
   view->baseline = baseline.summary;
   view->candidate = candidate.summary;
+  view->baselineConfigJson = baseline.configJson;
+  view->candidateConfigJson = candidate.configJson;
   view->threshold = threshold;
-  auto ratioOf = [](const profiler::Comparison &c) {
-    if (c.baseline.count == 0 || c.candidate.count == 0 || c.baseline.median == 0)
-      return std::numeric_limits<double>::quiet_NaN();
-    return c.candidate.median / c.baseline.median;
-  };
-
-  view->total.name = "whole repetition";
-  view->total.inBaseline = view->total.inCandidate = true;
-  view->total.comparison = profiler::compare(durations(baseline, profiler::kWholeRep),
-                                             durations(candidate, profiler::kWholeRep), threshold);
-  view->total.ratio = ratioOf(view->total.comparison);
-
-  // Match dispatches by id when the names agree (same compiled program), else by name.
-  std::map<int64_t, const profiler::DispatchRecord *> candById;
-  std::multimap<std::string, const profiler::DispatchRecord *> candByName;
-  for (const profiler::DispatchRecord &d : candidate.dispatches) {
-    candById[d.dispatchId] = &d;
-    candByName.emplace(d.name, &d);
-  }
-  std::map<const profiler::DispatchRecord *, bool> used;
-  for (const profiler::DispatchRecord &b : baseline.dispatches) {
-    const profiler::DispatchRecord *match = nullptr;
-    auto byId = candById.find(b.dispatchId);
-    if (byId != candById.end() && byId->second->name == b.name)
-      match = byId->second;
-    else
-      for (auto [it, end] = candByName.equal_range(b.name); it != end; ++it)
-        if (!used[it->second]) {
-          match = it->second;
-          break;
-        }
-    CompareRow row;
-    row.id = b.dispatchId;
-    row.name = b.name;
-    row.loc = b.loc;
-    row.inBaseline = true;
-    row.inCandidate = match != nullptr;
-    std::vector<int64_t> cand;
-    if (match) {
-      used[match] = true;
-      cand = durations(candidate, match->dispatchId);
-    }
-    row.comparison = profiler::compare(durations(baseline, b.dispatchId), cand, threshold);
-    row.ratio = ratioOf(row.comparison);
-    view->rows.push_back(std::move(row));
-  }
-  for (const profiler::DispatchRecord &c : candidate.dispatches) {
-    if (used[&c])
-      continue;
-    CompareRow row;
-    row.id = c.dispatchId;
-    row.name = c.name;
-    row.loc = c.loc;
-    row.inCandidate = true;
-    row.comparison = profiler::compare({}, durations(candidate, c.dispatchId), threshold);
-    row.ratio = ratioOf(row.comparison);
-    view->rows.push_back(std::move(row));
-  }
+  sessions::RunComparison c =
+      sessions::compareTimings(sessions::timedRun(baseline), sessions::timedRun(candidate), threshold);
+  view->total = std::move(c.total);
+  view->rows = std::move(c.rows);
   return view;
 }
 

@@ -1,7 +1,8 @@
-//===- SessionTest.cpp - Session JSON v1 validation ----------------------------===//
+//===- SessionTest.cpp - Session JSON v1/v2 validation ------------------------===//
 #include "loupe/sessions/Session.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 
@@ -22,7 +23,7 @@ TEST(SessionTest, ParsesAndResolvesRelativePaths) {
   ASSERT_TRUE(s.isOk()) << s.status().message();
   EXPECT_EQ(s->name, "cnn");
   EXPECT_EQ(s->model, "/work/m/cnn.onnx");
-  EXPECT_EQ(s->phaseTo, "lower");
+  EXPECT_EQ(s->pipeline.phaseTo, "lower");
   EXPECT_EQ(s->run.reps, 7);
   EXPECT_EQ(s->run.seed, 3u);
   EXPECT_EQ(s->run.inputsDir, "/work/s/d");
@@ -34,7 +35,10 @@ TEST(SessionTest, DefaultsAndNameFromFile) {
   auto s = parseSession(R"({"loupe_session": 1, "model": "m.mlir"})", "/a/demo.json");
   ASSERT_TRUE(s.isOk());
   EXPECT_EQ(s->name, "demo");
-  EXPECT_EQ(s->target, "cpu");
+  EXPECT_EQ(s->pipeline.target, "cpu");
+  EXPECT_TRUE(s->variants.empty());
+  ASSERT_EQ(s->runList().size(), 1u);
+  EXPECT_EQ(s->runList()[0].name, "base");
   EXPECT_EQ(s->run.reps, 20);
 }
 
@@ -46,7 +50,7 @@ TEST(SessionTest, BadFilesGiveClearErrors) {
             std::string::npos);
   EXPECT_NE(errorOf(R"({"loupe_session": 1, "model": 3})").find("/model: field 'model' must be a string"),
             std::string::npos);
-  EXPECT_NE(errorOf(R"({"loupe_session": 2, "model": "m"})").find("newer Loupe"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"loupe_session": 3, "model": "m"})").find("newer Loupe"), std::string::npos);
   EXPECT_NE(errorOf(R"({"model": "m"})").find("'loupe_session'"), std::string::npos);
   EXPECT_NE(errorOf(R"({"loupe_session": 1, "model": "m", "run": {"reps": 0}})").find("'reps' must be >= 1"),
             std::string::npos);
@@ -75,6 +79,164 @@ TEST(SessionTest, SaveRoundTrips) {
   EXPECT_EQ(back->run.inputsDir, s.run.inputsDir);
   EXPECT_EQ(back->run.reps, 5);
   std::filesystem::remove_all(dir);
+}
+
+/// A v2 session: two variants over the top level, compared.
+const char *kVariants = R"({"loupe_session": 2, "model": "m.onnx",
+  "pipeline": {"phase_to": "lower"},
+  "run": {"warmup": 1, "reps": 10, "inputs": "data", "check": "data"},
+  "variants": [
+    {"name": "short"},
+    {"name": "long", "run": {"reps": 30, "seed": 4, "inputs": "", "check": "other"}},
+    {"name": "graph", "pipeline": {"phase_to": "graph"}}],
+  "compare": ["short", "long"]})";
+
+TEST(SessionTest, VariantsOverrideTheTopLevelFieldByField) {
+  auto s = parseSession(kVariants, "/w/s.json");
+  ASSERT_TRUE(s.isOk()) << s.status().message();
+  ASSERT_EQ(s->variants.size(), 3u);
+  const Variant &shortV = s->variants[0], &longV = s->variants[1], &graph = s->variants[2];
+  EXPECT_EQ(shortV.name, "short");
+  EXPECT_EQ(shortV.run, s->run);
+  EXPECT_EQ(shortV.pipeline, s->pipeline);
+  EXPECT_EQ(longV.run.reps, 30);
+  EXPECT_EQ(longV.run.warmup, 1) << "inherited";
+  EXPECT_EQ(longV.run.seed, 4u);
+  EXPECT_EQ(longV.run.inputsDir, "") << "\"\" clears a path: random inputs";
+  EXPECT_EQ(longV.run.checkDir, "/w/other") << "variant paths are relative to the file too";
+  EXPECT_EQ(longV.pipeline.phaseTo, "lower");
+  EXPECT_EQ(graph.pipeline.phaseTo, "graph");
+  EXPECT_EQ(graph.run, s->run);
+  EXPECT_EQ(s->compare, (std::vector<std::string>{"short", "long"}));
+  // Replay runs the variants; "base" only when compared.
+  std::vector<std::string> names;
+  for (const Variant &v : s->runList())
+    names.push_back(v.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"short", "long", "graph"}));
+  EXPECT_TRUE(s->variant("base"));
+  EXPECT_EQ(s->variant("base")->run, s->run);
+  EXPECT_FALSE(s->variant("nope"));
+
+  auto withBase = parseSession(R"({"loupe_session": 2, "model": "m", "variants": [{"name": "a",
+    "run": {"reps": 3}}], "compare": ["base", "a"]})", "/w/t.json");
+  ASSERT_TRUE(withBase.isOk()) << withBase.status().message();
+  ASSERT_EQ(withBase->runList().size(), 2u);
+  EXPECT_EQ(withBase->runList()[0].name, "base");
+  EXPECT_EQ(withBase->runList()[1].run.reps, 3);
+}
+
+TEST(SessionTest, BadVariantsAndComparesNameTheirPointer) {
+  auto bad = [](const std::string &body) {
+    return errorOf(R"({"loupe_session": 2, "model": "m", )" + body + "}");
+  };
+  auto has = [](const std::string &error, const std::string &part) {
+    EXPECT_NE(error.find(part), std::string::npos) << "'" << part << "' not in: " << error;
+  };
+  has(bad(R"("variants": [{"name": "a"}, {"name": "b", "run": {"repz": 3}}])"),
+      "/x/s.json: /variants/1/run/repz: unknown field 'repz'");
+  has(bad(R"("variants": [{"name": "a", "pipeline": {"fusion": true}}])"),
+      "/variants/0/pipeline/fusion: unknown field 'fusion'");
+  has(bad(R"("variants": [{"name": "a", "colour": 1}])"), "/variants/0/colour: unknown field");
+  has(bad(R"("variants": [{"run": {"reps": 3}}])"), "/variants/0: missing required field 'name'");
+  has(bad(R"("variants": [{"name": ""}])"), "/variants/0/name: a variant needs a non-empty name");
+  has(bad(R"("variants": [{"name": 7}])"), "/variants/0/name: field 'name' must be a string");
+  has(bad(R"("variants": [{"name": "a"}, {"name": "b"}, {"name": "a"}])"),
+      "/variants/2/name: duplicate variant name 'a' (also at /variants/0)");
+  has(bad(R"("variants": [{"name": "base"}])"), "/variants/0/name: 'base' names the top-level");
+  has(bad(R"("variants": {"name": "a"})"), "/variants: must be an array");
+  has(bad(R"("variants": ["a"])"), "/variants/0: must be an object");
+  has(bad(R"("variants": [{"name": "a", "run": {"reps": 0}}])"), "/variants/0/run/reps: 'reps' must be >= 1");
+  has(bad(R"("variants": [{"name": "a", "run": {"warmup": -1}}])"), "/variants/0/run/warmup:");
+  has(bad(R"("variants": [{"name": "a", "pipeline": {"target": 1}}])"),
+      "/variants/0/pipeline/target: field 'target' must be a string");
+  has(bad(R"("variants": [{"name": "a", "run": []}])"), "/variants/0/run: must be an object");
+  has(bad(R"("variants": [{"name": "a"}], "compare": ["base", "b"])"),
+      "/compare/1: unknown variant 'b' (the session has: base, a)");
+  has(bad(R"("variants": [{"name": "a"}], "compare": ["a"])"), "/compare: must be two variant names");
+  has(bad(R"("variants": [{"name": "a"}], "compare": "a")"), "/compare: must be two variant names");
+  has(bad(R"("variants": [{"name": "a"}], "compare": ["a", 2])"), "/compare: must be two variant names");
+  has(bad(R"("variants": [{"name": "a"}], "compare": ["a", "a"])"), "/compare/1: compares 'a' with itself");
+  has(bad(R"("compare": ["base", "x"])"), "/compare/1: unknown variant 'x' (the session has: base)");
+  // v1 has no variants.
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "variants": [{"name": "a"}]})"),
+      "/variants: 'variants' needs \"loupe_session\": 2");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "compare": ["base", "base"]})"),
+      "/compare: 'compare' needs");
+}
+
+TEST(SessionTest, V1FilesSaveAsBeforeAndV2SavesOnlyOverrides) {
+  auto dir = std::filesystem::temp_directory_path() / "loupe_session_v2_test";
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "s.json").string();
+  auto v1 = parseSession(R"({"loupe_session": 1, "name": "n", "model": "m.onnx",
+    "run": {"reps": 5, "inputs": "d"}})", path);
+  ASSERT_TRUE(v1.isOk());
+  EXPECT_EQ(sessionToJson(*v1, path), R"({
+  "loupe_session": 1,
+  "model": "m.onnx",
+  "name": "n",
+  "pipeline": {
+    "phase_to": "artifact",
+    "target": "cpu"
+  },
+  "run": {
+    "atol": 1e-05,
+    "inputs": "d",
+    "reps": 5,
+    "rtol": 0.001,
+    "seed": 0,
+    "warmup": 2
+  }
+}
+)");
+
+  auto v2 = parseSession(kVariants, path);
+  ASSERT_TRUE(v2.isOk());
+  ASSERT_TRUE(saveSession(*v2, path).isOk());
+  std::string text = sessionToJson(*v2, path);
+  EXPECT_NE(text.find("\"loupe_session\": 2"), std::string::npos);
+  auto back = loadSession(path);
+  ASSERT_TRUE(back.isOk()) << back.status().message() << "\n" << text;
+  ASSERT_EQ(back->variants.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(back->variants[i].name, v2->variants[i].name);
+    EXPECT_EQ(back->variants[i].run, v2->variants[i].run) << i;
+    EXPECT_EQ(back->variants[i].pipeline, v2->variants[i].pipeline) << i;
+  }
+  EXPECT_EQ(back->compare, v2->compare);
+  // Only what differs from the top level is written.
+  auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["variants"][0], nlohmann::json({{"name", "short"}}));
+  EXPECT_EQ(doc["variants"][1]["run"],
+            nlohmann::json({{"reps", 30}, {"seed", 4}, {"inputs", ""}, {"check", "other"}}));
+  EXPECT_FALSE(doc["variants"][2].contains("run"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SessionTest, RunConfigsBecomeVariants) {
+  auto s = parseSession(kVariants, "/w/s.json");
+  ASSERT_TRUE(s.isOk());
+  const Variant &longV = s->variants[1];
+  std::string config = runConfigJson(longV.pipeline, longV.run);
+  auto config_doc = nlohmann::json::parse(config);
+  EXPECT_EQ(config_doc["reps"], 30);
+  EXPECT_EQ(config_doc["check"], "/w/other");
+  EXPECT_FALSE(config_doc.contains("inputs")) << "empty paths are left out";
+  auto v = variantFromRunConfig(*s, "again", config);
+  ASSERT_TRUE(v.isOk()) << v.status().message();
+  EXPECT_EQ(v->name, "again");
+  EXPECT_EQ(v->run.reps, 30);
+  EXPECT_EQ(v->run.checkDir, "/w/other");
+  EXPECT_EQ(v->run.inputsDir, "/w/data") << "a field the config lacks keeps the top level's";
+  // Runs compile to the artifact; phase_to stays the session's.
+  auto artifact = variantFromRunConfig(*s, "x", R"({"phase_to": "artifact", "reps": 3, "extra": 1})");
+  ASSERT_TRUE(artifact.isOk());
+  EXPECT_EQ(artifact->pipeline.phaseTo, "lower");
+  EXPECT_FALSE(variantFromRunConfig(*s, "x", "{").isOk());
+  auto wrong = variantFromRunConfig(*s, "x", R"({"reps": "many"})");
+  ASSERT_FALSE(wrong.isOk());
+  EXPECT_NE(wrong.status().message().find("/reps: field 'reps' must be an integer"), std::string::npos)
+      << wrong.status().message();
 }
 
 TEST(SessionTest, MissingFileIsNotFound) {

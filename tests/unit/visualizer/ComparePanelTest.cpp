@@ -72,3 +72,40 @@ TEST(ComparePanel, TableSortAndVerdictCounts) {
   EXPECT_EQ(panel.sortedRows(vm).front(), 0); // the speedup first
   EXPECT_TRUE(actions.comparisons.empty());   // drawing alone asks for nothing
 }
+
+TEST(ComparePanel, VariantModePicksTheSessionsVariants) {
+  ViewModel vm;
+  vm.session.model = "model.mlir";
+  vm.session.variants.push_back({"fast", vm.session.pipeline, vm.session.run});
+  vm.session.variants.push_back({"slow", vm.session.pipeline, vm.session.run});
+  vm.session.compare = {"slow", "fast"};
+  ComparePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui;
+  ui.frames(2, [&] { panel.draw(vm, actions); });
+  EXPECT_FALSE(panel.variantMode());
+  // Variants: the session's `compare` first.
+  panel.setVariantMode(vm, actions, true);
+  ASSERT_EQ(actions.variantComparisons.size(), 1u);
+  EXPECT_EQ(actions.variantComparisons[0], std::make_pair(std::string("slow"), std::string("fast")));
+  // The controller sets the picked names; drawing keeps variant mode and asks for nothing.
+  vm.nav.baselineVariant = "slow";
+  vm.nav.candidateVariant = "fast";
+  ui.frames(2, [&] { panel.draw(vm, actions); });
+  EXPECT_TRUE(panel.variantMode());
+  EXPECT_EQ(actions.variantComparisons.size(), 1u);
+  EXPECT_TRUE(actions.variantRuns.empty());
+  // Back to runs: the names are dropped.
+  panel.setVariantMode(vm, actions, false);
+  EXPECT_FALSE(vm.nav.comparesVariants());
+  // A session without `compare`: its first two variants; without variants: nothing to ask.
+  vm.session.compare.clear();
+  panel.setVariantMode(vm, actions, true);
+  EXPECT_EQ(actions.variantComparisons.back(), std::make_pair(std::string("fast"), std::string("slow")));
+  vm.session.variants.clear();
+  ComparePanel fresh;
+  fresh.setVariantMode(vm, actions, true);
+  EXPECT_EQ(actions.variantComparisons.size(), 2u);
+  ui.frames(2, [&] { fresh.draw(vm, actions); });
+  EXPECT_TRUE(fresh.variantMode());
+}

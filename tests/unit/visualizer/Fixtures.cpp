@@ -26,7 +26,7 @@ ViewModel mlpTosaViewModel() {
   ViewModel vm;
   vm.session.model = mlpTosaPath();
   vm.session.name = "mlp_tosa";
-  vm.session.phaseTo = "llvm";
+  vm.session.pipeline.phaseTo = "llvm";
   vm.compile = mlpTosaCompile("llvm");
   vm.selectPass(0);
   return vm;

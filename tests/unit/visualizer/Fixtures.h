@@ -32,10 +32,19 @@ public:
     comparisons.push_back({baseline, candidate});
     (void)threshold;
   }
+  void compareVariants(const std::string &baseline, const std::string &candidate,
+                       double threshold) override {
+    variantComparisons.push_back({baseline, candidate});
+    (void)threshold;
+  }
+  void runVariants(const std::string &baseline, const std::string &candidate) override {
+    variantRuns.push_back({baseline, candidate});
+  }
   std::vector<std::string> opened;
   int compiles = 0, runs = 0, cancels = 0, refreshes = 0;
   std::vector<int64_t> profiles;
   std::vector<std::pair<int64_t, int64_t>> comparisons;
+  std::vector<std::pair<std::string, std::string>> variantComparisons, variantRuns;
 };
 
 /// A fresh temporary directory, removed with the object.

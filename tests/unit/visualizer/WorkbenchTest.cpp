@@ -11,8 +11,11 @@
 #include "ImGuiHarness.h"
 
 #include "loupe/profiler/Store.h"
+#include "loupe/sessions/Replay.h"
+#include "loupe/sessions/Report.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <fstream>
@@ -144,7 +147,8 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   // No frame waited for the compile or the runs (generous bound for a shared machine).
   EXPECT_LT(b.worstFrameMs, 250.0);
 
-  // Save the session as shown; replaying it runs the same settings.
+  // Save the session as shown: the Run panel's settings on top, the two compared runs as
+  // `compare` (the first run's settings a variant, the second's those on top: "base").
   std::string saved = b.dir.str("mine.json");
   ASSERT_TRUE(b.controller->saveSession(saved));
   EXPECT_FALSE(vm.sessionDirty);
@@ -154,10 +158,75 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   EXPECT_EQ(loaded->model, vm.session.model);
   EXPECT_EQ(loaded->run.reps, 15);
   EXPECT_EQ(loaded->run.seed, 7u);
-  EXPECT_EQ(loaded->phaseTo, vm.session.phaseTo);
-  sessions::RunOutcome replay = sessions::runModel(sessions::requestFromSession(*loaded, vm.dbPath));
-  EXPECT_EQ(replay.exitCode, 0) << replay.error;
-  EXPECT_EQ(replay.repNs.size(), 15u);
+  EXPECT_EQ(loaded->pipeline.phaseTo, vm.session.pipeline.phaseTo);
+  std::string firstName = "run" + std::to_string(first);
+  EXPECT_EQ(loaded->compare, (std::vector<std::string>{firstName, "base"}));
+  ASSERT_TRUE(loaded->variant(firstName));
+  EXPECT_EQ(loaded->variant(firstName)->run.reps, 10);
+  EXPECT_EQ(loaded->variant(firstName)->run.warmup, 1);
+  EXPECT_FALSE(loaded->variant(firstName)->run.checkDir.empty());
+
+  // `loupe replay` of the file reproduces the comparison: the same two settings, compared.
+  sessions::ReplayResult replay = sessions::replaySession(*loaded, vm.dbPath);
+  ASSERT_EQ(replay.runs.size(), 2u);
+  EXPECT_EQ(replay.exitCode(), 0);
+  ASSERT_TRUE(replay.compare && replay.compare->comparison) << replay.compare->error;
+  const sessions::RunComparison &again = *replay.compare->comparison;
+  EXPECT_EQ(again.total.comparison.baseline.count, 10u);
+  EXPECT_EQ(again.total.comparison.candidate.count, 15u);
+  EXPECT_EQ(again.rows.size(), vm.comparison->rows.size());
+  nlohmann::json report = sessions::buildReport(replay, *loaded);
+  EXPECT_EQ(report["comparison"]["baseline"], firstName);
+  EXPECT_EQ(report["comparison"]["dispatches"].size(), vm.comparison->rows.size());
+}
+
+TEST(Workbench, ComparesVariantsOfTheSession) {
+  Bench b;
+  std::string path = b.dir.str("variants.json");
+  std::ofstream(path) << R"({"loupe_session": 2, "name": "v", "model": ")" << mlpTosaPath()
+                      << R"(", "run": {"warmup": 1, "reps": 10},
+    "variants": [{"name": "a"}, {"name": "b", "run": {"reps": 12, "seed": 3}}],
+    "compare": ["a", "b"]})";
+  ASSERT_TRUE(b.controller->openSession(path));
+  ViewModel &vm = b.vm();
+  EXPECT_TRUE(vm.nav.comparesVariants());
+  b.workbench->selectTab(Tab::Compare);
+  ASSERT_TRUE(b.drawUntil([&] { return !b.workbench->busy(); }));
+  EXPECT_TRUE(b.workbench->compare().variantMode());
+  EXPECT_EQ(vm.comparison, nullptr) << "no stored runs of the variants yet";
+
+  // Run both (the panel's button), stored under their names, then compared.
+  b.controller->runVariants("a", "b");
+  ASSERT_TRUE(b.drawUntil([&] { return !vm.running && !b.workbench->busy() && vm.comparison; }));
+  ASSERT_TRUE(vm.comparison->error.empty()) << vm.comparison->error;
+  EXPECT_EQ(vm.comparison->baseline.variant, "a");
+  EXPECT_EQ(vm.comparison->candidate.variant, "b");
+  EXPECT_EQ(vm.comparison->baseline.session, "v");
+  EXPECT_EQ(vm.comparison->total.comparison.baseline.count, 10u);
+  EXPECT_EQ(vm.comparison->total.comparison.candidate.count, 12u);
+  int64_t runA = vm.comparison->baseline.id, runB = vm.comparison->candidate.id;
+
+  // Opening the session again shows that comparison from the DB at once.
+  ASSERT_TRUE(b.controller->openSession(path));
+  ASSERT_TRUE(b.drawUntil([&] { return !b.workbench->busy() && vm.comparison; }));
+  EXPECT_EQ(vm.comparison->baseline.id, runA);
+  EXPECT_EQ(vm.comparison->candidate.id, runB);
+
+  // Picking runs by id leaves variant mode; picking variants again compares their runs.
+  b.controller->compareRuns(runB, runA, 0.05);
+  EXPECT_FALSE(vm.nav.comparesVariants());
+  b.controller->compareVariants("b", "a", 0.05);
+  ASSERT_TRUE(b.drawUntil([&] { return !b.workbench->busy(); }));
+  EXPECT_EQ(vm.comparison->baseline.id, runB);
+
+  // Save keeps the variants and writes the pair shown.
+  std::string saved = b.dir.str("saved.json");
+  ASSERT_TRUE(b.controller->saveSession(saved));
+  auto loaded = sessions::loadSession(saved);
+  ASSERT_TRUE(loaded) << loaded.status().message();
+  EXPECT_EQ(loaded->variants.size(), 2u);
+  EXPECT_EQ(loaded->compare, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(loaded->variant("b")->run.seed, 3u);
 }
 
 TEST(Workbench, CancelARun) {

@@ -1,12 +1,14 @@
 //===- Report.h - Replay reports: JSON and Markdown -------------*- C++ -*-===//
 //
-// One report document (JSON) is built from a run's outcome; the Markdown report is rendered
-// from that same document, so the two always agree. docs/reports.md lists the fields.
+// One report document (JSON) is built from a run's outcome (or a replay's variants and their
+// comparison); the Markdown report is rendered from that same document, so the two always
+// agree. docs/sessions.md lists the fields.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_SESSIONS_REPORT_H
 #define LOUPE_SESSIONS_REPORT_H
 
+#include "loupe/sessions/Replay.h"
 #include "loupe/sessions/Runner.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -18,7 +20,12 @@ namespace loupe::sessions {
 nlohmann::json buildReport(const RunOutcome &outcome, const std::string &model,
                            const std::string &sessionName);
 
-/// Renders a report document as Markdown.
+/// The report of a replay. A session without variants gets buildReport(outcome) of its one
+/// run, unchanged; with variants, `loupe_report` 2: `variants[]` (each a run's report body
+/// with its `name` and `settings`) and, when the session compares two, `comparison`.
+nlohmann::json buildReport(const ReplayResult &replay, const Session &session);
+
+/// Renders a report document (either kind) as Markdown.
 std::string renderMarkdown(const nlohmann::json &report);
 
 /// Writes the report to `path`; the format follows the extension (.md or .json).

@@ -31,6 +31,7 @@ struct RunRequest {
   RunSettings run;
   std::string dbPath;                ///< Profile DB to store the run in; empty: none.
   std::string sessionName;           ///< Recorded with the run.
+  std::string variant;               ///< Variant of the session, recorded with the run.
 };
 
 /// Timing summary of one dispatch over the measured repetitions.
@@ -67,8 +68,16 @@ using ProgressFn = std::function<void(const std::string &stage, double fraction)
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
                     const std::atomic<bool> *cancel = nullptr);
 
-/// The request a session describes.
+/// The compile options of a run with these pipeline settings (always up to the artifact).
+compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline);
+/// The pipeline settings a run's compile options stand for (inverse of compileOptionsFor).
+PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options);
+
+/// The request of the session's top-level settings (no variant recorded).
 RunRequest requestFromSession(const Session &session, const std::string &dbPath);
+/// The request of one variant of the session ("base" included), recorded under its name.
+RunRequest requestForVariant(const Session &session, const Variant &variant,
+                             const std::string &dbPath);
 
 } // namespace loupe::sessions
 

@@ -25,6 +25,11 @@ public:
   virtual void refreshRuns() = 0;
   virtual void loadProfile(int64_t runId) = 0;
   virtual void compareRuns(int64_t baseline, int64_t candidate, double threshold) = 0;
+  /// Compares the newest stored runs of two variants of the session ("base" or a name).
+  virtual void compareVariants(const std::string &baseline, const std::string &candidate,
+                               double threshold) = 0;
+  /// Runs two variants of the session, one after the other, then compares them.
+  virtual void runVariants(const std::string &baseline, const std::string &candidate) = 0;
 };
 
 } // namespace loupe::visualizer

@@ -51,8 +51,9 @@ public:
   /// (`<dir>/<stem>/test_data_set_0`) is used as inputs and expected outputs when present.
   bool openModel(const std::string &model);
   bool openSession(const std::string &path);
-  /// Writes the session as shown (model, pipeline, run settings) to `path` (empty: the path it
-  /// was loaded from or last saved to). False (and a log entry) on error.
+  /// Writes the session as shown (sessionToSave: model, pipeline, run settings, variants and
+  /// the Compare panel's two sides as `compare`) to `path` (empty: the path it was loaded
+  /// from or last saved to). False (and a log entry) on error.
   bool saveSession(const std::string &path = "");
 
   // --- Jobs ------------------------------------------------------------------------------
@@ -68,6 +69,13 @@ public:
   void loadProfile(int64_t runId) override;
   /// Compares `candidate` with `baseline` for the Compare panel.
   void compareRuns(int64_t baseline, int64_t candidate, double threshold) override;
+  /// Compares the newest complete runs of two variants of this session in the DB; without
+  /// such runs the panel offers to run them.
+  void compareVariants(const std::string &baseline, const std::string &candidate,
+                       double threshold) override;
+  /// Runs the two variants (requestForVariant: stored under their names) on the jobs worker,
+  /// then compares them.
+  void runVariants(const std::string &baseline, const std::string &candidate) override;
 
   // --- Frame -----------------------------------------------------------------------------
   /// Start of a frame, UI thread: applies finished results, copies job progress.
@@ -84,6 +92,12 @@ public:
 private:
   void resetDocument();
   void afterOpen(const std::string &path);
+  /// Queues the comparison of two runs without changing which variants are picked.
+  void postCompare(int64_t baseline, int64_t candidate, double threshold);
+  /// Newest complete run of variant `name` of this session in the runs list, or -1.
+  int64_t newestRunOf(const std::string &name) const;
+  /// Logs a finished run's summary and check.
+  void logOutcome(const sessions::RunOutcome &o, const std::string &prefix);
 
   ControllerOptions options_;
   ViewModel vm_;

@@ -15,6 +15,7 @@
 #include "loupe/Pipelines/Compiler.h"
 #include "loupe/profiler/Records.h"
 #include "loupe/profiler/Statistics.h"
+#include "loupe/sessions/Comparison.h"
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
 #include "loupe/visualizer/Worker.h"
@@ -108,25 +109,21 @@ struct ProfileView {
 /// Builds a ProfileView from stored run data.
 std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data);
 
-/// One dispatch (or the whole repetition) compared between two runs.
-struct CompareRow {
-  int64_t id = profiler::kWholeRep;
-  std::string name, loc;
-  bool inBaseline = false, inCandidate = false;
-  profiler::Comparison comparison; ///< profiler::compare(baseline, candidate).
-  /// Candidate median / baseline median (< 1: faster); NaN when either is missing.
-  double ratio = 0;
-};
+/// One dispatch (or the whole repetition) compared between two runs (sessions::compareTimings,
+/// what replay reports use too).
+using CompareRow = sessions::DispatchComparison;
 
 struct CompareView {
   profiler::RunSummary baseline, candidate;
+  /// The runs' stored settings (sessions::runConfigJson): Save turns them into variants.
+  std::string baselineConfigJson, candidateConfigJson;
   double threshold = 0.05;
   CompareRow total;              ///< Whole repetitions.
   std::vector<CompareRow> rows;  ///< Dispatches, matched by id (and name), by id.
   std::string error;
 };
 
-/// Compares two stored runs dispatch by dispatch with profiler::compare.
+/// Compares two stored runs dispatch by dispatch (sessions::compareTimings).
 std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
                                                    const profiler::RunData &candidate,
                                                    double threshold);
@@ -175,11 +172,16 @@ struct Navigation {
   int64_t profileRunId = -1;           ///< Run shown in the Profile panel.
   int64_t baselineRunId = -1;          ///< Runs picked in the Compare panel.
   int64_t candidateRunId = -1;
+  /// Variants of the session picked in the Compare panel ("base" or a variant name); both set
+  /// when it compares variants (their newest runs), both empty when it compares runs by id.
+  std::string baselineVariant, candidateVariant;
   double compareThreshold = 0.05;
+  bool comparesVariants() const { return !baselineVariant.empty() && !candidateVariant.empty(); }
 };
 
 struct ViewModel {
-  /// The document: what Save writes and replay reproduces (model, pipeline, run settings).
+  /// The document: what Save writes and replay reproduces (model, pipeline, run settings,
+  /// variants; sessionToSave adds what the Compare panel shows).
   sessions::Session session;
   bool sessionDirty = false;  ///< Changed since opened or saved.
   std::string dbPath;         ///< Profile DB the runs go to and are read from.
@@ -205,6 +207,13 @@ struct ViewModel {
   /// Selects pass `index` and asks the IR panel to show the first op with location `name`.
   void showIrLocation(int index, std::string name);
 };
+
+/// The session exactly as shown, for Save: the document's model, pipeline and run settings
+/// and variants, and the Compare panel's two sides as `compare`. Variants picked by name stay
+/// as they are; runs picked by id become variants made of their stored settings
+/// (sessions::variantFromRunConfig) unless "base" or a variant has the same settings, named
+/// after the run's variant, else "run<id>". Error when the comparison shown is not loaded.
+ral::StatusOr<sessions::Session> sessionToSave(const ViewModel &vm);
 
 } // namespace loupe::visualizer
 

@@ -1,7 +1,9 @@
 //===- ComparePanel.h - Two runs, dispatch by dispatch ------------*- C++ -*-===//
 //
-// Pick a baseline and a candidate run (of the current model) and a threshold; the worker loads
-// both and runs profiler::compare on every dispatch's samples and on whole repetitions. The
+// Pick a baseline and a candidate, either two runs (of the current model) or two variants of
+// the session ("base" and the session's variants: their newest stored runs, or Run both),
+// and a threshold; the worker loads both runs and compares them with sessions::compareTimings
+// (profiler::compare on every dispatch's samples and on whole repetitions). The
 // table shows both medians, the ratio candidate/baseline, the change and the verdict
 // (SAME / FASTER / SLOWER / AMBIGUOUS: Mann-Whitney U p < 0.05 with >= 9 samples each AND
 // |median change| >= threshold); the bar chart (ImDrawList) puts both medians side by side.
@@ -14,6 +16,7 @@
 #include "loupe/visualizer/ViewModel.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace loupe::visualizer {
@@ -31,9 +34,16 @@ public:
   std::array<int, 4> verdictCounts(const ViewModel &vm) const;
   /// Bars drawn in the last frame (culled to the visible part of the chart).
   int lastDrawnBars() const { return drawnBars_; }
+  /// Whether the pickers choose variants of the session (else runs by id).
+  bool variantMode() const { return variantMode_; }
+  /// Switches the pickers to variants (picking the session's `compare`, else its first two
+  /// variants, and asking for their comparison) or back to runs.
+  void setVariantMode(ViewModel &vm, Actions &actions, bool variants);
 
 private:
   void drawPickers(ViewModel &vm, Actions &actions);
+  bool drawRunPickers(ViewModel &vm, int64_t &base, int64_t &cand);
+  bool drawVariantPickers(ViewModel &vm, Actions &actions);
   void drawTable(const CompareView &c);
   void drawBars(const CompareView &c);
 
@@ -43,6 +53,8 @@ private:
   const CompareView *sortedFor_ = nullptr;
   std::vector<int> order_;
   float thresholdPercent_ = 5.0f;
+  bool variantMode_ = false;
+  std::string pickBaseline_, pickCandidate_; ///< Variant picks, also before both are set.
   int drawnBars_ = 0;
 };
 

@@ -53,13 +53,13 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
            "canonicalize";
-  // ral: context injection, deallocation, library calls, dispatch tracing, codegen loops.
+  // ral: context injection, deallocation, library calls, dispatch tracing, CPU kernels.
   if (phase == "ral")
     return "ral-inject-execution-context,"
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call,"
            "loupe-instrument-dispatches,"
-           "func.func(convert-linalg-to-loops),canonicalize,cse";
+           "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,canonicalize,cse";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"

@@ -23,6 +23,37 @@ using namespace loupe::ralir;
 
 static constexpr llvm::StringLiteral kApiCall = "ral_api_call";
 
+/// Stack storage for one `type` in the entry block of the function holding `op`, so a call
+/// inside a loop does not grow the stack on every iteration.
+static Value entryBlockAlloca(OpBuilder &b, Location loc, Operation *op, Type type) {
+  Block *entry = &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value one = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(1));
+  return b.create<LLVM::AllocaOp>(loc, LLVM::LLVMPointerType::get(b.getContext()), type, one);
+}
+
+/// Stores `value` in entry-block stack storage and returns its address.
+static Value spillToStack(OpBuilder &b, Location loc, Operation *op, Value value) {
+  Value slot = entryBlockAlloca(b, loc, op, value.getType());
+  b.create<LLVM::StoreOp>(loc, value, slot);
+  return slot;
+}
+
+/// Fills an array of `values.size()` pointers, each to a stack copy of one value: the
+/// `void **` of ral_api_call's arguments and of a CPU kernel's parameters.
+static Value packPointerArray(OpBuilder &b, Location loc, Operation *op, ValueRange slots) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  auto arrayTy = LLVM::LLVMArrayType::get(ptrTy, std::max<size_t>(1, slots.size()));
+  Value array = entryBlockAlloca(b, loc, op, arrayTy);
+  for (auto [i, slot] : llvm::enumerate(slots)) {
+    Value at = b.create<LLVM::GEPOp>(loc, ptrTy, arrayTy, array,
+                                     llvm::ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+    b.create<LLVM::StoreOp>(loc, slot, at);
+  }
+  return array;
+}
+
 /// Emits `ral_api_call(ctx, name, args)` for operands `values` (already LLVM-typed, with
 /// their ral-level types in `originalTypes`) and results of LLVM types `resultTypes`.
 /// Returns the loaded results.
@@ -32,21 +63,7 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
   MLIRContext *ctx = b.getContext();
   auto module = op->getParentOfType<ModuleOp>();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-  auto i64Ty = IntegerType::get(ctx, 64);
-  // Argument storage lives in the function's entry block, so a call inside a loop does not
-  // grow the stack on every iteration.
-  Block *entry = &op->getParentOfType<FunctionOpInterface>().getFunctionBody().front();
-  auto stackSlot = [&](Type type) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(entry);
-    Value one = b.create<LLVM::ConstantOp>(loc, i64Ty, b.getI64IntegerAttr(1));
-    return b.create<LLVM::AllocaOp>(loc, ptrTy, type, one).getResult();
-  };
-  auto spill = [&](Value v) {
-    Value slot = stackSlot(v.getType());
-    b.create<LLVM::StoreOp>(loc, v, slot);
-    return slot;
-  };
+  auto spill = [&](Value v) { return spillToStack(b, loc, op, v); };
 
   llvm::SmallVector<Value> slots;
   for (auto [value, original] : llvm::zip(values, originalTypes)) {
@@ -76,13 +93,7 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
     slots.push_back(resultSlots.back());
   }
 
-  auto arrayTy = LLVM::LLVMArrayType::get(ptrTy, slots.size());
-  Value args = stackSlot(arrayTy);
-  for (auto [i, slot] : llvm::enumerate(slots)) {
-    Value at = b.create<LLVM::GEPOp>(loc, ptrTy, arrayTy, args,
-                                     llvm::ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
-    b.create<LLVM::StoreOp>(loc, slot, at);
-  }
+  Value args = packPointerArray(b, loc, op, slots);
   auto callee = LLVM::lookupOrCreateFn(module, kApiCall, {ptrTy, ptrTy, ptrTy},
                                        LLVM::LLVMVoidType::get(ctx));
   b.create<LLVM::CallOp>(loc, callee, ValueRange{values.front(), loupe::globalStringAddress(b, loc, module, name), args});
@@ -165,6 +176,115 @@ struct DispatchLowering : RalCallLowering<DispatchOp> {
   }
 };
 
+/// The runtime's 1-D CPU launch (ral_api.h LOUPE_RAL_CPU_LAUNCH_1D): `ppvoid` (the kernel's
+/// parameters) cannot be derived from opaque LLVM pointers, so the name is spelled out.
+static constexpr llvm::StringLiteral kCpuLaunch1D =
+    "ral_cpu_launch_1d___cpu___pvoid_pvoid_i64_i64_pvoid_ppvoid___void";
+
+/// The C type of a kernel's entry point: `(ctx, begin, end, void **params)`.
+static FunctionType kernelAbiType(MLIRContext *ctx) {
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  auto index = IndexType::get(ctx);
+  return FunctionType::get(ctx, {ptrTy, index, index, ptrTy}, {});
+}
+
+/// The name of the C entry point of kernel `name`.
+static std::string kernelAbiName(StringRef name) { return (name + "_abi").str(); }
+
+/// A kernel parameter passed as its bare aligned pointer: a memref whose shape, strides and
+/// offset are all static, so the kernel rebuilds the descriptor from the pointer alone.
+static bool isBarePointerParam(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref || !memref.hasStaticShape())
+    return false;
+  int64_t offset;
+  llvm::SmallVector<int64_t> strides;
+  return succeeded(getStridesAndOffset(memref, strides, offset)) &&
+         !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
+}
+
+/// ral.cpu_launch -> ral_cpu_launch_1d(ctx, kernel name, size, block, &kernel_abi, params),
+/// params[i] pointing to a stack copy of argument i: the aligned pointer of a bare-pointer
+/// memref, else the whole (LLVM-typed) value.
+struct CpuLaunchLowering : ConvertOpToLLVMPattern<CpuLaunchOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(CpuLaunchOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+    llvm::SmallVector<Value> slots;
+    for (auto [arg, original] : llvm::zip(adaptor.getArgs(), op.getArgs()))
+      slots.push_back(spillToStack(b, loc, op,
+                                   isBarePointerParam(original.getType())
+                                       ? MemRefDescriptor(arg).alignedPtr(b, loc)
+                                       : arg));
+    Value params = packPointerArray(b, loc, op, slots);
+    Value kernel = b.create<func::ConstantOp>(
+        loc, kernelAbiType(ctx), FlatSymbolRefAttr::get(ctx, kernelAbiName(op.getKernel())));
+    Value kernelPtr = b.create<UnrealizedConversionCastOp>(loc, ptrTy, kernel).getResult(0);
+    Value name = loupe::globalStringAddress(b, loc, op->getParentOfType<ModuleOp>(),
+                                            op.getKernel());
+    auto i64 = b.getI64Type();
+    emitApiCall(b, loc, op, kCpuLaunch1D,
+                {adaptor.getCtx(), name, adaptor.getSize(), adaptor.getBlock(), kernelPtr, params},
+                {ContextType::get(ctx), ptrTy, i64, i64, ptrTy, ptrTy}, {});
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+/// Prepares outlined kernel `kernel(ctx, begin, end, args...)` for the runtime:
+/// - bare-pointer memref arguments become `!llvm.ptr` (LLVM `noalias` where the outliner set
+///   `ral.noalias`) and the descriptor is rebuilt at entry;
+/// - a private `<kernel>_abi(ctx, begin, end, void **params)` loads every argument from its
+///   slot and calls the kernel, which LLVM then inlines, keeping `noalias` as alias scopes.
+static void buildKernelAbi(func::FuncOp kernel, const LLVMTypeConverter &converter) {
+  MLIRContext *ctx = kernel.getContext();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  Location loc = kernel.getLoc();
+  Block &entry = kernel.front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  llvm::SmallVector<Type> originals(kernel.getArgumentTypes());
+  for (unsigned i = 3; i < entry.getNumArguments(); ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    auto memref = dyn_cast<MemRefType>(arg.getType());
+    if (!isBarePointerParam(arg.getType()))
+      continue;
+    bool noAlias = kernel.getArgAttr(i, "ral.noalias") != nullptr;
+    kernel.removeArgAttr(i, b.getStringAttr("ral.noalias"));
+    BlockArgument pointer = entry.insertArgument(i + 1, ptrTy, arg.getLoc());
+    Value desc = MemRefDescriptor::fromStaticShape(b, loc, converter, memref, pointer);
+    arg.replaceAllUsesWith(b.create<UnrealizedConversionCastOp>(loc, memref, desc).getResult(0));
+    entry.eraseArgument(i);
+    if (noAlias)
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
+  }
+  kernel.setFunctionType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
+
+  // <kernel>_abi: load each argument from params[i - 3] and call the kernel.
+  OpBuilder top(kernel);
+  auto abi = top.create<func::FuncOp>(loc, kernelAbiName(kernel.getSymName()),
+                                      kernelAbiType(ctx));
+  abi.setPrivate();
+  Block *body = abi.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  llvm::SmallVector<Value> args(body->getArguments().take_front(3));
+  args[0] = b.create<UnrealizedConversionCastOp>(loc, originals[0], args[0]).getResult(0);
+  for (unsigned i = 3; i < originals.size(); ++i) {
+    Value at = b.create<LLVM::GEPOp>(loc, ptrTy, ptrTy, body->getArgument(3),
+                                     llvm::ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i - 3)});
+    Value slot = b.create<LLVM::LoadOp>(loc, ptrTy, at);
+    Type passed = kernel.getArgument(i).getType();
+    Value value = b.create<LLVM::LoadOp>(loc, converter.convertType(passed), slot);
+    if (value.getType() != passed)
+      value = b.create<UnrealizedConversionCastOp>(loc, passed, value).getResult(0);
+    args.push_back(value);
+  }
+  b.create<func::CallOp>(loc, kernel, args);
+  b.create<func::ReturnOp>(loc);
+}
+
 /// Set on functions whose allocations all go through the runtime's allocator.
 constexpr llvm::StringLiteral kRalAllocations = "ral.allocations";
 
@@ -242,9 +362,15 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     signatures.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
-                 DeallocLowering>(converter);
+    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, CpuLaunchLowering,
+                 AllocLowering, DeallocLowering>(converter);
     markRalAllocations(getOperation());
+    // Kernels first get their C entry points; the context is converted with every signature.
+    llvm::SetVector<StringRef> kernels;
+    getOperation().walk([&](CpuLaunchOp launch) { kernels.insert(launch.getKernel()); });
+    for (StringRef name : kernels)
+      if (auto kernel = getOperation().lookupSymbol<func::FuncOp>(name))
+        buildKernelAbi(kernel, converter);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, signatures);
     populateCallOpTypeConversionPattern(patterns, signatures);
 

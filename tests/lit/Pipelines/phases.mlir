@@ -18,14 +18,20 @@
 // RAL-SAME: loupe.dispatches
 // RAL: ral.recv_input %[[CTX]], 0 : memref<4x8xf32>
 // RAL: callee = "ral_batch_gemm"
-// RAL: scf.for
+// RAL: ral.cpu_launch %[[CTX]], @main_kernel_0
 // RAL: ral.send_output %[[CTX]], 0
+// RAL: func.func private @main_kernel_0(%{{.*}}: !ral.context, %{{.*}}: index, %{{.*}}: index
+// RAL-SAME: ral.cpu_kernel
+// RAL: scf.for
 
 // LLVM-LABEL: llvm.func @main
 // LLVM-NOT: = tosa.
 // LLVM-NOT: = memref.
 // LLVM-NOT: = ral.
 // LLVM: llvm.call @ral_api_call
+// LLVM: llvm.func @main_kernel_0_abi(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr)
+// LLVM: llvm.call @main_kernel_0(
+// LLVM: llvm.func @main_kernel_0(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr {llvm.noalias})
 func.func @main(%x: tensor<4x8xf32>, %w: tensor<1x8x16xf32>) -> tensor<4x16xf32> {
   %a = tosa.reshape %x {new_shape = array<i64: 1, 4, 8>} : (tensor<4x8xf32>) -> tensor<1x4x8xf32>
   %m = tosa.matmul %a, %w : (tensor<1x4x8xf32>, tensor<1x8x16xf32>) -> tensor<1x4x16xf32>

@@ -73,6 +73,43 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
   let dependentDialects = ["loupe::ralir::RalDialect"];
 }
 
+def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline parallel loops into CPU kernels launched with ral.cpu_launch";
+  let description = [{
+    In every function that takes a `!ral.context`, each outermost `scf.parallel`
+    without reductions (what `convert-linalg-to-parallel-loops` makes of a
+    code-generated linalg op) becomes a private kernel function and one
+    `ral.cpu_launch`, so the CPU driver runs it as workgroups on its thread pool
+    (GPU-like CPU scheduling: seed documents 000 and 001, IREE's CPU HAL).
+
+    The kernel iterates a 1-D range `[begin, end)` of the linearised leading
+    parallel dimensions: the fewest leading dimensions whose static trip counts
+    reach 64 (all of them if none does); the remaining dimensions stay an inner
+    `scf.parallel` that runs serially inside one iteration, so the innermost loop
+    keeps unit-stride accesses. Constants, globals and other operand-free pure
+    values are cloned into the kernel; every other value it uses is passed. A
+    memref parameter whose buffer (after following views) no other parameter
+    views gets `ral.noalias`, which ral-to-llvm turns into LLVM `noalias`.
+
+    ```mlir
+    ral.cpu_launch %ctx, @main_kernel_0, %size, %block, %a, %b : memref<8x128xf32>, memref<8x128xf32>
+    func.func private @main_kernel_0(%ctx: !ral.context, %begin: index, %end: index,
+                                     %a: memref<8x128xf32>, %b: memref<8x128xf32>)
+    ```
+
+    `block` (iterations per workgroup) is chosen so that a workgroup does about
+    `min-workgroup-work` units of work (one unit per op of the loop body, times
+    the trip counts of the loops inside it; 16 for a dynamic trip count): small
+    loops become one workgroup that the runtime runs inline on the calling thread.
+  }];
+  let options = [
+    Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"16384",
+           "Estimated work units (body ops x inner trip counts) per workgroup">,
+  ];
+  let dependentDialects = ["loupe::ralir::RalDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower ral ops to type-erased ral_api_call(ctx, name, args) calls";
   let description = [{
@@ -86,7 +123,15 @@ def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
     signatures. In a function that takes the context and allocates only statically
     shaped buffers, allocations go to the runtime too: `ral_alloc(ctx, bytes)` /
     `ral_dealloc(ctx, ptr)`. The argument storage of every call is allocated in the
-    function's entry block. Runs before `finalize-memref-to-llvm` and
+    function's entry block.
+
+    `ral.cpu_launch` becomes `ral_cpu_launch_1d(ctx, kernel name, size, block,
+    &<kernel>_abi, void **params)`, params[i] pointing to a copy of argument i: the
+    aligned pointer of a memref with a static layout, else the whole value. The
+    private `<kernel>_abi(ctx, begin, end, params)` unpacks them and calls the
+    kernel, whose static memref arguments become `!llvm.ptr` (`noalias` where
+    `ral.noalias` was set) so that, once LLVM inlines it, loops vectorise without
+    run-time alias checks. Runs before `finalize-memref-to-llvm` and
     `convert-func-to-llvm`.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];

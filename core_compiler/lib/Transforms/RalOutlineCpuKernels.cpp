@@ -1,0 +1,273 @@
+//===- RalOutlineCpuKernels.cpp - scf.parallel -> kernel + ral.cpu_launch ----===//
+//
+// See Passes.td. The kernel ABI `(ctx, begin, end, params)` is the runtime's
+// ral_cpu_launch_1d (ral/lib/core/CoreApis.cpp); ral-to-llvm packs the parameters.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace loupe {
+#define GEN_PASS_DEF_RALOUTLINECPUKERNELS
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+using namespace loupe::ralir;
+
+/// Marks outlined kernels, so a second run of the pass leaves them alone.
+static constexpr llvm::StringLiteral kKernelAttr = "ral.cpu_kernel";
+/// On a kernel parameter: no other parameter of the launch views the same buffer.
+static constexpr llvm::StringLiteral kNoAliasAttr = "ral.noalias";
+/// Trip count assumed for a loop whose bounds are not constants.
+static constexpr int64_t kDynamicTripCount = 16;
+/// Leading parallel dimensions are linearised until their iterations reach this.
+static constexpr int64_t kMinDistributedIterations = 64;
+
+/// Trip count of one loop dimension when its bounds are constants.
+static std::optional<int64_t> staticTripCount(Value lb, Value ub, Value step) {
+  auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, llvm::divideCeilSigned(*u - *l, *s));
+}
+
+/// Work units of one execution of `block`: one per op, loops weighted by their trip counts.
+static int64_t estimateWork(Block &block) {
+  int64_t work = 0;
+  for (Operation &op : block.without_terminator()) {
+    int64_t trips = 1;
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      trips = staticTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())
+                  .value_or(kDynamicTripCount);
+    if (auto loop = dyn_cast<scf::ParallelOp>(op))
+      for (auto [lb, ub, step] :
+           llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+        trips *= staticTripCount(lb, ub, step).value_or(kDynamicTripCount);
+    int64_t inner = 0;
+    for (Region &region : op.getRegions())
+      for (Block &nested : region)
+        inner += estimateWork(nested);
+    work += trips * std::max<int64_t>(1, inner);
+  }
+  return std::max<int64_t>(1, work);
+}
+
+/// Values defined outside the kernel that it can recompute: operand-free pure ops
+/// (constants, memref.get_global, llvm.mlir.addressof).
+static bool isRematerializable(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
+         isMemoryEffectFree(def);
+}
+
+/// The buffer a memref views, as an opaque key: the symbol of a global, else the value that
+/// owns the memory (an allocation, an input, a function argument) after following views.
+static const void *bufferKey(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  if (auto global = value.getDefiningOp<memref::GetGlobalOp>())
+    return global.getNameAttr().getAsOpaquePointer();
+  return value.getAsOpaquePointer();
+}
+
+/// ceildiv(max(ub - lb, 0), step) as index arithmetic.
+static Value emitTripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  if (auto trips = staticTripCount(lb, ub, step))
+    return b.create<arith::ConstantIndexOp>(loc, *trips);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value extent = b.createOrFold<arith::MaxSIOp>(loc, b.createOrFold<arith::SubIOp>(loc, ub, lb), zero);
+  return b.createOrFold<arith::CeilDivSIOp>(loc, extent, step);
+}
+
+namespace {
+/// Outlines one scf.parallel of `func` (whose first argument is the context).
+class KernelOutliner {
+public:
+  KernelOutliner(func::FuncOp func, SymbolTable &symbols, int64_t minWorkgroupWork)
+      : func(func), symbols(symbols), minWorkgroupWork(minWorkgroupWork) {}
+
+  void outline(scf::ParallelOp loop) {
+    Location loc = loop.getLoc();
+    size_t rank = loop.getNumLoops();
+    size_t distributed = distributedDims(loop);
+
+    // Everything the loop reads from outside: passed as kernel arguments or recomputed.
+    llvm::SetVector<Value> captured;
+    captured.insert(loop.getLowerBound().begin(), loop.getLowerBound().end());
+    captured.insert(loop.getUpperBound().begin(), loop.getUpperBound().end());
+    captured.insert(loop.getStep().begin(), loop.getStep().end());
+    getUsedValuesDefinedAbove(loop.getRegion(), captured);
+    Value ctx = func.getArgument(0);
+    llvm::SmallVector<Value> params;
+    for (Value v : captured)
+      if (v != ctx && !isRematerializable(v))
+        params.push_back(v);
+
+    func::FuncOp kernel = createKernel(loc, params);
+    OpBuilder b(kernel.getBody());
+    IRMapping map;
+    map.map(ctx, kernel.getArgument(0));
+    for (auto [value, arg] : llvm::zip(params, kernel.getArguments().drop_front(3)))
+      map.map(value, arg);
+    for (Value v : captured)
+      if (!map.contains(v))
+        map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+    auto lbs = llvm::to_vector(llvm::map_range(loop.getLowerBound(), [&](Value v) { return map.lookup(v); }));
+    auto ubs = llvm::to_vector(llvm::map_range(loop.getUpperBound(), [&](Value v) { return map.lookup(v); }));
+    auto steps = llvm::to_vector(llvm::map_range(loop.getStep(), [&](Value v) { return map.lookup(v); }));
+
+    // for %i = begin to end: delinearise %i over the distributed dimensions.
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    auto iterations = b.create<scf::ForOp>(loc, kernel.getArgument(1), kernel.getArgument(2), one);
+    b.setInsertionPointToStart(iterations.getBody());
+    Value rest = iterations.getInductionVar();
+    auto unitTrips = [&](size_t d) {
+      return staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
+                             loop.getStep()[d]) == std::optional<int64_t>(1);
+    };
+    for (size_t d = distributed; d-- > 0;) {
+      Value iv = lbs[d];
+      if (!unitTrips(d)) {
+        Value index = rest;
+        if (!llvm::all_of(llvm::seq<size_t>(0, d), unitTrips)) {
+          Value trips = emitTripCount(b, loc, lbs[d], ubs[d], steps[d]);
+          index = b.createOrFold<arith::RemUIOp>(loc, rest, trips);
+          rest = b.createOrFold<arith::DivUIOp>(loc, rest, trips);
+        }
+        iv = b.createOrFold<arith::AddIOp>(loc, b.createOrFold<arith::MulIOp>(loc, index, steps[d]),
+                                           lbs[d]);
+      }
+      map.map(loop.getInductionVars()[d], iv);
+    }
+    auto cloneBody = [&](OpBuilder &nested) {
+      for (Operation &op : loop.getBody()->without_terminator())
+        nested.clone(op, map);
+    };
+    if (distributed == rank) {
+      cloneBody(b);
+    } else {
+      // The remaining dimensions run serially inside one iteration.
+      auto slice = [&](llvm::SmallVector<Value> &values) {
+        return llvm::ArrayRef<Value>(values).drop_front(distributed);
+      };
+      b.create<scf::ParallelOp>(loc, slice(lbs), slice(ubs), slice(steps),
+                                [&](OpBuilder &nested, Location, ValueRange ivs) {
+                                  for (auto [old, iv] : llvm::zip(
+                                           llvm::ArrayRef<Value>(loop.getInductionVars()).drop_front(distributed), ivs))
+                                    map.map(old, iv);
+                                  cloneBody(nested);
+                                });
+    }
+
+    // At the loop: size = iterations of the distributed dimensions, block = iterations per
+    // workgroup, then the launch replaces the loop.
+    OpBuilder at(loop);
+    Value size;
+    for (size_t d = 0; d < distributed; ++d) {
+      Value trips = emitTripCount(at, loc, loop.getLowerBound()[d], loop.getUpperBound()[d],
+                                  loop.getStep()[d]);
+      size = size ? at.createOrFold<arith::MulIOp>(loc, size, trips) : trips;
+    }
+    Value block = at.create<arith::ConstantIndexOp>(loc, workgroupBlock(loop, distributed));
+    at.create<CpuLaunchOp>(loc, ctx, FlatSymbolRefAttr::get(kernel.getSymNameAttr()),
+                                  size, block, params);
+    loop.erase();
+  }
+
+private:
+  /// The fewest leading dimensions whose static iterations reach kMinDistributedIterations
+  /// (stopping at the first dynamic one). The innermost dimension of a multi-dimensional loop
+  /// stays a loop that LLVM can vectorise, unless every other dimension has one iteration:
+  /// then linearising is free and distributes the innermost dimension too.
+  static size_t distributedDims(scf::ParallelOp loop) {
+    size_t rank = loop.getNumLoops();
+    int64_t iterations = 1;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      auto trips = staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
+                                   loop.getStep()[d]);
+      if (!trips)
+        return d + 1;
+      iterations *= *trips;
+      if (iterations >= kMinDistributedIterations)
+        return d + 1;
+    }
+    return iterations == 1 ? rank : rank - 1;
+  }
+
+  /// Iterations per workgroup, so that each does about minWorkgroupWork units.
+  int64_t workgroupBlock(scf::ParallelOp loop, size_t distributed) const {
+    int64_t perIteration = estimateWork(*loop.getBody());
+    for (size_t d = distributed; d < loop.getNumLoops(); ++d)
+      perIteration *= staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
+                                      loop.getStep()[d])
+                          .value_or(kDynamicTripCount);
+    return std::max<int64_t>(1, llvm::divideCeil(minWorkgroupWork, std::max<int64_t>(1, perIteration)));
+  }
+
+  /// `func.func private @<func>_kernel_N(%ctx, %begin: index, %end: index, params...)`.
+  func::FuncOp createKernel(Location loc, llvm::ArrayRef<Value> params) {
+    MLIRContext *context = func.getContext();
+    llvm::SmallVector<Type> inputs = {func.getArgument(0).getType(), IndexType::get(context),
+                                      IndexType::get(context)};
+    for (Value v : params)
+      inputs.push_back(v.getType());
+    OpBuilder b(context);
+    auto kernel = b.create<func::FuncOp>(loc, (func.getSymName() + "_kernel_" + llvm::Twine(count++)).str(),
+                                         b.getFunctionType(inputs, {}));
+    kernel.setPrivate();
+    kernel->setAttr(kKernelAttr, b.getUnitAttr());
+    symbols.insert(kernel, std::next(Block::iterator(func)));
+    // A memref parameter whose buffer no other parameter views gets `ral.noalias`, which
+    // ral-to-llvm turns into LLVM `noalias` so loops vectorise without run-time checks.
+    llvm::DenseMap<const void *, int> buffers;
+    for (Value v : params)
+      if (isa<MemRefType>(v.getType()))
+        ++buffers[bufferKey(v)];
+    for (auto [i, v] : llvm::enumerate(params))
+      if (isa<MemRefType>(v.getType()) && buffers[bufferKey(v)] == 1)
+        kernel.setArgAttr(3 + i, kNoAliasAttr, b.getUnitAttr());
+    Block *entry = kernel.addEntryBlock();
+    b.setInsertionPointToEnd(entry);
+    b.create<func::ReturnOp>(loc);
+    return kernel;
+  }
+
+  func::FuncOp func;
+  SymbolTable &symbols;
+  int64_t minWorkgroupWork;
+  int count = 0;
+};
+
+struct RalOutlineCpuKernelsPass
+    : loupe::impl::RalOutlineCpuKernelsBase<RalOutlineCpuKernelsPass> {
+  using RalOutlineCpuKernelsBase::RalOutlineCpuKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal() || func->hasAttr(kKernelAttr) || func.getNumArguments() == 0 ||
+          !isa<ContextType>(func.getArgument(0).getType()))
+        continue;
+      llvm::SmallVector<scf::ParallelOp> loops;
+      func.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
+        if (loop.getNumResults() == 0)
+          loops.push_back(loop);
+        return WalkResult::skip(); // Only outermost loops; reductions stay serial.
+      });
+      KernelOutliner outliner(func, symbols, minWorkgroupWork);
+      for (scf::ParallelOp loop : loops)
+        outliner.outline(loop);
+    }
+  }
+};
+} // namespace

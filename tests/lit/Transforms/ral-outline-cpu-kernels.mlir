@@ -1,0 +1,125 @@
+// RUN: loupe-opt --ral-outline-cpu-kernels --split-input-file %s | FileCheck %s
+// RUN: loupe-opt --ral-outline-cpu-kernels --ral-outline-cpu-kernels --split-input-file %s | FileCheck %s --check-prefix=TWICE
+
+// An elementwise loop becomes a kernel over its rows: the innermost dimension stays a loop.
+// Constants and globals are cloned into the kernel, buffers are passed, and distinct buffers
+// are marked ral.noalias. A workgroup gets ~16384 work units: 4 ops x 128 = 512 per row, so
+// 32 rows.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context)
+// CHECK: ral.cpu_launch %[[CTX]], @main_kernel_0, %c8{{(_[0-9]+)?}}, %c32{{(_[0-9]+)?}}, %[[IN:.*]], %[[OUT:.*]] : memref<8x128xf32>, memref<8x128xf32>
+// CHECK-NOT: scf.parallel
+// CHECK: ral.send_output %[[CTX]], 0, %[[OUT]]
+// CHECK: func.func private @main_kernel_0(%[[KCTX:.*]]: !ral.context, %[[BEGIN:.*]]: index, %[[END:.*]]: index,
+// CHECK-SAME: %[[A:.*]]: memref<8x128xf32> {ral.noalias}, %[[B:.*]]: memref<8x128xf32> {ral.noalias})
+// CHECK-SAME: attributes {ral.cpu_kernel}
+// CHECK: %[[BIAS:.*]] = memref.get_global @bias
+// CHECK: scf.for %[[I:.*]] = %[[BEGIN]] to %[[END]]
+// CHECK: scf.parallel (%[[J:.*]]) =
+// CHECK: memref.load %[[A]][%[[I]], %[[J]]]
+// CHECK: memref.load %[[BIAS]][%[[J]]]
+// CHECK: memref.store %{{.*}}, %[[B]][%[[I]], %[[J]]]
+
+// TWICE-COUNT-1: func.func private @main_kernel_0
+// TWICE-NOT: func.func private @main_kernel_1
+memref.global "private" constant @bias : memref<128xf32> = dense<1.0>
+func.func @main(%ctx: !ral.context) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %in = ral.recv_input %ctx, 0 : memref<8x128xf32>
+  %bias = memref.get_global @bias : memref<128xf32>
+  %out = memref.alloc() : memref<8x128xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c128) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<8x128xf32>
+    %b = memref.load %bias[%j] : memref<128xf32>
+    %y = arith.addf %x, %b : f32
+    memref.store %y, %out[%i, %j] : memref<8x128xf32>
+    scf.reduce
+  }
+  ral.send_output %ctx, 0, %out : memref<8x128xf32>
+  return
+}
+
+// -----
+
+// Leading unit dimensions: linearising is free, so the innermost dimension is distributed
+// too. Two views of one buffer are not marked ral.noalias; a reduction (scf.parallel with
+// results) and a function without a context are left alone.
+
+// CHECK-LABEL: func.func @views
+// CHECK: ral.cpu_launch %{{.*}}, @views_kernel_0, %c4096{{(_[0-9]+)?}}, %{{.*}}, %[[V:.*]], %[[W:.*]] : memref<1x4096xf32>, memref<4096xf32>
+// CHECK: scf.parallel {{.*}} init
+// CHECK: func.func private @views_kernel_0(%{{.*}}: !ral.context, %[[B:.*]]: index, %[[E:.*]]: index, %{{.*}}: memref<1x4096xf32>, %{{.*}}: memref<4096xf32>)
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: scf.for %[[I:.*]] = %[[B]] to %[[E]]
+// CHECK-NOT: arith.divui
+// CHECK-NEXT: memref.load %{{.*}}[%[[C0]], %[[I]]]
+// CHECK-NOT: scf.parallel
+// CHECK: return
+// CHECK-LABEL: func.func @no_context
+// CHECK: scf.parallel
+func.func @views(%ctx: !ral.context) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4096 = arith.constant 4096 : index
+  %zero = arith.constant 0.0 : f32
+  %buf = memref.alloc() : memref<1x4096xf32>
+  %flat = memref.collapse_shape %buf [[0, 1]] : memref<1x4096xf32> into memref<4096xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %c4096) step (%c1, %c1) {
+    %x = memref.load %buf[%i, %j] : memref<1x4096xf32>
+    memref.store %x, %flat[%j] : memref<4096xf32>
+    scf.reduce
+  }
+  %sum = scf.parallel (%j) = (%c0) to (%c4096) step (%c1) init (%zero) -> f32 {
+    %x = memref.load %flat[%j] : memref<4096xf32>
+    scf.reduce(%x : f32) {
+    ^bb0(%l: f32, %r: f32):
+      %s = arith.addf %l, %r : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  ral.send_output %ctx, 0, %buf : memref<1x4096xf32>
+  return
+}
+func.func @no_context(%m: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    memref.store %zero, %m[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Dynamic bounds: the trip count is computed at the launch and the bound is passed; the kernel
+// scales the iteration by the step.
+
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[N:.*]]: index, %[[M:.*]]: memref<?x4xf32>)
+// CHECK: %[[EXT:.*]] = arith.maxsi %[[N]]
+// CHECK: %[[TRIPS:.*]] = arith.ceildivsi %[[EXT]], %{{.*}}
+// CHECK: %[[BLOCK:.*]] = arith.constant 4096 : index
+// CHECK: ral.cpu_launch %[[CTX]], @dynamic_kernel_0, %[[TRIPS]], %[[BLOCK]], %[[N]], %[[M]] : index, memref<?x4xf32>
+// CHECK: func.func private @dynamic_kernel_0({{.*}}, %{{.*}}: index, %[[KM:.*]]: memref<?x4xf32> {ral.noalias})
+// CHECK: scf.for %[[I:.*]] =
+// CHECK: %[[ROW:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[KM]][%[[ROW]], %{{.*}}]
+func.func @dynamic(%ctx: !ral.context, %n: index, %m: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %one = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c4) step (%c2, %c1) {
+    memref.store %one, %m[%i, %j] : memref<?x4xf32>
+    scf.reduce
+  }
+  return
+}

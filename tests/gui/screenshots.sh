@@ -2,7 +2,8 @@
 # The workbench in a real window under Xvfb: one screenshot per panel of the CNN example
 # session, each checked not to be blank (check_png.py).
 #
-#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR setup        # profile DB with two runs of the CNN
+#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR setup        # profile DBs: two runs of the CNN, and
+#                                                         # its two variants (cnn_variants.json)
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
 # PANEL: pipeline ir diff run profile compare log. OUT_DIR/PANEL.png are the images (the user
@@ -24,7 +25,10 @@ if [ "${1:-}" = setup ]; then
   # Two runs with different settings: the session's test data, then random inputs.
   "$LOUPE" replay "$SESSION" --db "$OUT/p.db" > "$OUT/replay.md"
   "$LOUPE" run "$SRC/examples/models/cnn.onnx" --reps 30 --warmup 3 --seed 1 --db "$OUT/p.db" --json > "$OUT/run.json"
-  echo "profile DB: $OUT/p.db"
+  # The Compare panel shows two variants of a session: replayed into their own DB.
+  rm -f "$OUT/variants.db" "$OUT/variants.db-wal" "$OUT/variants.db-shm"
+  "$LOUPE" replay "$SRC/examples/sessions/cnn_variants.json" --db "$OUT/variants.db" > "$OUT/variants.md"
+  echo "profile DBs: $OUT/p.db $OUT/variants.db"
   exit 0
 fi
 
@@ -47,6 +51,7 @@ MLIR
     ir) extra=(--pass tosa-to-linalg --search linalg.conv_2d) ;;
     diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
+    compare) open=(--session "$SRC/examples/sessions/cnn_variants.json"); db=$OUT/variants.db ;;
   esac
   "${XVFB[@]}" "$LOUPE" gui "${open[@]}" --db "$db" --screenshot "$OUT/$panel.png" \
     --frames 5 --panel "$panel" "${extra[@]}"

@@ -179,12 +179,16 @@ bool ComparePanel::drawVariantPickers(ViewModel &vm, Actions &actions) {
 }
 
 void ComparePanel::drawPickers(ViewModel &vm, Actions &actions) {
-  if (vm.nav.comparesVariants() && (!variantMode_ || pickBaseline_ != vm.nav.baselineVariant ||
-                                    pickCandidate_ != vm.nav.candidateVariant)) {
+  bool navVariants = vm.nav.comparesVariants();
+  if (navVariants && (!variantMode_ || pickBaseline_ != vm.nav.baselineVariant ||
+                      pickCandidate_ != vm.nav.candidateVariant)) {
     variantMode_ = true; // e.g. a session opened with `compare`, or Run both
     pickBaseline_ = vm.nav.baselineVariant;
     pickCandidate_ = vm.nav.candidateVariant;
+  } else if (!navVariants && sawNavVariants_) {
+    variantMode_ = false; // runs picked elsewhere (Profile panel, a new run)
   }
+  sawNavVariants_ = navVariants;
   if (ImGui::RadioButton("runs", !variantMode_) && variantMode_)
     setVariantMode(vm, actions, false);
   ImGui::SameLine();

@@ -36,7 +36,8 @@ inline constexpr int kSessionVersion = 2;
 inline constexpr const char *kBaseVariant = "base";
 
 /// How to compile. Session.cpp lists the fields once (pipelineFields); the top level and
-/// every variant read, write and compare them through that list.
+/// every variant read, write and compare them through that list. A new field also needs its
+/// mapping to compiler::CompileOptions (compileOptionsFor / pipelineSettingsOf, Runner.h).
 struct PipelineSettings {
   std::string target = "cpu";        ///< Compile target.
   std::string phaseTo = "artifact";  ///< Last phase the GUI compiles to (runs always compile

@@ -54,6 +54,7 @@ private:
   std::vector<int> order_;
   float thresholdPercent_ = 5.0f;
   bool variantMode_ = false;
+  bool sawNavVariants_ = false; ///< nav compared variants at the last draw.
   std::string pickBaseline_, pickCandidate_; ///< Variant picks, also before both are set.
   int drawnBars_ = 0;
 };

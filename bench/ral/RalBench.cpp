@@ -11,13 +11,16 @@
 // peer as <group>_peer, for bench/ratios.py.
 //
 //===----------------------------------------------------------------------===//
+#include "loupe/ral/Artifact.h"
 #include "loupe/ral/Context.h"
 #include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/Registry.h"
+#include "loupe/ral/Tracer.h"
 #include "loupe/ral/ral_api.h"
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -210,6 +213,39 @@ void BM_RalCpuLaunchAdd(benchmark::State &state) {
 }
 BENCHMARK(BM_RalCpuLaunchAdd)->Name("ral_add_cpulaunch")->Unit(benchmark::kMillisecond);
 
+/// Times one dispatch of an artifact (begin to end on the steady clock).
+class DispatchTimer : public Tracer {
+public:
+  void dispatchBegin(int64_t) override { begin = std::chrono::steady_clock::now(); }
+  void dispatchEnd(int64_t) override { seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count(); }
+  std::chrono::steady_clock::time_point begin;
+  double seconds = 0;
+};
+
+/// The same add compiled by Loupe from bench/ral/add.mlir: the code-generated kernel goes
+/// through ral-outline-cpu-kernels and ral_cpu_launch_1d. Timed per dispatch (the add alone,
+/// not the hand-over of the output).
+void BM_CompiledAdd(benchmark::State &state) {
+  auto artifact = Artifact::load(LOUPE_BENCH_ADD_ARTIFACT);
+  if (!artifact.isOk()) {
+    state.SkipWithError(artifact.status().message().c_str());
+    return;
+  }
+  std::vector<Tensor> inputs = (*artifact)->randomInputs(0), outputs = (*artifact)->allocateOutputs();
+  DispatchTimer timer;
+  for (auto _ : state) {
+    Status s = (*artifact)->run(inputs, outputs, &timer);
+    if (!s.isOk()) {
+      state.SkipWithError(s.message().c_str());
+      return;
+    }
+    state.SetIterationTime(timer.seconds);
+  }
+  state.counters["bytes"] = double(kElements * 3 * int64_t(sizeof(float)));
+  state.counters["threads"] = (*artifact)->context()->cpu().threadPool().numThreads();
+}
+BENCHMARK(BM_CompiledAdd)->Name("ral_add_compiled")->UseManualTime()->Unit(benchmark::kMillisecond);
+
 /// A launch too small to split: the inline path's fixed cost.
 void BM_RalCpuLaunchTinyInline(benchmark::State &state) {
   auto context = benchContext();
@@ -292,5 +328,10 @@ int main(int argc, char **argv) {
                 "(%.2f GB/s), %.0f%% of memcpy (%.2f GB/s), %.2fx single-thread add (%.2f GB/s)\n",
                 ral, 100 * ral / peer, peer, memcpyRate > 0 ? 100 * ral / memcpyRate : 0,
                 memcpyRate, single > 0 ? ral / single : 0, single);
+  double compiled = get(reporter.gbps, "ral_add_compiled");
+  if (compiled > 0 && peer > 0)
+    std::printf("  compiled add (loupe compile bench/ral/add.mlir): %.2f GB/s = %.0f%% of the "
+                "threaded STREAM add peer, %.2fx single-thread add\n",
+                compiled, 100 * compiled / peer, single > 0 ? compiled / single : 0);
   return 0;
 }

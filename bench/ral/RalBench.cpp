@@ -213,6 +213,53 @@ void BM_RalCpuLaunchAdd(benchmark::State &state) {
 }
 BENCHMARK(BM_RalCpuLaunchAdd)->Name("ral_add_cpulaunch")->Unit(benchmark::kMillisecond);
 
+/// ral_gemm of the MLP example's first layer (8x64 * 64x128, f32) through each CPU library
+/// kernel, with a naive triple loop as the peer: which backend deserves the higher plevel.
+void gemmThrough(benchmark::State &state, const char *api) {
+  constexpr int64_t m = 8, k = 64, n = 128;
+  std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n);
+  auto ma = makeMemRef<float, 2>(a.data(), {m, k}), mb = makeMemRef<float, 2>(b.data(), {k, n}),
+       mc = makeMemRef<float, 2>(c.data(), {m, n});
+  auto context = benchContext();
+  ExecutionContext execution(*context);
+  void *ctx = &execution;
+  bool noTranspose = false;
+  std::vector<void *> args = {&ctx};
+  for (MemRef<float, 2> *x : {&ma, &mb, &mc}) {
+    args.insert(args.end(), {&x->allocated, &x->aligned, &x->offset});
+    args.insert(args.end(), {&x->sizes[0], &x->sizes[1], &x->strides[0], &x->strides[1]});
+  }
+  args.insert(args.end(), {&noTranspose, &noTranspose});
+  for (auto _ : state) {
+    ral_api_call(ctx, api, args.data());
+    benchmark::DoNotOptimize(c.data());
+  }
+  if (!execution.finish().isOk())
+    state.SkipWithError(execution.status().message().c_str());
+  state.counters["flops"] = double(2 * m * n * k);
+}
+void BM_GemmNaivePeer(benchmark::State &state) {
+  constexpr int64_t m = 8, k = 64, n = 128;
+  std::vector<float> a(m * k, 0.5f), b(k * n, 0.25f), c(m * n);
+  for (auto _ : state) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t p = 0; p < k; ++p)
+          acc += a[i * k + p] * b[p * n + j];
+        c[i * n + j] = acc;
+      }
+    benchmark::DoNotOptimize(c.data());
+  }
+}
+BENCHMARK(BM_GemmNaivePeer)->Name("ral_gemm8x64x128_naive");
+BENCHMARK_CAPTURE(gemmThrough, openblas,
+                  "ral_gemm_openblas___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void")
+    ->Name("ral_gemm8x64x128_openblas");
+BENCHMARK_CAPTURE(gemmThrough, onednn,
+                  "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void")
+    ->Name("ral_gemm8x64x128_onednn");
+
 /// Times one dispatch of an artifact (begin to end on the steady clock).
 class DispatchTimer : public Tracer {
 public:

@@ -7,6 +7,11 @@
 // once per shape and kept in a per-context cache (the oneDNN engine is one per process);
 // executing one primitive from several threads at once is allowed by oneDNN.
 //
+// Debian's oneDNN runs its primitives on an OpenMP team. A team as wide as the machine costs
+// milliseconds per call on small problems when its threads are descheduled (measured by
+// bench_ral: 8x64x128 GEMM 3.4 ms with 2 threads on a loaded 2-core machine, 8 us with one),
+// so each call gets one thread per kFlopsPerThread of work.
+//
 //===----------------------------------------------------------------------===//
 #include "GemmShapes.h"
 
@@ -19,11 +24,38 @@
 #include <mutex>
 #include <unordered_map>
 
+#if LOUPE_ONEDNN_OPENMP
+#include <omp.h>
+#endif
+
 namespace loupe::ral {
 
 namespace {
 
 using dnnl::memory;
+
+/// Work per OpenMP thread below which a oneDNN call does not add one (~0.1-1 ms of f32 FMAs).
+constexpr double kFlopsPerThread = 1 << 23;
+
+/// Sizes the calling thread's OpenMP team for a call of `flops` (restored on scope exit).
+class ScopedTeamSize {
+public:
+  explicit ScopedTeamSize(double flops) {
+#if LOUPE_ONEDNN_OPENMP
+    previous_ = omp_get_max_threads();
+    int wanted = static_cast<int>(std::min<double>(omp_get_num_procs(), flops / kFlopsPerThread));
+    omp_set_num_threads(std::max(1, wanted));
+#endif
+  }
+  ~ScopedTeamSize() {
+#if LOUPE_ONEDNN_OPENMP
+    omp_set_num_threads(previous_);
+#endif
+  }
+
+private:
+  int previous_ = 1;
+};
 
 struct OneDnnEngine : Context::Resource {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
@@ -129,6 +161,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
       return dnnl::primitive(dnnl::matmul::primitive_desc(desc, attr, engine));
     });
+    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1));
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<float *>(a))},
@@ -259,6 +292,7 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
                                 dilates, padL, padR);
       return dnnl::primitive(dnnl::convolution_forward::primitive_desc(desc, attr, engine));
     });
+    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw);
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, engine, input.data())},

@@ -1,0 +1,135 @@
+//===- ReplayTest.cpp - Every variant run and stored, two compared ------------===//
+#include "loupe/sessions/Replay.h"
+#include "loupe/sessions/Report.h"
+
+#include "loupe/profiler/Store.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+using namespace loupe;
+using namespace loupe::sessions;
+
+namespace {
+const std::string kModels = std::string(LOUPE_SOURCE_DIR) + "/examples/models/";
+
+/// mlp_tosa with test data; variants given as JSON text.
+Session mlpSession(const std::string &variants) {
+  std::string text = R"({"loupe_session": 2, "name": "mlp", "model": "mlp_tosa.mlir",
+    "run": {"warmup": 1, "reps": 9, "inputs": "mlp_tosa/test_data_set_0",
+            "check": "mlp_tosa/test_data_set_0", "rtol": 1e-4})" + variants + "}";
+  auto s = parseSession(text, kModels + "s.json");
+  EXPECT_TRUE(s.isOk()) << s.status().message();
+  return s.isOk() ? *s : Session();
+}
+
+std::string freshDb(const char *name) {
+  auto db = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove(db);
+  return db.string();
+}
+
+TEST(ReplayTest, RunsEveryVariantStoresItsNameAndCompares) {
+  Session s = mlpSession(R"(, "variants": [{"name": "short"}, {"name": "long", "run": {"reps": 12}}],
+    "compare": ["short", "long"])");
+  std::string db = freshDb("replay_test.db");
+  std::vector<std::string> progressed;
+  ReplayResult r = replaySession(s, db, [&](const std::string &v, const std::string &, double) {
+    if (progressed.empty() || progressed.back() != v)
+      progressed.push_back(v);
+  });
+  EXPECT_EQ(progressed, (std::vector<std::string>{"short", "long"}));
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.exitCode(), kExitOk);
+  EXPECT_EQ(r.runs[1].outcome.repNs.size(), 12u);
+
+  auto store = profiler::Store::open(db);
+  ASSERT_TRUE(store.isOk());
+  auto runs = store->listRuns();
+  ASSERT_TRUE(runs.isOk());
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].variant, "long"); // newest first
+  EXPECT_EQ((*runs)[1].variant, "short");
+  EXPECT_EQ((*runs)[1].session, "mlp");
+  auto stored = store->loadRun(r.runs[1].outcome.runId);
+  ASSERT_TRUE(stored.isOk());
+  auto again = variantFromRunConfig(s, "again", stored->configJson);
+  ASSERT_TRUE(again.isOk());
+  EXPECT_EQ(again->run, s.variant("long")->run) << "the stored config reproduces the variant";
+
+  ASSERT_TRUE(r.compare && r.compare->comparison) << (r.compare ? r.compare->error : "");
+  const RunComparison &c = *r.compare->comparison;
+  EXPECT_EQ(r.compare->baselineRunId, r.runs[0].outcome.runId);
+  EXPECT_EQ(c.total.comparison.baseline.count, 9u);
+  EXPECT_EQ(c.total.comparison.candidate.count, 12u);
+  ASSERT_EQ(c.rows.size(), r.runs[0].outcome.dispatches.size());
+  // The same numbers as profiler::compare on the samples (one implementation).
+  const auto &a = r.runs[0].outcome.dispatches[0].samplesNs;
+  const auto &b = r.runs[1].outcome.dispatches[0].samplesNs;
+  profiler::Comparison direct = profiler::compare(a, b, 0.05);
+  EXPECT_EQ(c.rows[0].comparison.verdict, direct.verdict);
+  EXPECT_DOUBLE_EQ(c.rows[0].comparison.test.pValue, direct.test.pValue);
+  EXPECT_DOUBLE_EQ(c.rows[0].ratio, direct.candidate.median / direct.baseline.median);
+
+  nlohmann::json report = buildReport(r, s);
+  EXPECT_EQ(report["loupe_report"], 2);
+  ASSERT_EQ(report["variants"].size(), 2u);
+  EXPECT_EQ(report["variants"][1]["name"], "long");
+  EXPECT_EQ(report["variants"][1]["settings"]["reps"], 12);
+  EXPECT_TRUE(report["variants"][1]["correctness"]["passed"]);
+  const nlohmann::json &cj = report["comparison"];
+  EXPECT_EQ(cj["baseline"], "short");
+  EXPECT_EQ(cj["candidate"], "long");
+  EXPECT_EQ(cj["dispatches"].size(), c.rows.size());
+  EXPECT_EQ(cj["verdict"], profiler::verdictName(c.total.comparison.verdict));
+  EXPECT_EQ(cj["dispatches"][0]["verdict"], profiler::verdictName(direct.verdict));
+  EXPECT_DOUBLE_EQ(cj["dispatches"][0]["baseline_median_ns"].get<double>(), direct.baseline.median);
+  int counted = 0;
+  for (auto &[verdict, n] : cj["counts"].items())
+    counted += n.get<int>();
+  EXPECT_EQ(counted, static_cast<int>(c.rows.size()));
+  std::string md = renderMarkdown(report);
+  EXPECT_NE(md.find("\n## Comparison\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| all | whole repetition |"), std::string::npos);
+  EXPECT_NE(md.find("\n## Variant `short`\n"), std::string::npos);
+  EXPECT_NE(md.find("\n### Dispatches\n"), std::string::npos);
+  EXPECT_EQ(md.find("\n## Pipeline\n"), std::string::npos) << "per-variant sections are ###";
+}
+
+TEST(ReplayTest, AFailingVariantFailsTheReplayAndTheComparison) {
+  Session s = mlpSession(R"(, "variants": [{"name": "ok"},
+    {"name": "nowhere", "run": {"inputs": "/nonexistent/inputs"}},
+    {"name": "random", "run": {"inputs": "", "seed": 3}}], "compare": ["ok", "nowhere"])");
+  ReplayResult r = replaySession(s, "");
+  ASSERT_EQ(r.runs.size(), 3u) << "the other variants still run";
+  EXPECT_EQ(r.runs[0].outcome.exitCode, kExitOk);
+  EXPECT_EQ(r.runs[1].outcome.exitCode, kExitBadInput);
+  EXPECT_EQ(r.runs[2].outcome.exitCode, kExitMismatch) << "random inputs against test data";
+  EXPECT_EQ(r.exitCode(), kExitBadInput);
+  ASSERT_TRUE(r.compare);
+  EXPECT_FALSE(r.compare->comparison);
+  EXPECT_NE(r.compare->error.find("variant 'nowhere' failed"), std::string::npos) << r.compare->error;
+  nlohmann::json report = buildReport(r, s);
+  EXPECT_EQ(report["exit_code"], kExitBadInput);
+  EXPECT_NE(report["error"].get<std::string>().find("variant 'nowhere'"), std::string::npos);
+  EXPECT_TRUE(report["comparison"].contains("error"));
+  EXPECT_NE(renderMarkdown(report).find("not compared"), std::string::npos);
+}
+
+TEST(ReplayTest, ASessionWithoutVariantsReportsAsBefore) {
+  Session s = mlpSession("");
+  ReplayResult r = replaySession(s, "");
+  ASSERT_EQ(r.runs.size(), 1u);
+  EXPECT_EQ(r.runs[0].variant.name, "base");
+  EXPECT_FALSE(r.compare);
+  nlohmann::json report = buildReport(r, s);
+  EXPECT_EQ(report, buildReport(r.runs[0].outcome, s.model, s.name));
+  EXPECT_EQ(report["loupe_report"], 1);
+  EXPECT_FALSE(report.contains("variants"));
+  std::string md = renderMarkdown(report);
+  EXPECT_NE(md.find("\n## Pipeline\n"), std::string::npos);
+  EXPECT_EQ(md.find("Variant"), std::string::npos);
+}
+} // namespace

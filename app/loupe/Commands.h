@@ -11,6 +11,7 @@ int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
+int backendsCommand(int argc, char **argv, int first); ///< loupe backends list
 
 } // namespace loupe::app
 

@@ -1,4 +1,5 @@
 //===- CompileCommand.cpp - loupe compile ------------------------------------===//
+#include "BackendFlags.h"
 #include "CommandLine.h"
 #include "loupe/Commands.h"
 
@@ -74,14 +75,17 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
 }
 
 int compileCommand(int argc, char **argv, int first) {
-  CommandLine cl({"--target", "--phase-to", "--dump-dir", "--emit", "-o"}, {});
+  std::set<std::string> valued = {"--target", "--phase-to", "--dump-dir", "--emit", "-o"};
+  valued.merge(backendFlagNames());
+  CommandLine cl(valued, {});
   std::string error;
-  if (!cl.parse(argc, argv, first, error) || cl.positionals().size() != 1) {
+  CompileOptions options;
+  if (!cl.parse(argc, argv, first, error) || cl.positionals().size() != 1 ||
+      !applyBackendFlags(cl, options, error)) {
     std::fprintf(stderr, "loupe compile: %s\n",
                  error.empty() ? "expected exactly one MODEL" : error.c_str());
     return 2;
   }
-  CompileOptions options;
   options.target = cl.get("--target", "cpu");
   std::string emit = cl.get("--emit", "artifact");
   if (emit != "mlir" && emit != "llvm" && emit != "artifact") {

@@ -1,4 +1,5 @@
 //===- RunCommand.cpp - loupe run ---------------------------------------------===//
+#include "BackendFlags.h"
 #include "CommandLine.h"
 #include "loupe/Commands.h"
 
@@ -19,8 +20,8 @@ static nlohmann::json runSummaryJson(const RunOutcome &o) {
   nlohmann::json dispatches = nlohmann::json::array();
   for (const DispatchStats &d : o.dispatches)
     dispatches.push_back({{"id", d.info.id}, {"name", d.info.name}, {"loc", d.info.loc},
-                          {"median_ns", d.summary.median}, {"iqr_ns", d.summary.iqr()},
-                          {"calls", d.samplesNs.size()}});
+                          {"backend", d.info.backend}, {"median_ns", d.summary.median},
+                          {"iqr_ns", d.summary.iqr()}, {"calls", d.samplesNs.size()}});
   nlohmann::json check = nullptr;
   if (o.checked) {
     bool passed = true;
@@ -44,12 +45,12 @@ static void printHuman(const RunOutcome &o) {
   std::printf("device: %s\n", o.deviceName.c_str());
   std::printf("run: median %.3f ms, IQR %.3f ms over %zu reps\n", o.runSummary.median / 1e6,
               o.runSummary.iqr() / 1e6, o.repNs.size());
-  std::printf("%4s  %-34s %-28s %12s %12s %7s\n", "id", "dispatch", "loc", "median us", "IQR us",
-              "share");
+  std::printf("%4s  %-34s %-9s %-28s %12s %12s %7s\n", "id", "dispatch", "backend", "loc",
+              "median us", "IQR us", "share");
   for (const DispatchStats &d : o.dispatches)
-    std::printf("%4lld  %-34s %-28.28s %12.2f %12.2f %6.1f%%\n", (long long)d.info.id,
-                d.info.name.c_str(), d.info.loc.c_str(), d.summary.median / 1e3,
-                d.summary.iqr() / 1e3, 100 * d.share);
+    std::printf("%4lld  %-34s %-9s %-28.28s %12.2f %12.2f %6.1f%%\n", (long long)d.info.id,
+                d.info.name.c_str(), d.info.backend.c_str(), d.info.loc.c_str(),
+                d.summary.median / 1e3, d.summary.iqr() / 1e3, 100 * d.share);
   for (const OutputCheck &c : o.checks)
     std::printf("check output %lld: %s%s%s\n", (long long)c.record.outputIdx,
                 c.record.passed ? "pass" : "FAIL", c.message.empty() ? "" : ": ",
@@ -71,16 +72,18 @@ static bool parseDouble(const CommandLine &cl, const char *flag, double &out, st
 }
 
 int runCommand(int argc, char **argv, int first) {
-  CommandLine cl({"--inputs", "--check", "--reps", "--warmup", "--seed", "--rtol", "--atol",
-                  "--db", "--target", "--device"},
-                 {"--json"});
+  std::set<std::string> valued = {"--inputs", "--check", "--reps", "--warmup", "--seed",
+                                  "--rtol",   "--atol",  "--db",   "--target", "--device"};
+  valued.merge(backendFlagNames());
+  CommandLine cl(valued, {"--json"});
   std::string error;
   RunRequest request;
   int seed = 0;
   bool ok = cl.parse(argc, argv, first, error) && cl.getInt("--reps", request.run.reps, error) &&
             cl.getInt("--warmup", request.run.warmup, error) &&
             cl.getInt("--seed", seed, error) && parseDouble(cl, "--rtol", request.run.rtol, error) &&
-            parseDouble(cl, "--atol", request.run.atol, error);
+            parseDouble(cl, "--atol", request.run.atol, error) &&
+            applyBackendFlags(cl, request.compile, error);
   if (ok && cl.positionals().size() != 1)
     error = "expected exactly one MODEL or ARTIFACT", ok = false;
   if (ok && request.run.reps < 1)

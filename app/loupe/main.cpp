@@ -11,10 +11,12 @@ static const char *kUsage =
     "       loupe <command> [options]\n"
     "  gui (the default)  the desktop workbench; `loupe gui --help` lists its flags\n"
     "  compile MODEL [--target cpu] [--phase-to P] [--dump-dir D] [--emit mlir|llvm|artifact] [-o OUT]\n"
+    "                [--backends B1,B2] [--override LOC=B,...] [--fusion on|off]\n"
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]\n"
-    "                     [--rtol X] [--atol X] [--db DB] [--json]\n"
+    "                     [--rtol X] [--atol X] [--db DB] [--json] [backend flags as compile]\n"
     "  replay SESSION [--db DB] [--report OUT.md|OUT.json]\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
+    "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
@@ -49,6 +51,8 @@ int main(int argc, char **argv) {
     return loupe::app::compileCommand(argc, argv, 2);
   if (!std::strcmp(command, "ral"))
     return loupe::app::ralCommand(argc, argv, 2);
+  if (!std::strcmp(command, "backends"))
+    return loupe::app::backendsCommand(argc, argv, 2);
   if (!std::strcmp(command, "db"))
     return loupe::app::dbCommand(argc, argv, 2);
   if (!std::strcmp(command, "run"))

@@ -49,6 +49,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"op", d.info.op},
                           {"loc", d.info.loc},
                           {"backend", d.info.backend},
+                          {"reason", d.info.reason},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
@@ -229,6 +230,14 @@ static std::string renderRunBody(const json &r, const std::string &h) {
           std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) + " | " +
           formatNs(d["iqr_ns"]) + " | " + share + " |\n";
   }
+  // Why each library-capable op got its backend (ral-lower-to-library-call's reasons).
+  std::string backends;
+  for (const json &d : r["dispatches"])
+    if (!d.value("reason", "").empty())
+      backends += "| `" + d["name"].get<std::string>() + "` | " + d.value("backend", "") + " | " +
+                  d.value("reason", "") + " |\n";
+  if (!backends.empty())
+    md += "\n" + h + " Backend choices\n\n| dispatch | backend | why |\n|---|---|---|\n" + backends;
 
   if (corr.value("checked", false)) {
     md += "\n" + h + " Correctness\n\n| output | result | max abs err | max rel err | note |\n"

@@ -164,6 +164,42 @@ PY
   expect_exit 2 "v1.json: /variants: 'variants' needs" "$LOUPE" replay "$WORK/v1.json" --db "$WORK/p.db"
 }
 
+# Every example gives the reference outputs under each backend choice and with fusion off;
+# the backends the dispatch table reports follow the choice.
+case_backend_variants() {
+  "$LOUPE" backends list >"$WORK/backends"
+  grep -Eq '^onednn +cpu +conv2d +15 +ral_conv_onednn +yes' "$WORK/backends" ||
+    { cat "$WORK/backends"; fail "backends list lacks oneDNN conv"; }
+  for model in mlp cnn transformer_block; do
+    data=$MODELS/$model/test_data_set_0
+    for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \
+                 "--override fc1=openblas,conv1=codegen"; do
+      # shellcheck disable=SC2086
+      "$LOUPE" run "$MODELS/$model.onnx" $flags --inputs "$data" --check "$data" --reps 2 \
+        --json >"$WORK/run.json" || fail "$model $flags: run failed"
+      python3 - "$WORK/run.json" "$model" "$flags" <<'PY'
+import json, sys
+run, model, flags = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert run["check"] == "pass", (model, flags, run["check"])
+backends = {d["backend"] for d in run["dispatches"]}
+if flags == "--backends codegen":
+    assert backends == {"codegen"}, (model, flags, backends)
+elif flags == "--backends openblas,codegen":
+    assert backends <= {"codegen", "openblas"}, (model, flags, backends)
+elif model in ("mlp", "cnn") and flags == "":
+    assert "onednn" in backends, (model, flags, backends)
+if model == "cnn" and flags.startswith("--override"):
+    conv = [d for d in run["dispatches"] if "conv" in d["name"] and d["loc"] == "conv1"]
+    assert all(d["backend"] == "codegen" for d in conv), conv
+PY
+    done
+  done
+  expect_exit 2 "unknown backend 'mkl' \(known: codegen, onednn" \
+    "$LOUPE" run "$MODELS/mlp.onnx" --backends mkl
+  expect_exit 2 "--fusion expects on or off" "$LOUPE" compile "$MODELS/mlp.onnx" --fusion maybe
+  expect_exit 2 "--override expects LOC=BACKEND" "$LOUPE" compile "$MODELS/mlp.onnx" --override fc1
+}
+
 case_bad_inputs() {
   head -c 300 "$MODELS/cnn.onnx" >"$WORK/truncated.onnx"
   expect_exit 2 "truncated.onnx" "$LOUPE" compile "$WORK/truncated.onnx"

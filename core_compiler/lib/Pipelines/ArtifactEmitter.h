@@ -32,6 +32,7 @@ struct ArtifactInfo {
   std::vector<TensorSignature> inputs;
   std::vector<TensorSignature> outputs;
   std::string dispatchesJson = "[]";    ///< The entry's `loupe.dispatches`, as a JSON array.
+  std::vector<DispatchSummary> dispatches; ///< The same table, typed.
 };
 
 /// Captures the entry signature of a tensor-level module (after the graph phase). Fails with

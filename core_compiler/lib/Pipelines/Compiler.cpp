@@ -2,6 +2,7 @@
 #include "loupe/Pipelines/Compiler.h"
 
 #include "ArtifactEmitter.h"
+#include "GraphCapture.h"
 #include "Phases.h"
 #include "SnapshotRecorder.h"
 
@@ -146,8 +147,12 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
                   modelPath + ": pass '" + failedPass + "' of phase '" + phase + "' failed:\n" +
                       diagnostics.messages());
     }
-    if (std::string(phase) == "ral")
+    if (std::string(phase) == "graph")
+      captureGraph(module.get(), result.graph);
+    if (std::string(phase) == "ral") {
       captureDispatches(module.get(), info);
+      result.dispatches = info.dispatches;
+    }
     result.lastPhase = phase;
   }
 

@@ -37,6 +37,24 @@ const char *irKindName(IrKind kind) {
   return "text";
 }
 
+/// `{device=cpu backends=onednn,codegen overrides=Conv_3=codegen}` for ral-lower-to-library-call.
+static std::string libraryCallOptions(const CompileOptions &options) {
+  std::string text = "{device=" + std::string(options.target == "cuda" ? "gpu" : "cpu");
+  auto list = [&](const char *key, const std::vector<std::string> &items) {
+    if (items.empty())
+      return;
+    text += std::string(" ") + key + "=";
+    for (size_t i = 0; i < items.size(); ++i)
+      text += (i ? "," : "") + items[i];
+  };
+  list("backends", options.backends);
+  std::vector<std::string> overrides;
+  for (const auto &[loc, backend] : options.backendOverrides)
+    overrides.push_back(loc + "=" + backend);
+  list("overrides", overrides);
+  return text + "}";
+}
+
 std::string phasePassList(const std::string &phase, const CompileOptions &options) {
   // graph: TOSA-level clean-up, shape inference and folding of constant weights.
   if (phase == "graph")
@@ -44,20 +62,23 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "canonicalize,cse,"
            "func.func(tosa-layerwise-constant-fold),"
            "canonicalize";
-  // lower: TOSA -> linalg on tensors, elementwise fusion, one-shot bufferization.
+  // lower: TOSA -> linalg on tensors, elementwise fusion (unless off), one-shot bufferization.
   if (phase == "lower")
-    return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
-           "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize,"
+    return std::string("func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
+                       "tosa-to-tensor),canonicalize,") +
+           (options.fusion ? "linalg-fuse-elementwise-ops," : "") +
+           "cse,canonicalize,"
            "loupe-protect-entry-inputs,"
            "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
            "one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
            "canonicalize";
-  // ral: context injection, deallocation, library calls, dispatch tracing, CPU kernels.
+  // ral: context injection, deallocation, backends and library calls, dispatch tracing, CPU
+  // kernels.
   if (phase == "ral")
     return "ral-inject-execution-context,"
            "buffer-deallocation-pipeline,"
-           "ral-lower-to-library-call,"
+           "ral-lower-to-library-call" + libraryCallOptions(options) + ","
            "loupe-instrument-dispatches,"
            "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,canonicalize,cse";
   // llvm: everything to the LLVM dialect.

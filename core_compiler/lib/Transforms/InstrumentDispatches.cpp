@@ -34,8 +34,7 @@ func::FuncOp loupe::lookupEntryFunction(ModuleOp module) {
   return entry;
 }
 
-/// Human-readable provenance of `loc`: the names of NameLocs (ONNX nodes), else file:line.
-static std::string describeLoc(Location loc) {
+std::string loupe::describeLoc(Location loc) {
   llvm::SmallVector<std::string> parts;
   loc->walk([&](Location inner) {
     if (auto name = dyn_cast<NameLoc>(inner))
@@ -118,8 +117,12 @@ struct InstrumentDispatchesPass
       OpBuilder builder(op);
       Location loc = op->getLoc();
       std::string name = "dispatch_" + std::to_string(id) + "_" + kernelName(op);
-      std::string backend = isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
-      std::string source = describeLoc(loc);
+      // ral-lower-to-library-call records the backend it chose and why.
+      auto chosen = op->getAttrOfType<StringAttr>("loupe.backend");
+      std::string backend = chosen ? chosen.str()
+                                   : isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
+      auto reason = op->getAttrOfType<StringAttr>("loupe.backend_reason");
+      std::string source = loupe::describeLoc(loc);
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
       llvm::SmallVector<Value> beginArgs = {
           idValue, loupe::globalStringAddress(builder, loc, module, name),
@@ -140,6 +143,7 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("op", attrs.getStringAttr(op->getName().getStringRef())),
           attrs.getNamedAttr("loc", attrs.getStringAttr(source)),
           attrs.getNamedAttr("backend", attrs.getStringAttr(backend)),
+          attrs.getNamedAttr("reason", reason ? reason : attrs.getStringAttr("")),
       }));
     }
     entry->setAttr("loupe.dispatches", attrs.getArrayAttr(table));

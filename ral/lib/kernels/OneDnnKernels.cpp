@@ -61,10 +61,16 @@ struct OneDnnEngine : Context::Resource {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
 };
 
+/// A built primitive and the weights layout it chose (convolutions pick a blocked one).
+struct CachedPrimitive {
+  dnnl::primitive primitive;
+  memory::desc weights;
+};
+
 /// Primitives of one context keyed by their shapes and attributes.
 struct OneDnnPrimitives : Context::Resource {
   std::mutex mutex;
-  std::unordered_map<std::string, dnnl::primitive> primitives;
+  std::unordered_map<std::string, CachedPrimitive> primitives;
 };
 
 dnnl::engine &engineOf(ExecutionContext *ctx) {
@@ -76,7 +82,7 @@ dnnl::engine &engineOf(ExecutionContext *ctx) {
 
 /// The cached primitive for `key`, built with `build` on a miss.
 template <typename Build>
-dnnl::primitive primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
+CachedPrimitive primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
   auto *cache = static_cast<OneDnnPrimitives *>(ctx->getOrCreateResource(
       "ral.onednn.primitives", Context::Lifetime::kPerContext,
       [] { return std::make_unique<OneDnnPrimitives>(); }));
@@ -86,7 +92,7 @@ dnnl::primitive primitiveFor(ExecutionContext *ctx, const std::string &key, Buil
     if (it != cache->primitives.end())
       return it->second;
   }
-  dnnl::primitive p = build();
+  CachedPrimitive p = build();
   std::lock_guard<std::mutex> lock(cache->mutex);
   return cache->primitives.emplace(key, p).first->second;
 }
@@ -159,8 +165,8 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       attr.set_post_ops(ops);
       dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
-      return dnnl::primitive(dnnl::matmul::primitive_desc(desc, attr, engine));
-    });
+      return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc};
+    }).primitive;
     ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1));
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
@@ -260,47 +266,62 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
     return ctx->signalError(invalidArgument("ral_conv_onednn: bias has " +
                                             std::to_string(bias.sizes[0]) + " entries, want " +
                                             std::to_string(o)));
-  if (!input.isContiguous() || !filter.isContiguous() || !output.isContiguous())
-    return ctx->signalError(invalidArgument("ral_conv_onednn: memrefs must be contiguous" + shapes));
   try {
     dnnl::engine &engine = engineOf(ctx);
     std::string error;
     dnnl::post_ops ops;
     if (!postOpFor(activation, ops, error))
       return ctx->signalError(invalidArgument("ral_conv_onednn: " + error));
-    memory::desc src({n, c, h, w}, memory::data_type::f32, memory::format_tag::nchw);
-    memory::desc dst({n, o, oh, ow}, memory::data_type::f32, memory::format_tag::nchw);
-    memory::desc wei = groups == 1
-                           ? memory::desc({o, c, kh, kw}, memory::data_type::f32,
-                                          memory::format_tag::oihw)
-                           : memory::desc({groups, o / groups, c / groups, kh, kw},
-                                          memory::data_type::f32, memory::format_tag::goihw);
+    // Logical NCHW / OIHW dims with the memrefs' strides: NHWC buffers seen through a
+    // transposed view (what the compiler passes) need no copy.
+    auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
+    const int64_t *fs = filter.strides;
+    memory::desc src({n, c, h, w}, memory::data_type::f32, strides(input.strides));
+    memory::desc dst({n, o, oh, ow}, memory::data_type::f32, strides(output.strides));
+    memory::desc wei =
+        groups == 1 ? memory::desc({o, c, kh, kw}, memory::data_type::f32, strides(fs))
+                    : memory::desc({groups, o / groups, c / groups, kh, kw},
+                                   memory::data_type::f32,
+                                   memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
     memory::desc biasDesc({o}, memory::data_type::f32, memory::format_tag::x);
     std::string key = "conv" + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
-                                      groups, hasBias, activation});
-    dnnl::primitive prim = primitiveFor(ctx, key, [&] {
+                                      groups, hasBias, activation}) +
+                      keyOf({input.strides[0], input.strides[1], input.strides[2],
+                             input.strides[3], fs[0], fs[1], fs[2], fs[3], output.strides[0],
+                             output.strides[1], output.strides[2], output.strides[3]});
+    // Weights in the layout the primitive prefers (`any`): with strided user weights oneDNN
+    // falls back to its reference convolution (20 ms instead of microseconds on the CNN).
+    memory::desc weiAny(wei.dims(), memory::data_type::f32, memory::format_tag::any);
+    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
       memory::dims strides{sh, sw}, dilates{dh - 1, dw - 1}, padL{pt, pl}, padR{pb, pr};
       auto desc = hasBias ? dnnl::convolution_forward::desc(
                                 dnnl::prop_kind::forward_inference,
-                                dnnl::algorithm::convolution_direct, src, wei, biasDesc, dst,
+                                dnnl::algorithm::convolution_direct, src, weiAny, biasDesc, dst,
                                 strides, dilates, padL, padR)
                           : dnnl::convolution_forward::desc(
                                 dnnl::prop_kind::forward_inference,
-                                dnnl::algorithm::convolution_direct, src, wei, dst, strides,
+                                dnnl::algorithm::convolution_direct, src, weiAny, dst, strides,
                                 dilates, padL, padR);
-      return dnnl::primitive(dnnl::convolution_forward::primitive_desc(desc, attr, engine));
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
+      return CachedPrimitive{dnnl::convolution_forward(pd), pd.weights_desc()};
     });
     ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw);
     dnnl::stream stream(engine);
+    memory userWeights(wei, engine, filter.data()), weights = userWeights;
+    if (cached.weights != wei) {
+      // Reordered every call: the filter need not be a constant (a few KB on the examples).
+      weights = memory(cached.weights, engine);
+      dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
+    }
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, engine, input.data())},
-        {DNNL_ARG_WEIGHTS, memory(wei, engine, filter.data())},
+        {DNNL_ARG_WEIGHTS, weights},
         {DNNL_ARG_DST, memory(dst, engine, output.data())}};
     if (hasBias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
-    prim.execute(stream, args);
+    cached.primitive.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(std::string("ral_conv_onednn: oneDNN: ") + e.what() +

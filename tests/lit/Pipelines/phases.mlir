@@ -17,7 +17,7 @@
 // RAL-SAME: (%[[CTX:.*]]: !ral.context)
 // RAL-SAME: loupe.dispatches
 // RAL: ral.recv_input %[[CTX]], 0 : memref<4x8xf32>
-// RAL: callee = "ral_batch_gemm"
+// RAL: callee = "ral_batch_gemm_onednn"
 // RAL: ral.cpu_launch %[[CTX]], @main_kernel_0
 // RAL: ral.send_output %[[CTX]], 0
 // RAL: func.func private @main_kernel_0(%{{.*}}: !ral.context, %{{.*}}: index, %{{.*}}: index

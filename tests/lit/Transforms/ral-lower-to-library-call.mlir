@@ -1,30 +1,41 @@
 // RUN: loupe-opt --ral-lower-to-library-call --split-input-file %s | FileCheck %s
+// RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,codegen" --split-input-file %s | FileCheck %s --check-prefix=BLAS
+// RUN: loupe-opt --ral-lower-to-library-call="backends=codegen" --split-input-file %s | FileCheck %s --check-prefix=CODEGEN
+// RUN: loupe-opt --ral-lower-to-library-call="overrides=fc=openblas,conv=codegen" --split-input-file %s | FileCheck %s --check-prefix=OVERRIDE
 
-// A zero-filled f32 matmul becomes one ral_gemm dispatch; the fill goes away.
+// A zero-filled f32 matmul becomes one dispatch of the chosen backend's kernel; the fill goes
+// away. Default: the highest plevel (onednn 15 > openblas 12 > codegen 10); --backends picks
+// the first that runs the op; an override keyed by the op's loc wins over both.
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: linalg.fill
 // CHECK: %[[F:.*]] = arith.constant false
-// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm", device = "cpu", has_side_effect}
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)", loupe.plevel = 15 : i64}
 // CHECK-NOT: linalg.matmul
 // CHECK: ral.send_output %{{.*}}, 0, %[[C]]
+// BLAS: callee = "ral_gemm_openblas"{{.*}}loupe.backend = "openblas", loupe.backend_reason = "first of --backends openblas,codegen that runs matmul
+// CODEGEN-NOT: ral.dispatch
+// CODEGEN: linalg.fill
+// CODEGEN: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "first of --backends codegen that runs matmul
+// OVERRIDE: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "override for 'fc'"
 func.func @main(%ctx: !ral.context) {
   %a = ral.recv_input %ctx, 0 : memref<4x8xf32>
   %b = ral.recv_input %ctx, 1 : memref<8x16xf32>
   %zero = arith.constant 0.0 : f32
   %c = memref.alloc() : memref<4x16xf32>
-  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>)
-  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x16xf32>) loc("fc")
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>) loc("fc")
   ral.send_output %ctx, 0, %c : memref<4x16xf32>
   return
 }
 
 // -----
 
-// Batched matmul goes to ral_batch_gemm.
+// Batched matmul goes to the backend's batched kernel.
 
 // CHECK-LABEL: func.func @main
-// CHECK: ral.dispatch {{.*}}callee = "ral_batch_gemm"{{.*}} : (memref<2x4x8xf32>, memref<2x8x16xf32>, memref<2x4x16xf32>, i1, i1) -> ()
+// CHECK: ral.dispatch {{.*}}callee = "ral_batch_gemm_onednn"{{.*}} : (memref<2x4x8xf32>, memref<2x8x16xf32>, memref<2x4x16xf32>, i1, i1) -> ()
+// BLAS: callee = "ral_batch_gemm_openblas"
 func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%c : memref<2x4x16xf32>)
@@ -34,17 +45,67 @@ func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32
 
 // -----
 
-// Patterns that must not match: accumulation into a non-zero output, an output read between
-// the fill and the matmul, another element type, and functions without a context.
+// An NHWC convolution whose output holds a broadcast per-channel bias becomes ral_conv_onednn
+// on NCHW/OIHW views of the same buffers (no copies), with the bias and a params global
+// (stride 2x1, no padding, dilation 1x1, groups 1); the bias broadcast goes away. oneDNN is the
+// only CPU library backend for conv, so --backends openblas,codegen leaves it to codegen.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_2_1_0_0_0_0_1_1_1 : memref<9xi64> = dense<[2, 1, 0, 0, 0, 0, 1, 1, 1]>
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x9x8x3xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[BIAS:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x6x4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK-DAG: %[[P:.*]] = memref.get_global @__loupe_conv_params_2_1_0_0_0_0_1_1_1
+// CHECK-DAG: %[[INT:.*]] = memref.transpose %[[IN]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[WT]], %[[BIAS]], %[[OUTT]], %[[P]] {abi = "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void", callee = "ral_conv_onednn"
+// CHECK-NOT: linalg.conv_2d_nhwc_fhwc
+// BLAS-LABEL: func.func @conv
+// BLAS: linalg.conv_2d_nhwc_fhwc {{.*}}loupe.backend = "codegen"
+// OVERRIDE-LABEL: func.func @conv
+// OVERRIDE: linalg.conv_2d_nhwc_fhwc {{.*}}loupe.backend = "codegen", loupe.backend_reason = "override for 'conv'"
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv(%ctx: !ral.context, %in: memref<1x9x8x3xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<4xf32>, %out: memref<1x4x6x4xf32>) {
+  linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<4xf32>) outs(%out : memref<1x4x6x4xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+      ins(%in, %w : memref<1x9x8x3xf32>, memref<4x3x3x3xf32>) outs(%out : memref<1x4x6x4xf32>) loc("conv")
+  return
+}
+
+// -----
+
+// A zero-initialised conv output gets an empty bias.
+
+// CHECK-LABEL: func.func @conv_no_bias
+// CHECK: %[[EMPTY:.*]] = memref.alloca() : memref<0xf32>
+// CHECK: ral.dispatch {{.*}}, %[[EMPTY]], {{.*}}callee = "ral_conv_onednn"
+func.func @conv_no_bias(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %out: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  return
+}
+
+// -----
+
+// Patterns that must not match stay with codegen, and the reason names the rule: accumulation
+// into a non-zero output, an output read between the fill and the matmul, another element
+// type; functions without a context are not touched at all.
 
 // CHECK-LABEL: func.func @accumulate
-// CHECK: linalg.matmul
+// CHECK: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "onednn not used: C is not zero-filled right before the matmul
 // CHECK-LABEL: func.func @read_between
-// CHECK: linalg.matmul
+// CHECK: linalg.matmul {loupe.backend = "codegen"
 // CHECK-LABEL: func.func @f64
-// CHECK: linalg.matmul
+// CHECK: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "onednn not used: operands are not static f32 row-major memrefs
 // CHECK-LABEL: func.func @no_context
-// CHECK: linalg.matmul
+// CHECK: linalg.matmul ins
 // CHECK-NOT: ral.dispatch
 func.func @accumulate(%ctx: !ral.context, %a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>) {
   %one = arith.constant 1.0 : f32

@@ -9,6 +9,7 @@
 #define LOUPE_PIPELINES_COMPILER_H
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,34 @@ struct CompileOptions {
   bool keepIrText = true;          ///< Keep the text of changed snapshots (off: hashes only).
   bool recordPasses = true;        ///< Snapshot every MLIR pass (off: only the pseudo-passes;
                                    ///< bench/compiler measures the recorder's cost this way).
+  /// Ordered backend preference (`--backends onednn,codegen`); empty: highest plevel
+  /// (loupe/Backends/BackendRegistry.h).
+  std::vector<std::string> backends;
+  /// Per-op backend overrides keyed by `loc` (an ONNX node name or file:line).
+  std::map<std::string, std::string> backendOverrides;
+  bool fusion = true;              ///< Elementwise fusion (`--fusion off` keeps one kernel per op).
+};
+
+/// One kernel of the compiled entry: the dispatch table of loupe-instrument-dispatches.
+struct DispatchSummary {
+  int64_t id = 0;
+  std::string name;    ///< "dispatch_3_generic".
+  std::string op;      ///< "linalg.generic", "ral.dispatch", ...
+  std::string loc;     ///< Source ops (ONNX node names or file:line), comma-separated.
+  std::string backend; ///< "codegen", "onednn", "openblas", ...
+  std::string reason;  ///< Why that backend (empty for ops no library backend runs).
+};
+
+/// One op of the model after the `graph` phase (TOSA), for the GUI's graph panel.
+struct GraphNode {
+  int id = 0;
+  std::string op;   ///< "tosa.conv2d"; "input" for an argument of the entry function.
+  std::string name; ///< Its `loc` as in DispatchSummary::loc (ONNX node name).
+  std::string type; ///< First result type, e.g. "tensor<1x8x32x32xf32>".
+};
+struct OpGraph {
+  std::vector<GraphNode> nodes;
+  std::vector<std::pair<int, int>> edges; ///< Producer id -> consumer id.
 };
 
 /// Why a compile failed. BadInput covers malformed models, unsupported ops and MLIR
@@ -66,6 +95,8 @@ struct CompileResult {
   IrKind finalIrKind = IrKind::Mlir;
   std::string artifactPath;  ///< Set when the artifact phase ran.
   int64_t totalNs = 0;       ///< Wall time of the whole compile, nanoseconds.
+  OpGraph graph;             ///< Ops after the graph phase (when it ran).
+  std::vector<DispatchSummary> dispatches; ///< After the ral phase (when it ran).
   bool ok() const { return !error.has_value(); }
 };
 

@@ -19,6 +19,10 @@ namespace loupe {
 /// Finds the entry function: `main` if present, else the only public function; null otherwise.
 mlir::func::FuncOp lookupEntryFunction(mlir::ModuleOp module);
 
+/// Provenance of `loc` as the dispatch table shows it: the names of its NameLocs (ONNX nodes),
+/// else file:line, deduplicated in order and comma-separated.
+std::string describeLoc(mlir::Location loc);
+
 /// `!llvm.ptr` to an internal NUL-terminated global holding `text` (one global per distinct
 /// text, named by its hash), for string arguments of RAL calls.
 mlir::Value globalStringAddress(mlir::OpBuilder &builder, mlir::Location loc,

@@ -61,16 +61,35 @@ def RalInjectExecutionContext
 }
 
 def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> {
-  let summary = "Turn library-backed linalg ops into ral.dispatch calls";
+  let summary = "Choose a backend for every library-capable op; library ops become ral.dispatch";
   let description = [{
-    In a function that takes a `!ral.context`, a zero-filled `linalg.matmul` /
-    `linalg.batch_matmul` on f32 memrefs (the `linalg.fill` of 0 that TOSA lowering
-    puts before them, with no use of the output in between) becomes one
-    `ral.dispatch` of `ral_gemm` / `ral_batch_gemm` (C = A * B, overwriting C), and
-    the fill is dropped. Anything else stays for code generation. The dispatch's
-    `abi` attribute is filled in with the encoded name while the types are known.
+    In a function that takes a `!ral.context`, every `linalg.matmul`,
+    `linalg.batch_matmul` and `linalg.conv_2d_nhwc_fhwc` on static f32 memrefs gets
+    a backend from the backend registry (loupe/Backends/BackendRegistry.h, RAF's op
+    dialects, seed 004): a per-op override keyed by its `loc`, else the first of
+    `backends` that runs it, else the highest plevel on `device`.
+
+    A library backend replaces the op by one `ral.dispatch` of its kernel:
+    - matmul / batch_matmul on a zero-filled C (the `linalg.fill` of 0 that TOSA
+      lowering puts before them) -> `ral_gemm_<backend>` / `ral_batch_gemm_<backend>`
+      (C = A * B, overwriting C; the fill is dropped);
+    - conv on an output initialised with zeros or with a broadcast per-channel
+      bias -> `ral_conv_<backend>(input, filter, bias, output, params)` on NCHW /
+      OIHW views (`memref.transpose` of the NHWC / FHWC buffers, so no copy),
+      params = strides, zero padding (TOSA pads the input first), dilations, groups 1.
+    The dispatch's `abi` attribute is filled in with the encoded name while the types
+    are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
+    `loupe.backend_reason` (kept on the op when it stays with codegen or reference);
+    `loupe-instrument-dispatches` copies them into the dispatch table.
   }];
-  let dependentDialects = ["loupe::ralir::RalDialect"];
+  let options = [
+    ListOption<"backendOrder", "backends", "std::string",
+               "Ordered backend preference (empty: highest plevel)">,
+    ListOption<"backendOverrides", "overrides", "std::string",
+               "Per-op backends as loc=backend (an ONNX node name or file:line)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"", "Target device">,
+  ];
+  let dependentDialects = ["loupe::ralir::RalDialect", "mlir::memref::MemRefDialect"];
 }
 
 def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {

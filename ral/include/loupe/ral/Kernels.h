@@ -33,7 +33,8 @@
 //   ONNX/PyTorch), input NCHW [N,C,H,W], filter OIHW [O, C/groups, KH, KW], bias [O] (size 0:
 //   none), output NCHW [N,O,OH,OW] with OH = (H + padTop + padBottom - dilH*(KH-1) - 1)/strideH
 //   + 1 (likewise OW); params an i64 memref of kConvParams (9) or kConvParamsWithActivation (10)
-//   entries indexed by ConvParam. Contiguous memrefs only.
+//   entries indexed by ConvParam. ral_conv_onednn takes any strides (the compiler passes
+//   transposed views of NHWC / FHWC buffers); ral_conv_cudnn contiguous memrefs only.
 // TopK  ral_topk___cpu   (ctx, input [R,N], values [R,K], indices [R,K] i64, bool largest)
 //   f32, f64, i32, i64: per row the K largest (smallest) values in descending (ascending)
 //   order; ties keep the lower index first; NaN counts as larger than every number.

@@ -1,0 +1,133 @@
+//===- BackendRegistry.cpp - Backend registration and selection ----------------------===//
+#include "loupe/Backends/BackendRegistry.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace loupe::backends {
+
+Backend &Backend::set_enable(const std::string &device) {
+  if (!enabledOn(device))
+    devices_.push_back(device);
+  return *this;
+}
+
+bool Backend::enabledOn(const std::string &device) const {
+  return std::find(devices_.begin(), devices_.end(), device) != devices_.end();
+}
+
+Backend &BackendRegistry::addBackend(const std::string &name) {
+  if (const Backend *existing = find(name)) {
+    errors_.push_back("backend '" + name + "' registered twice");
+    return const_cast<Backend &>(*existing);
+  }
+  backends_.push_back(std::make_unique<Backend>(name));
+  return *backends_.back();
+}
+
+BackendOp &BackendRegistry::addOp(const std::string &backend, const std::string &op, int plevel) {
+  if (!find(backend))
+    errors_.push_back("op '" + op + "' registered for unknown backend '" + backend + "'");
+  ops_.push_back(std::make_unique<BackendOp>(BackendOp{backend, op, "", plevel}));
+  return *ops_.back();
+}
+
+FusePattern &BackendRegistry::addFusePattern(const std::string &backend, const std::string &name,
+                                             int plevel) {
+  if (!find(backend))
+    errors_.push_back("fuse pattern '" + name + "' registered for unknown backend '" + backend +
+                      "'");
+  patterns_.push_back(std::make_unique<FusePattern>(FusePattern{backend, name, "", {}, plevel}));
+  return *patterns_.back();
+}
+
+const Backend *BackendRegistry::find(const std::string &name) const {
+  for (const auto &b : backends_)
+    if (b->name() == name)
+      return b.get();
+  return nullptr;
+}
+
+std::vector<Selection> BackendRegistry::candidates(const std::string &op,
+                                                   const std::string &device) const {
+  std::vector<Selection> out;
+  for (const auto &entry : ops_) {
+    const Backend *backend = find(entry->backend);
+    if (entry->op == op && backend && backend->enabledOn(device))
+      out.push_back({entry->backend, entry->kernel, entry->plevel, ""});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Selection &a, const Selection &b) { return a.plevel > b.plevel; });
+  const Backend *codegen = find(kCodegen);
+  bool listed = std::any_of(out.begin(), out.end(),
+                            [](const Selection &s) { return s.backend == kCodegen; });
+  if (codegen && codegen->enabledOn(device) && !listed) {
+    out.push_back({kCodegen, "", 10, ""});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Selection &a, const Selection &b) { return a.plevel > b.plevel; });
+  }
+  return out;
+}
+
+/// "onednn 15, openblas 12, codegen 10".
+static std::string describe(const std::vector<Selection> &all) {
+  std::ostringstream s;
+  for (size_t i = 0; i < all.size(); ++i)
+    s << (i ? ", " : "") << all[i].backend << " " << all[i].plevel;
+  return s.str();
+}
+
+Selection BackendRegistry::select(const std::string &op, const std::string &loc,
+                                  const Preferences &prefs) const {
+  std::vector<Selection> all = candidates(op, prefs.device);
+  auto lookup = [&](const std::string &name) -> const Selection * {
+    for (const Selection &s : all)
+      if (s.backend == name)
+        return &s;
+    return nullptr;
+  };
+  std::string skipped;
+  // Per-op override (RAF's with_dialect around one op), keyed by any name in `loc`.
+  for (const auto &[key, backend] : prefs.overrides) {
+    if (loc != key && loc.find(key + ",") != 0 && loc.find("," + key) == std::string::npos)
+      continue;
+    if (const Selection *s = lookup(backend)) {
+      Selection chosen = *s;
+      chosen.reason = "override for '" + key + "'";
+      return chosen;
+    }
+    skipped = "override '" + key + "=" + backend + "' cannot run " + op + " on " + prefs.device +
+              "; ";
+  }
+  if (!prefs.order.empty()) {
+    for (const std::string &name : prefs.order)
+      if (const Selection *s = lookup(name)) {
+        Selection chosen = *s;
+        std::string list;
+        for (const std::string &n : prefs.order)
+          list += (list.empty() ? "" : ",") + n;
+        chosen.reason = skipped + "first of --backends " + list + " that runs " + op +
+                        " (candidates: " + describe(all) + ")";
+        return chosen;
+      }
+    skipped += "no preferred backend runs " + op + " on " + prefs.device + "; ";
+  }
+  if (all.empty())
+    return {kCodegen, "", 10, skipped + "no backend enabled on " + prefs.device};
+  Selection chosen = all.front();
+  chosen.reason = skipped + "highest plevel for " + op + " on " + prefs.device + " (" +
+                  describe(all) + ")";
+  return chosen;
+}
+
+std::vector<std::string> parseBackendList(const std::string &text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+} // namespace loupe::backends

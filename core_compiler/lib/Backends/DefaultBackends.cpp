@@ -1,0 +1,32 @@
+//===- DefaultBackends.cpp - Loupe's backends and their plevels ----------------------===//
+//
+// CPU: matmul/conv onednn 15 > openblas 12 > codegen 10. GPU: matmul cublas 15 > codegen 10,
+// conv cudnn 15 > codegen 10. Everything else: codegen. Kernels are the RAL APIs in
+// ral/lib/kernels and ral/lib/cuda.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/Backends/BackendRegistry.h"
+
+namespace loupe::backends {
+
+BackendRegistry &BackendRegistry::global() {
+  static BackendRegistry registry;
+  return registry;
+}
+
+LOUPE_REGISTER_BACKEND(kCodegen).set_enable("cpu").set_enable("gpu");
+LOUPE_REGISTER_BACKEND("onednn").set_enable("cpu");
+LOUPE_REGISTER_BACKEND("openblas").set_enable("cpu");
+LOUPE_REGISTER_BACKEND("cublas").set_enable("gpu");
+LOUPE_REGISTER_BACKEND("cudnn").set_enable("gpu");
+
+LOUPE_REGISTER_BACKEND_OP("onednn", "matmul", 15).set_kernel("ral_gemm_onednn");
+LOUPE_REGISTER_BACKEND_OP("onednn", "batch_matmul", 15).set_kernel("ral_batch_gemm_onednn");
+LOUPE_REGISTER_BACKEND_OP("onednn", "conv2d", 15).set_kernel("ral_conv_onednn");
+LOUPE_REGISTER_BACKEND_OP("openblas", "matmul", 12).set_kernel("ral_gemm_openblas");
+LOUPE_REGISTER_BACKEND_OP("openblas", "batch_matmul", 12).set_kernel("ral_batch_gemm_openblas");
+LOUPE_REGISTER_BACKEND_OP("cublas", "matmul", 15).set_kernel("ral_gemm_cublas");
+LOUPE_REGISTER_BACKEND_OP("cublas", "batch_matmul", 15).set_kernel("ral_batch_gemm_cublas");
+LOUPE_REGISTER_BACKEND_OP("cudnn", "conv2d", 15).set_kernel("ral_conv_cudnn");
+
+} // namespace loupe::backends

@@ -1,0 +1,109 @@
+//===- BackendRegistryTest.cpp - Backend priorities, availability and scoping --------===//
+#include "loupe/Backends/BackendRegistry.h"
+
+#include <gtest/gtest.h>
+
+using namespace loupe::backends;
+
+namespace {
+
+/// A private registry shaped like the defaults, so the tests do not depend on them.
+BackendRegistry makeRegistry() {
+  BackendRegistry r;
+  r.addBackend(kCodegen).set_enable("cpu").set_enable("gpu");
+  r.addBackend("onednn").set_enable("cpu");
+  r.addBackend("openblas").set_enable("cpu");
+  r.addBackend("cublas").set_enable("gpu");
+  r.addOp("onednn", "matmul", 15).set_kernel("ral_gemm_onednn");
+  r.addOp("openblas", "matmul", 12).set_kernel("ral_gemm_openblas");
+  r.addOp("onednn", "conv2d", 15).set_kernel("ral_conv_onednn");
+  r.addOp("cublas", "matmul", 15).set_kernel("ral_gemm_cublas");
+  return r;
+}
+
+TEST(BackendRegistry, CandidatesAreOrderedByPlevelAndFilteredByDevice) {
+  BackendRegistry r = makeRegistry();
+  std::vector<Selection> cpu = r.candidates("matmul", "cpu");
+  ASSERT_EQ(cpu.size(), 3u);
+  EXPECT_EQ(cpu[0].backend, "onednn");
+  EXPECT_EQ(cpu[1].backend, "openblas");
+  EXPECT_EQ(cpu[2].backend, "codegen");
+  EXPECT_EQ(cpu[2].plevel, 10);
+  std::vector<Selection> gpu = r.candidates("matmul", "gpu");
+  ASSERT_EQ(gpu.size(), 2u);
+  EXPECT_EQ(gpu[0].kernel, "ral_gemm_cublas");
+  // An op no library registers: codegen only.
+  std::vector<Selection> relu = r.candidates("relu", "cpu");
+  ASSERT_EQ(relu.size(), 1u);
+  EXPECT_EQ(relu[0].backend, "codegen");
+}
+
+TEST(BackendRegistry, SelectionScopes) {
+  BackendRegistry r = makeRegistry();
+  Preferences prefs;
+  EXPECT_EQ(r.select("matmul", "Gemm_0", prefs).backend, "onednn");
+
+  prefs.order = {"openblas", "codegen"};
+  Selection s = r.select("matmul", "Gemm_0", prefs);
+  EXPECT_EQ(s.backend, "openblas");
+  EXPECT_EQ(s.kernel, "ral_gemm_openblas");
+  EXPECT_NE(s.reason.find("first of --backends openblas,codegen"), std::string::npos) << s.reason;
+  // openblas does not run conv: the next preferred backend does.
+  EXPECT_EQ(r.select("conv2d", "Conv_1", prefs).backend, "codegen");
+
+  // A per-op override wins, matched against any name of a fused loc.
+  prefs.overrides["Gemm_0"] = "onednn";
+  EXPECT_EQ(r.select("matmul", "Gemm_0", prefs).backend, "onednn");
+  EXPECT_EQ(r.select("matmul", "Relu_1,Gemm_0", prefs).backend, "onednn");
+  EXPECT_EQ(r.select("matmul", "Gemm_00", prefs).backend, "openblas");
+}
+
+TEST(BackendRegistry, UnusablePreferencesFallBackAndSaySo) {
+  BackendRegistry r = makeRegistry();
+  Preferences prefs;
+  prefs.order = {"cublas"}; // Not enabled on cpu.
+  Selection s = r.select("matmul", "Gemm_0", prefs);
+  EXPECT_EQ(s.backend, "onednn");
+  EXPECT_NE(s.reason.find("no preferred backend runs matmul on cpu"), std::string::npos) << s.reason;
+
+  prefs.order.clear();
+  prefs.overrides["Conv_3"] = "openblas"; // openblas has no conv.
+  s = r.select("conv2d", "Conv_3", prefs);
+  EXPECT_EQ(s.backend, "onednn");
+  EXPECT_NE(s.reason.find("override 'Conv_3=openblas' cannot run conv2d"), std::string::npos)
+      << s.reason;
+}
+
+TEST(BackendRegistry, RegistrationMistakesAreRecorded) {
+  BackendRegistry r = makeRegistry();
+  r.addBackend("onednn");
+  r.addOp("mkl", "matmul", 20);
+  r.addFusePattern("nobody", "matmul_bias", 1).set_ops({"matmul", "add"});
+  ASSERT_EQ(r.errors().size(), 3u);
+  EXPECT_EQ(r.errors()[0], "backend 'onednn' registered twice");
+  EXPECT_NE(r.errors()[1].find("unknown backend 'mkl'"), std::string::npos);
+}
+
+TEST(BackendRegistry, DefaultsMatchTheDocumentedPlevels) {
+  const BackendRegistry &r = BackendRegistry::global();
+  EXPECT_TRUE(r.errors().empty());
+  auto order = [&](const std::string &op, const std::string &device) {
+    std::string text;
+    for (const Selection &s : r.candidates(op, device))
+      text += s.backend + ":" + std::to_string(s.plevel) + " ";
+    return text;
+  };
+  EXPECT_EQ(order("matmul", "cpu"), "onednn:15 openblas:12 codegen:10 ");
+  EXPECT_EQ(order("conv2d", "cpu"), "onednn:15 codegen:10 ");
+  EXPECT_EQ(order("matmul", "gpu"), "cublas:15 codegen:10 ");
+  EXPECT_EQ(order("conv2d", "gpu"), "cudnn:15 codegen:10 ");
+  EXPECT_EQ(order("softmax", "cpu"), "codegen:10 ");
+}
+
+TEST(BackendRegistry, ParsesBackendLists) {
+  EXPECT_EQ(parseBackendList("onednn,codegen"), (std::vector<std::string>{"onednn", "codegen"}));
+  EXPECT_EQ(parseBackendList(""), std::vector<std::string>{});
+  EXPECT_EQ(parseBackendList("a,,b,"), (std::vector<std::string>{"a", "b"}));
+}
+
+} // namespace

@@ -48,6 +48,14 @@ const Backend *BackendRegistry::find(const std::string &name) const {
   return nullptr;
 }
 
+const FusePattern *BackendRegistry::findFusePattern(const std::string &backend,
+                                                    const std::string &name) const {
+  for (const auto &p : patterns_)
+    if (p->backend == backend && p->name == name)
+      return p.get();
+  return nullptr;
+}
+
 std::vector<Selection> BackendRegistry::candidates(const std::string &op,
                                                    const std::string &device) const {
   std::vector<Selection> out;

@@ -29,4 +29,9 @@ LOUPE_REGISTER_BACKEND_OP("cublas", "matmul", 15).set_kernel("ral_gemm_cublas");
 LOUPE_REGISTER_BACKEND_OP("cublas", "batch_matmul", 15).set_kernel("ral_batch_gemm_cublas");
 LOUPE_REGISTER_BACKEND_OP("cudnn", "conv2d", 15).set_kernel("ral_conv_cudnn");
 
+// C = act(A * B + bias) as one oneDNN matmul with post-ops (ral-lower-to-library-call).
+LOUPE_REGISTER_FUSE_PATTERN("onednn", "matmul_bias_act", 15)
+    .set_ops({"matmul", "add", "relu"})
+    .set_kernel("ral_gemm_epilogue_onednn");
+
 } // namespace loupe::backends

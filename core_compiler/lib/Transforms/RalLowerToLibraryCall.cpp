@@ -110,6 +110,119 @@ static FailureOr<DispatchOp> lowerGemm(Operation *op, Value ctx, const backends:
   return dispatch;
 }
 
+/// The elementwise op that consumes a matmul's result C as `act(C + bias)`.
+struct BiasActivation {
+  linalg::GenericOp generic;
+  Value bias;         ///< [N] or [1, N].
+  int32_t activation; ///< ral Activation code: 0 none, 1 relu.
+};
+
+/// Matches the only reader of C (or of its one rank-2 collapse) as an elementwise generic
+/// computing `C + bias[j]` or `max(C + bias[j], 0)` into a separate rank-2 buffer.
+static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
+  auto readers = [&](Value v) {
+    llvm::SmallVector<Operation *> out;
+    for (Operation *user : v.getUsers())
+      if (user != matmul && !isa<memref::DeallocOp>(user) &&
+          !(user->getBlock() == matmul->getBlock() && user->isBeforeInBlock(matmul)))
+        out.push_back(user);
+    return out;
+  };
+  auto users = readers(c);
+  if (users.size() != 1)
+    return std::nullopt;
+  Value view = c;
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(users[0])) {
+    view = collapse.getResult();
+    users = readers(view);
+    if (users.size() != 1)
+      return std::nullopt;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(users[0]);
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0 ||
+      generic.getDpsInputs()[0] != view || !isLibraryOperand(generic.getDpsInits()[0], 2) ||
+      cast<MemRefType>(view.getType()).getRank() != 2 ||
+      generic->getBlock() != matmul->getBlock())
+    return std::nullopt;
+  MLIRContext *ctx = generic.getContext();
+  auto maps = generic.getIndexingMapsArray();
+  Value bias = generic.getDpsInputs()[1];
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  AffineMap rowBias = AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx);
+  bool biasOk = biasType && biasType.getElementType().isF32() && biasType.hasStaticShape() &&
+                biasType.getLayout().isIdentity() &&
+                ((biasType.getRank() == 1 && maps[1] == AffineMap::get(2, 0, d1)) ||
+                 (biasType.getRank() == 2 && biasType.getDimSize(0) == 1 && maps[1] == rowBias));
+  if (!biasOk || !maps[0].isIdentity() || !maps[2].isIdentity())
+    return std::nullopt;
+  // Body: %s = addf(in, bias) [, %r = maximumf(%s, 0.0)], yield.
+  Block *body = generic.getBlock();
+  auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
+                                             [](Operation &op) { return &op; }));
+  Value yielded = body->getTerminator()->getOperand(0);
+  auto isArgPair = [&](Operation *op) {
+    llvm::SmallPtrSet<Value, 2> operands(op->operand_begin(), op->operand_end());
+    return operands.contains(body->getArgument(0)) && operands.contains(body->getArgument(1));
+  };
+  if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
+    return std::nullopt;
+  if (ops.size() == 1 && yielded == ops[0]->getResult(0))
+    return BiasActivation{generic, bias, 0};
+  FloatAttr zero;
+  if (ops.size() == 2 && isa<arith::MaximumFOp>(ops[1]) && yielded == ops[1]->getResult(0) &&
+      llvm::is_contained(ops[1]->getOperands(), ops[0]->getResult(0)) &&
+      llvm::any_of(ops[1]->getOperands(), [&](Value v) {
+        return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
+      }))
+    return BiasActivation{generic, bias, 1};
+  return std::nullopt;
+}
+
+/// A rank-2 row-major view of a [1, M, N] (or [M, N]) buffer.
+static Value asMatrix(OpBuilder &b, Location loc, Value v) {
+  if (cast<MemRefType>(v.getType()).getRank() == 2)
+    return v;
+  return b.create<memref::CollapseShapeOp>(
+      loc, v, llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+}
+
+/// matmul (zero-filled C) + `act(C + bias)` -> one `kernel(ctx, A, B, bias, D, false, false,
+/// act)` at the elementwise op (D is its output); the fill, matmul and elementwise op go away.
+static FailureOr<DispatchOp> lowerGemmEpilogue(Operation *op, Value ctx, StringRef kernel,
+                                               StringRef device) {
+  int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
+  if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); }))
+    return failure();
+  if (rank == 3 && cast<MemRefType>(op->getOperand(0).getType()).getDimSize(0) != 1)
+    return failure(); // The epilogue kernels are 2-D.
+  Operation *init = initializerOf(op, op->getOperand(2));
+  std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
+  if (!init || !writesZeros(init) || !epilogue)
+    return failure();
+  // Computing at the elementwise op: A, B and the bias must not change in between.
+  for (Operation *between = op->getNextNode(); between != epilogue->generic;
+       between = between->getNextNode())
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::AllocOp, memref::DeallocOp,
+             arith::ConstantOp>(between))
+      return failure();
+  OpBuilder b(epilogue->generic);
+  Location loc = FusedLoc::get(op->getContext(), {op->getLoc(), epilogue->generic.getLoc()});
+  Value bias = epilogue->bias;
+  if (cast<MemRefType>(bias.getType()).getRank() == 2)
+    bias = b.create<memref::CollapseShapeOp>(loc, bias,
+                                             llvm::ArrayRef<ReassociationIndices>{{0, 1}});
+  Value noTranspose = b.create<arith::ConstantIntOp>(loc, 0, 1);
+  Value activation = b.create<arith::ConstantIntOp>(loc, epilogue->activation, 32);
+  Value args[] = {asMatrix(b, loc, op->getOperand(0)), asMatrix(b, loc, op->getOperand(1)), bias,
+                  epilogue->generic.getDpsInits()[0], noTranspose, noTranspose, activation};
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  epilogue->generic->erase();
+  init->erase();
+  return dispatch;
+}
+
 /// An NCHW (or OIHW) view of an NHWC (FHWC) buffer.
 static Value channelsFirst(OpBuilder &b, Location loc, Value v) {
   AffineMap perm = AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{0, 3, 1, 2},
@@ -210,9 +323,16 @@ struct RalLowerToLibraryCallPass
         Operation *annotated = op;
         std::string why;
         if (!sel.kernel.empty()) {
-          FailureOr<DispatchOp> dispatch =
-              kind == "conv2d" ? lowerConv(cast<linalg::Conv2DNhwcFhwcOp>(op), ctx, sel, device, why)
-                               : lowerGemm(op, ctx, sel, device, why);
+          // Pattern fusion first (a backend's registered epilogue kernel), then the plain op.
+          const backends::FusePattern *pattern =
+              kind == "conv2d" ? nullptr : registry.findFusePattern(sel.backend, "matmul_bias_act");
+          FailureOr<DispatchOp> dispatch = failure();
+          if (pattern && succeeded(dispatch = lowerGemmEpilogue(op, ctx, pattern->kernel, device)))
+            sel.reason += "; fused with the bias and activation after it (" + pattern->name + ")";
+          else
+            dispatch = kind == "conv2d"
+                           ? lowerConv(cast<linalg::Conv2DNhwcFhwcOp>(op), ctx, sel, device, why)
+                           : lowerGemm(op, ctx, sel, device, why);
           if (succeeded(dispatch)) {
             op->erase();
             annotated = *dispatch;

@@ -10,7 +10,8 @@
 // Debian's oneDNN runs its primitives on an OpenMP team. A team as wide as the machine costs
 // milliseconds per call on small problems when its threads are descheduled (measured by
 // bench_ral: 8x64x128 GEMM 3.4 ms with 2 threads on a loaded 2-core machine, 8 us with one),
-// so each call gets one thread per kFlopsPerThread of work.
+// so each call gets one thread per kFlopsPerThread of work, set before the primitive is built
+// (oneDNN fixes a primitive's thread count then; the team size is part of the cache key).
 //
 //===----------------------------------------------------------------------===//
 #include "GemmShapes.h"
@@ -44,9 +45,12 @@ public:
 #if LOUPE_ONEDNN_OPENMP
     previous_ = omp_get_max_threads();
     int wanted = static_cast<int>(std::min<double>(omp_get_num_procs(), flops / kFlopsPerThread));
-    omp_set_num_threads(std::max(1, wanted));
+    threads_ = std::max(1, wanted);
+    omp_set_num_threads(threads_);
 #endif
   }
+  /// Part of a primitive's cache key: a primitive runs with the team it was built for.
+  std::string key() const { return "t" + std::to_string(threads_) + ":"; }
   ~ScopedTeamSize() {
 #if LOUPE_ONEDNN_OPENMP
     omp_set_num_threads(previous_);
@@ -54,7 +58,7 @@ public:
   }
 
 private:
-  int previous_ = 1;
+  int previous_ = 1, threads_ = 1;
 };
 
 struct OneDnnEngine : Context::Resource {
@@ -136,7 +140,9 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     return;
   try {
     dnnl::engine &engine = engineOf(ctx);
-    std::string key = std::string(api) + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
+    // Before the primitive is built: oneDNN fixes a primitive's thread count when it is made.
+    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1));
+    std::string key = std::string(api) + team.key() + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
                                                 p.b.transposed, p.c.ld, batch, batchA, batchB,
                                                 strideA, strideB, strideC, bias != nullptr,
                                                 activation});
@@ -167,7 +173,6 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
       return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc};
     }).primitive;
-    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1));
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<float *>(a))},
@@ -284,7 +289,8 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
                                    memory::data_type::f32,
                                    memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
     memory::desc biasDesc({o}, memory::data_type::f32, memory::format_tag::x);
-    std::string key = "conv" + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
+    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw); // Before building.
+    std::string key = "conv" + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
                                       groups, hasBias, activation}) +
                       keyOf({input.strides[0], input.strides[1], input.strides[2],
                              input.strides[3], fs[0], fs[1], fs[2], fs[3], output.strides[0],
@@ -307,7 +313,6 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       return CachedPrimitive{dnnl::convolution_forward(pd), pd.weights_desc()};
     });
-    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw);
     dnnl::stream stream(engine);
     memory userWeights(wei, engine, filter.data()), weights = userWeights;
     if (cached.weights != wei) {

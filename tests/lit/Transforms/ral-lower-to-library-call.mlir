@@ -132,3 +132,82 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
 }
+
+// -----
+
+// Pattern fusion: a backend that registers matmul_bias_act (onednn) takes the elementwise
+// `max(C + bias, 0)` after a batch-1 matmul into one ral_gemm_epilogue_onednn on 2-D views,
+// writing the elementwise op's output; the fill, matmul and elementwise op go away. openblas
+// registers no such pattern: plain GEMM, the elementwise op stays for codegen.
+
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<1x8x64xf32>, %[[B:.*]]: memref<1x64x32xf32>, %[[BIAS:.*]]: memref<1x32xf32>, %[[D:.*]]: memref<8x32xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[BIAS1:.*]] = memref.collapse_shape %[[BIAS]] {{\[\[}}0, 1]] : memref<1x32xf32> into memref<32xf32>
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : memref<1x8x64xf32> into memref<8x64xf32>
+// CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : memref<1x64x32xf32> into memref<64x32xf32>
+// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)"
+// CHECK-NOT: linalg.
+// CHECK: return
+// BLAS-LABEL: func.func @matmul_bias_relu
+// BLAS: callee = "ral_batch_gemm_openblas"
+// BLAS: linalg.generic
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+func.func @matmul_bias_relu(%ctx: !ral.context, %a: memref<1x8x64xf32>, %b: memref<1x64x32xf32>, %bias: memref<1x32xf32>, %d: memref<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<1x8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8x32xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<1x8x64xf32>, memref<1x64x32xf32>) outs(%c : memref<1x8x32xf32>)
+  %c2 = memref.collapse_shape %c [[0, 1], [2]] : memref<1x8x32xf32> into memref<8x32xf32>
+  linalg.generic {indexing_maps = [#id2, #row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%c2, %bias : memref<8x32xf32>, memref<1x32xf32>) outs(%d : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<1x8x32xf32>
+  return
+}
+
+// -----
+
+// Not fused: the elementwise op does more than bias + relu, and C has a second reader.
+
+// CHECK-LABEL: func.func @not_an_epilogue
+// CHECK: callee = "ral_gemm_onednn"
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @second_reader
+// CHECK: callee = "ral_gemm_onednn"
+// CHECK: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @not_an_epilogue(%ctx: !ral.context, %a: memref<8x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %d: memref<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x32xf32>)
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x32xf32>) outs(%c : memref<8x32xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x32xf32>, memref<32xf32>) outs(%d : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.mulf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+func.func @second_reader(%ctx: !ral.context, %a: memref<8x64xf32>, %b: memref<64x32xf32>, %bias: memref<32xf32>, %d: memref<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<8x32xf32>)
+  linalg.matmul ins(%a, %b : memref<8x64xf32>, memref<64x32xf32>) outs(%c : memref<8x32xf32>)
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<8x32xf32>, memref<32xf32>) outs(%d : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  ral.send_output %ctx, 0, %c : memref<8x32xf32>
+  return
+}

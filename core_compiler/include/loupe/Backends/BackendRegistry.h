@@ -85,6 +85,8 @@ public:
   const std::vector<std::unique_ptr<BackendOp>> &ops() const { return ops_; }
   const std::vector<std::unique_ptr<FusePattern>> &fusePatterns() const { return patterns_; }
   const Backend *find(const std::string &name) const;
+  /// The fusion pattern `name` of `backend`, or null.
+  const FusePattern *findFusePattern(const std::string &backend, const std::string &name) const;
   /// Registration mistakes (duplicate backends, ops of unknown backends).
   const std::vector<std::string> &errors() const { return errors_; }
 

@@ -77,6 +77,9 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
       bias -> `ral_conv_<backend>(input, filter, bias, output, params)` on NCHW /
       OIHW views (`memref.transpose` of the NHWC / FHWC buffers, so no copy),
       params = strides, zero padding (TOSA pads the input first), dilations, groups 1.
+    - pattern fusion, when the backend registers `matmul_bias_act`: a batch-1 matmul
+      whose only reader is an elementwise `C + bias[j]` or `max(C + bias[j], 0)` into
+      another buffer -> one epilogue kernel (`ral_gemm_epilogue_onednn`) at that op.
     The dispatch's `abi` attribute is filled in with the encoded name while the types
     are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
     `loupe.backend_reason` (kept on the op when it stays with codegen or reference);

@@ -4,9 +4,11 @@
 // (pytorch-converted/* and the node/* tests of supported ops), prints one line per model and
 // "N passed, M failed", and fails when fewer than --min-pass models pass (the ratchet).
 //
-// usage: loupe-conformance [--min-pass N] [--filter SUBSTRING] [--list-failures]
+// usage: loupe-conformance [--min-pass N] [--filter SUBSTRING] [--backends B1,B2] [--fusion off]
+// (the backend flags as `loupe run`: the same models must pass under every backend choice).
 //
 //===----------------------------------------------------------------------===//
+#include "loupe/Backends/BackendRegistry.h"
 #include "loupe/sessions/Runner.h"
 
 #include <algorithm>
@@ -68,13 +70,22 @@ static std::vector<Case> collectCases(const std::string &filter) {
 int main(int argc, char **argv) {
   int minPass = 0;
   std::string filter;
+  std::vector<std::string> backends;
+  bool fusion = true;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--min-pass") && i + 1 < argc)
       minPass = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
       filter = argv[++i];
+    else if (!std::strcmp(argv[i], "--backends") && i + 1 < argc)
+      backends = loupe::backends::parseBackendList(argv[++i]);
+    else if (!std::strcmp(argv[i], "--fusion") && i + 1 < argc)
+      fusion = std::strcmp(argv[++i], "off") != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--min-pass N] [--filter SUBSTRING]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--min-pass N] [--filter SUBSTRING] [--backends B1,B2] "
+                   "[--fusion on|off]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -89,6 +100,8 @@ int main(int argc, char **argv) {
     loupe::sessions::RunRequest request;
     request.model = c.model.string();
     request.compile.keepIrText = false;
+    request.compile.backends = backends;
+    request.compile.fusion = fusion;
     request.run.warmup = 0;
     request.run.reps = 1;
     request.run.inputsDir = c.data.string();

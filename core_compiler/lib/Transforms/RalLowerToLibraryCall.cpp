@@ -20,11 +20,14 @@ using namespace mlir;
 using namespace loupe::ralir;
 namespace backends = loupe::backends;
 
-/// The op right before `op` that writes `output` (nothing in between touches it), or null.
+/// The op right before `op` that writes `output` (a linalg op or a memref.copy into it;
+/// nothing in between touches `output`), or null.
 static Operation *initializerOf(Operation *op, Value output) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto writer = dyn_cast<linalg::LinalgOp>(prev);
     if (writer && llvm::is_contained(writer.getDpsInits(), output))
+      return prev;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev); copy && copy.getTarget() == output)
       return prev;
     if (llvm::is_contained(prev->getOperands(), output) || prev->getNumRegions() > 0)
       return nullptr;
@@ -42,6 +45,34 @@ static bool writesZeros(Operation *op) {
     value = linalgOp.getBlock()->getTerminator()->getOperand(0);
   FloatAttr constant;
   return value && matchPattern(value, m_Constant(&constant)) && constant.getValue().isZero();
+}
+
+/// True when `buffer` holds zeros right before `at`: its last writer is a zero fill, or a copy
+/// from a buffer that holds zeros (bufferization copies one shared zero-filled buffer into
+/// each matmul's output). Reads in between are fine; any other use is not.
+static bool holdsZeros(Value buffer, Operation *at) {
+  for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), buffer))
+      continue;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev)) {
+      if (copy.getTarget() == buffer)
+        return holdsZeros(copy.getSource(), copy);
+      continue; // A read.
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
+    if (!linalgOp)
+      return false;
+    if (llvm::is_contained(linalgOp.getDpsInits(), buffer))
+      return writesZeros(prev);
+  }
+  return false;
+}
+
+/// True when `init` (from initializerOf) leaves zeros in its output.
+static bool initializesZeros(Operation *init) {
+  if (auto copy = dyn_cast_or_null<memref::CopyOp>(init))
+    return holdsZeros(copy.getSource(), copy);
+  return init && writesZeros(init);
 }
 
 /// The 1-D bias that `op` broadcasts along the last dimension of its output, or null.
@@ -97,7 +128,7 @@ static FailureOr<DispatchOp> lowerGemm(Operation *op, Value ctx, const backends:
     return failure();
   }
   Operation *init = initializerOf(op, op->getOperand(2));
-  if (!init || !writesZeros(init)) {
+  if (!initializesZeros(init)) {
     why = "C is not zero-filled right before the matmul";
     return failure();
   }
@@ -199,7 +230,7 @@ static FailureOr<DispatchOp> lowerGemmEpilogue(Operation *op, Value ctx, StringR
     return failure(); // The epilogue kernels are 2-D.
   Operation *init = initializerOf(op, op->getOperand(2));
   std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
-  if (!init || !writesZeros(init) || !epilogue)
+  if (!initializesZeros(init) || !epilogue)
     return failure();
   // Computing at the elementwise op: A, B and the bias must not change in between.
   for (Operation *between = op->getNextNode(); between != epilogue->generic;
@@ -260,7 +291,7 @@ static FailureOr<DispatchOp> lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
   }
   Operation *init = initializerOf(conv, output);
   Value bias = init ? broadcastBias(init) : nullptr;
-  if (!init || (!bias && !writesZeros(init))) {
+  if (!init || (!bias && !initializesZeros(init))) {
     why = "the output is not initialised with zeros or a per-channel bias";
     return failure();
   }

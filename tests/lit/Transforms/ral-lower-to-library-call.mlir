@@ -45,6 +45,28 @@ func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32
 
 // -----
 
+// Bufferization copies one shared zero-filled buffer into each matmul's output: a copy from a
+// buffer that holds zeros counts as zero-filled. The copy goes away; the shared fill stays.
+
+// CHECK-LABEL: func.func @shared_zeros
+// CHECK: linalg.fill
+// CHECK-NOT: memref.copy
+// CHECK: callee = "ral_batch_gemm_onednn"
+// CHECK-NOT: memref.copy
+// CHECK: callee = "ral_batch_gemm_onednn"
+func.func @shared_zeros(%ctx: !ral.context, %a: memref<1x4x8xf32>, %b: memref<1x8x16xf32>, %c1: memref<1x4x16xf32>, %c2: memref<1x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<1x4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<1x4x16xf32>)
+  memref.copy %z, %c1 : memref<1x4x16xf32> to memref<1x4x16xf32>
+  linalg.batch_matmul ins(%a, %b : memref<1x4x8xf32>, memref<1x8x16xf32>) outs(%c1 : memref<1x4x16xf32>)
+  memref.copy %z, %c2 : memref<1x4x16xf32> to memref<1x4x16xf32>
+  linalg.batch_matmul ins(%a, %b : memref<1x4x8xf32>, memref<1x8x16xf32>) outs(%c2 : memref<1x4x16xf32>)
+  return
+}
+
+// -----
+
 // An NHWC convolution whose output holds a broadcast per-channel bias becomes ral_conv_onednn
 // on NCHW/OIHW views of the same buffers (no copies), with the bias and a params global
 // (stride 2x1, no padding, dilation 1x1, groups 1); the bias broadcast goes away. oneDNN is the

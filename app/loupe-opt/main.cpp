@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -12,6 +13,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry); // gpu-module-to-binary (loupe-gpu-kernels)
   registry.insert<loupe::ralir::RalDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry));
 }

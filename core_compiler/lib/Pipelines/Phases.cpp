@@ -95,6 +95,21 @@ std::string phasePipeline(const std::string &phase, const CompileOptions &option
   return passes.empty() ? "" : "builtin.module(" + passes + ")";
 }
 
+std::string gpuKernelPassList(const std::string &chip) {
+  return "func.func(convert-linalg-to-parallel-loops,gpu-map-parallel-loops,"
+         "convert-parallel-loops-to-gpu),lower-affine,gpu-kernel-outlining,"
+         "nvvm-attach-target{chip=" + chip + " O=3},"
+         "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts,canonicalize),"
+         "gpu-module-to-binary{format=isa}";
+}
+
+namespace {
+struct GpuKernelOptions : PassPipelineOptions<GpuKernelOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA architecture, e.g. sm_80, sm_90"),
+                           llvm::cl::init("sm_80")};
+};
+} // namespace
+
 void registerPipelines() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -107,6 +122,13 @@ void registerPipelines() {
           name, "Loupe's '" + std::string(phase) + "' phase: " + passes,
           [passes](OpPassManager &pm) { (void)parsePassPipeline(passes, pm); });
     }
+    PassPipelineRegistration<GpuKernelOptions>(
+        "loupe-gpu-kernels",
+        "Code-generated linalg kernels -> gpu.launch -> NVVM -> PTX (first step of the cuda "
+        "target): " + gpuKernelPassList("<chip>"),
+        [](OpPassManager &pm, const GpuKernelOptions &options) {
+          (void)parsePassPipeline(gpuKernelPassList(options.chip), pm);
+        });
   });
 }
 

@@ -10,7 +10,7 @@ TimedRun timedRun(const RunOutcome &outcome) {
   TimedRun run;
   run.repNs = outcome.repNs;
   for (const DispatchStats &d : outcome.dispatches)
-    run.dispatches.push_back({d.info.id, d.info.name, d.info.loc, d.samplesNs});
+    run.dispatches.push_back({d.info.id, d.info.name, d.info.loc, d.samplesNs, d.info.backend});
   return run;
 }
 
@@ -26,9 +26,19 @@ TimedRun timedRun(const profiler::RunData &data) {
   TimedRun run;
   run.repNs = durations(profiler::kWholeRep);
   for (const profiler::DispatchRecord &d : data.dispatches)
-    run.dispatches.push_back({d.dispatchId, d.name, d.loc, durations(d.dispatchId)});
+    run.dispatches.push_back({d.dispatchId, d.name, d.loc, durations(d.dispatchId), d.backend});
   return run;
 }
+
+namespace {
+/// "dispatch_12_generic" -> "generic": the kernel kind, without the program position.
+std::string kernelKind(const std::string &name) {
+  if (name.rfind("dispatch_", 0) != 0)
+    return name;
+  size_t end = name.find('_', 9);
+  return end == std::string::npos ? name : name.substr(end + 1);
+}
+} // namespace
 
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
                              double threshold) {
@@ -47,33 +57,47 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
   out.total.inBaseline = out.total.inCandidate = true;
   finish(out.total, baseline.repNs, candidate.repNs);
 
-  // Match dispatches by id when the names agree (same compiled program), else by name.
-  std::map<int64_t, size_t> candById;
-  std::multimap<std::string, size_t> candByName;
-  for (size_t i = 0; i < candidate.dispatches.size(); ++i) {
-    candById[candidate.dispatches[i].id] = i;
-    candByName.emplace(candidate.dispatches[i].name, i);
-  }
-  std::vector<bool> used(candidate.dispatches.size(), false);
+  // Match dispatches in three passes, so a weaker rule never takes a dispatch a stronger one
+  // pairs: by id when name and loc agree (the same compiled program), by name and loc, then by
+  // loc and kernel kind in program order (another schedule of the same source ops).
+  const std::vector<TimedDispatch> &cands = candidate.dispatches;
+  std::vector<bool> used(cands.size(), false);
+  std::vector<const TimedDispatch *> matchOf(baseline.dispatches.size(), nullptr);
+  auto pass = [&](auto key) { // pairs dispatches with equal keys, in program order
+    std::multimap<std::string, size_t> byKey;
+    for (size_t j = 0; j < cands.size(); ++j)
+      if (!used[j])
+        byKey.emplace(key(cands[j]), j);
+    for (size_t i = 0; i < baseline.dispatches.size(); ++i) {
+      if (matchOf[i])
+        continue;
+      std::string k = key(baseline.dispatches[i]);
+      auto it = byKey.lower_bound(k); // equal keys keep insertion (program) order
+      if (it == byKey.end() || it->first != k)
+        continue;
+      matchOf[i] = &cands[it->second];
+      used[it->second] = true;
+      byKey.erase(it);
+    }
+  };
+  pass([](const TimedDispatch &d) { return std::to_string(d.id) + "\n" + d.name + "\n" + d.loc; });
+  pass([](const TimedDispatch &d) { return d.name + "\n" + d.loc; });
+  pass([](const TimedDispatch &d) { return d.loc + "\n" + kernelKind(d.name); });
   const std::vector<int64_t> none;
-  for (const TimedDispatch &b : baseline.dispatches) {
-    const TimedDispatch *match = nullptr;
-    auto byId = candById.find(b.id);
-    if (byId != candById.end() && !used[byId->second] &&
-        candidate.dispatches[byId->second].name == b.name)
-      match = &candidate.dispatches[byId->second];
-    else
-      for (auto [it, end] = candByName.equal_range(b.name); it != end && !match; ++it)
-        if (!used[it->second])
-          match = &candidate.dispatches[it->second];
+  for (size_t i = 0; i < baseline.dispatches.size(); ++i) {
+    const TimedDispatch &b = baseline.dispatches[i];
+    const TimedDispatch *match = matchOf[i];
     DispatchComparison row;
     row.id = b.id;
     row.name = b.name;
     row.loc = b.loc;
+    row.baselineBackend = b.backend;
     row.inBaseline = true;
     row.inCandidate = match != nullptr;
-    if (match)
-      used[match - candidate.dispatches.data()] = true;
+    if (match) {
+      row.candidateName = match->name;
+      row.candidateBackend = match->backend;
+    }
     finish(row, b.samplesNs, match ? match->samplesNs : none);
     out.rows.push_back(std::move(row));
   }
@@ -84,7 +108,9 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     DispatchComparison row;
     row.id = c.id;
     row.name = c.name;
+    row.candidateName = c.name;
     row.loc = c.loc;
+    row.candidateBackend = c.backend;
     row.inCandidate = true;
     finish(row, none, c.samplesNs);
     out.rows.push_back(std::move(row));

@@ -49,6 +49,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"op", d.info.op},
                           {"loc", d.info.loc},
                           {"backend", d.info.backend},
+                          {"kind", d.info.kind},
                           {"reason", d.info.reason},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
@@ -113,7 +114,10 @@ static json comparisonJson(const ComparisonResult &result) {
               {"name", row.name},
               {"loc", row.loc},
               {"in_baseline", row.inBaseline},
-              {"in_candidate", row.inCandidate}};
+              {"in_candidate", row.inCandidate},
+              {"candidate_name", row.candidateName},
+              {"baseline_backend", row.baselineBackend},
+              {"candidate_backend", row.candidateBackend}};
     d.update(comparisonRowJson(row));
     counts[profiler::verdictName(row.comparison.verdict)] =
         counts[profiler::verdictName(row.comparison.verdict)].get<int>() + 1;
@@ -219,13 +223,14 @@ static std::string renderRunBody(const json &r, const std::string &h) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  md += "\n" + h + " Dispatches\n\n| id | name | op | backend | source (loc) | calls | median | IQR | share |\n"
-        "|---:|---|---|---|---|---:|---:|---:|---:|\n";
+  md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | source (loc) | calls | median | IQR | share |\n"
+        "|---:|---|---|---|---|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * d["share"].get<double>());
     md += "| " + std::to_string(d["id"].get<int64_t>()) + " | `" + d["name"].get<std::string>() +
-          "` | `" + d["op"].get<std::string>() + "` | " + d.value("backend", "") + " | " +
+          "` | `" + d["op"].get<std::string>() + "` | " + d.value("kind", "") + " | " +
+          d.value("backend", "") + " | " +
           d["loc"].get<std::string>() + " | " +
           std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) + " | " +
           formatNs(d["iqr_ns"]) + " | " + share + " |\n";
@@ -280,8 +285,18 @@ static std::string renderComparison(const json &c) {
           r["verdict"].get<std::string>() + " | " + formatChange(r["change"]) + " |\n";
   };
   row("all", "whole repetition", run);
-  for (const json &d : c["dispatches"])
-    row(std::to_string(d["id"].get<int64_t>()), "`" + d["name"].get<std::string>() + "`", d);
+  for (const json &d : c["dispatches"]) {
+    // Another schedule of the same source ops: name both kernels and their backends.
+    std::string name = "`" + d["name"].get<std::string>() + "`";
+    std::string other = d.value("candidate_name", ""), fromBackend = d.value("baseline_backend", ""),
+                toBackend = d.value("candidate_backend", "");
+    if (d["in_baseline"].get<bool>() && d["in_candidate"].get<bool>() &&
+        (other != d["name"].get<std::string>() || fromBackend != toBackend))
+      name += fromBackend == toBackend
+                  ? " vs `" + other + "`"
+                  : " (" + fromBackend + ") vs `" + other + "` (" + toBackend + ")";
+    row(std::to_string(d["id"].get<int64_t>()), name, d);
+  }
   return md;
 }
 

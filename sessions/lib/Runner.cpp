@@ -35,6 +35,9 @@ compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
   compiler::CompileOptions options;
   options.target = pipeline.target;
   options.phaseTo = "artifact"; // a run needs the artifact; phase_to only shapes the GUI view
+  options.backends = pipeline.backends;
+  options.backendOverrides = pipeline.overrides;
+  options.fusion = pipeline.fusion;
   return options;
 }
 
@@ -42,6 +45,9 @@ PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options) {
   PipelineSettings pipeline;
   pipeline.target = options.target;
   pipeline.phaseTo = options.phaseTo;
+  pipeline.backends = options.backends;
+  pipeline.overrides = options.backendOverrides;
+  pipeline.fusion = options.fusion;
   return pipeline;
 }
 

@@ -1,6 +1,8 @@
 //===- Session.cpp - Session JSON v1 and v2 ------------------------------------===//
 #include "loupe/sessions/Session.h"
 
+#include "loupe/Backends/BackendRegistry.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -24,11 +26,17 @@ namespace {
 // level), equality and run configs all go through these lists: a new field is one line here
 // (plus its member), and variants can override it at once.
 
-enum class FieldKind { Value, Path };
+/// Value: always written at the top level. Path: resolved against the session file, left out
+/// when empty. Optional: left out of the top level while it has its default value, so
+/// sessions that do not use it read as they did before the field existed.
+enum class FieldKind { Value, Path, Optional };
 
 template <typename Visit> void pipelineFields(Visit &&visit) {
   visit("target", &PipelineSettings::target, FieldKind::Value);
   visit("phase_to", &PipelineSettings::phaseTo, FieldKind::Value);
+  visit("backends", &PipelineSettings::backends, FieldKind::Optional);
+  visit("fusion", &PipelineSettings::fusion, FieldKind::Optional);
+  visit("overrides", &PipelineSettings::overrides, FieldKind::Optional);
 }
 
 template <typename Visit> void runFields(Visit &&visit) {
@@ -154,6 +162,8 @@ private:
       return v.is_boolean();
     else if constexpr (std::is_same_v<T, std::vector<std::string>>)
       return v.is_array() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+      return v.is_object() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
     else if constexpr (std::is_same_v<T, double>)
       return v.is_number();
     else if constexpr (std::is_same_v<T, uint64_t>)
@@ -168,6 +178,8 @@ private:
       return "true or false";
     else if constexpr (std::is_same_v<T, std::vector<std::string>>)
       return "an array of strings";
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
+      return "an object of strings";
     else if constexpr (std::is_same_v<T, double>)
       return "a number";
     else if constexpr (std::is_same_v<T, uint64_t>)
@@ -184,7 +196,36 @@ private:
 };
 
 /// Checks that span several fields or that types do not express; `r` reads the object.
-void validate(const PipelineSettings &, ObjectReader &) {}
+std::string knownBackends() {
+  std::string names;
+  for (const auto &b : backends::BackendRegistry::global().backends())
+    names += (names.empty() ? "" : ", ") + b->name();
+  return names;
+}
+
+/// Backend names must be registered (whether one runs an op on the target is the compiler's
+/// call: it skips such preferences and says why, so one session serves several targets).
+void validate(const PipelineSettings &pipeline, ObjectReader &r) {
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  std::string at = r.pointer() + "/backends/";
+  for (size_t i = 0; i < pipeline.backends.size(); ++i) {
+    const std::string &name = pipeline.backends[i];
+    if (!registry.find(name))
+      return r.failAt(at + std::to_string(i),
+                      "unknown backend '" + name + "' (known: " + knownBackends() + ")");
+    for (size_t j = 0; j < i; ++j)
+      if (pipeline.backends[j] == name)
+        return r.failAt(at + std::to_string(i), "backend '" + name + "' listed twice (also at " +
+                                                    at + std::to_string(j) + ")");
+  }
+  for (const auto &[loc, backend] : pipeline.overrides) {
+    std::string where = r.pointer() + "/overrides/" + pointerToken(loc);
+    if (loc.empty())
+      return r.failAt(where, "an override needs a non-empty loc");
+    if (!registry.find(backend))
+      return r.failAt(where, "unknown backend '" + backend + "' (known: " + knownBackends() + ")");
+  }
+}
 void validate(const RunSettings &run, ObjectReader &r) {
   if (run.reps < 1)
     r.fail("'reps' must be >= 1", "reps");
@@ -218,14 +259,18 @@ template <typename S> void resolvePaths(S &s, const fs::path &base) {
   });
 }
 
-/// The fields of `s` as JSON: all of them (empty paths left out) when `base` is null, else
-/// those that differ from `base` (an emptied path as ""). `path` maps a path for writing.
+/// The fields of `s` as JSON: all of them (empty paths left out; Optional fields at their
+/// default too, unless `allFields`) when `base` is null, else those that differ from `base`
+/// (an emptied path as ""). `path` maps a path for writing.
 template <typename S, typename PathFn>
-json fieldsJson(const S &s, const S *base, const PathFn &path) {
+json fieldsJson(const S &s, const S *base, const PathFn &path, bool allFields = false) {
   json out = json::object();
+  const S defaults;
   fieldsOf<S>([&](const char *key, auto member, FieldKind kind) {
     const auto &value = s.*member;
     if (base && value == base->*member)
+      return;
+    if (!base && !allFields && kind == FieldKind::Optional && value == defaults.*member)
       return;
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
       if (kind == FieldKind::Path) {
@@ -416,8 +461,8 @@ Status saveSession(const Session &session, const std::string &path) {
 
 std::string runConfigJson(const PipelineSettings &pipeline, const RunSettings &run) {
   auto absolute = [](const std::string &p) { return fs::absolute(p).lexically_normal().string(); };
-  json config = fieldsJson<PipelineSettings>(pipeline, nullptr, absolute);
-  config.update(fieldsJson<RunSettings>(run, nullptr, absolute));
+  json config = fieldsJson<PipelineSettings>(pipeline, nullptr, absolute, /*allFields=*/true);
+  config.update(fieldsJson<RunSettings>(run, nullptr, absolute, /*allFields=*/true));
   return config.dump();
 }
 

@@ -56,6 +56,59 @@ TEST(RunnerTest, RunsChecksAndStores) {
   std::filesystem::remove(db);
 }
 
+TEST(RunnerTest, PipelineBackendFieldsMapToCompileOptions) {
+  PipelineSettings pipeline;
+  pipeline.backends = {"openblas", "codegen"};
+  pipeline.fusion = false;
+  pipeline.overrides = {{"fc1", "codegen"}};
+  compiler::CompileOptions options = compileOptionsFor(pipeline);
+  EXPECT_EQ(options.backends, pipeline.backends);
+  EXPECT_FALSE(options.fusion);
+  EXPECT_EQ(options.backendOverrides, pipeline.overrides);
+  EXPECT_EQ(options.phaseTo, "artifact");
+  PipelineSettings back = pipelineSettingsOf(options);
+  back.phaseTo = pipeline.phaseTo;
+  EXPECT_EQ(back, pipeline);
+}
+
+TEST(RunnerTest, SessionBackendsChooseTheDispatchBackends) {
+  // The ONNX MLP: matmuls run on oneDNN by plevel; the session's preferences change that.
+  auto backendsOf = [](const PipelineSettings &pipeline) {
+    RunRequest r;
+    r.model = kModels + "mlp.onnx";
+    r.compile = compileOptionsFor(pipeline);
+    r.run.warmup = 0;
+    r.run.reps = 1;
+    r.run.inputsDir = kModels + "mlp/test_data_set_0";
+    r.run.checkDir = r.run.inputsDir;
+    r.run.rtol = 1e-4;
+    r.run.atol = 1e-4;
+    RunOutcome out = runModel(r);
+    EXPECT_EQ(out.exitCode, kExitOk) << out.error;
+    std::map<std::string, std::string> byLoc; // first source op -> backend of its matmul
+    for (const DispatchStats &d : out.dispatches)
+      if (d.info.backend != "codegen" || d.info.name.find("matmul") != std::string::npos)
+        byLoc[d.info.loc.substr(0, d.info.loc.find(','))] = d.info.backend;
+    return std::make_pair(byLoc, out.dispatches.size());
+  };
+  PipelineSettings library;
+  auto [lib, libCount] = backendsOf(library);
+  EXPECT_EQ(lib["fc1"], "onednn");
+  PipelineSettings overridden;
+  overridden.overrides = {{"fc1", "openblas"}};
+  auto [over, overCount] = backendsOf(overridden);
+  EXPECT_EQ(over["fc1"], "openblas");
+  EXPECT_EQ(over["fc2"], "onednn");
+  PipelineSettings codegen;
+  codegen.backends = {"codegen"};
+  auto [gen, genCount] = backendsOf(codegen);
+  EXPECT_EQ(gen["fc1"], "codegen");
+  PipelineSettings unfused = codegen;
+  unfused.fusion = false;
+  auto [off, offCount] = backendsOf(unfused);
+  EXPECT_GT(offCount, genCount) << "fusion off: more kernels";
+}
+
 TEST(RunnerTest, RandomInputsAreDeterministic) {
   RunRequest request = mlpRequest();
   request.run.inputsDir.clear();

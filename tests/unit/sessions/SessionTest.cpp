@@ -134,8 +134,8 @@ TEST(SessionTest, BadVariantsAndComparesNameTheirPointer) {
   };
   has(bad(R"("variants": [{"name": "a"}, {"name": "b", "run": {"repz": 3}}])"),
       "/x/s.json: /variants/1/run/repz: unknown field 'repz'");
-  has(bad(R"("variants": [{"name": "a", "pipeline": {"fusion": true}}])"),
-      "/variants/0/pipeline/fusion: unknown field 'fusion'");
+  has(bad(R"("variants": [{"name": "a", "pipeline": {"fuse": true}}])"),
+      "/variants/0/pipeline/fuse: unknown field 'fuse'");
   has(bad(R"("variants": [{"name": "a", "colour": 1}])"), "/variants/0/colour: unknown field");
   has(bad(R"("variants": [{"run": {"reps": 3}}])"), "/variants/0: missing required field 'name'");
   has(bad(R"("variants": [{"name": ""}])"), "/variants/0/name: a variant needs a non-empty name");
@@ -237,6 +237,74 @@ TEST(SessionTest, RunConfigsBecomeVariants) {
   ASSERT_FALSE(wrong.isOk());
   EXPECT_NE(wrong.status().message().find("/reps: field 'reps' must be an integer"), std::string::npos)
       << wrong.status().message();
+}
+
+TEST(SessionTest, BackendFieldsReadWriteAndOverrideInVariants) {
+  auto dir = std::filesystem::temp_directory_path() / "loupe_session_backends_test";
+  std::filesystem::create_directories(dir);
+  std::string path = (dir / "b.json").string();
+  auto s = parseSession(R"({"loupe_session": 2, "model": "m.onnx",
+    "pipeline": {"backends": ["onednn", "codegen"], "overrides": {"conv1": "codegen"}},
+    "variants": [{"name": "library"},
+                 {"name": "codegen", "pipeline": {"backends": ["codegen"]}},
+                 {"name": "fusion_off", "pipeline": {"fusion": false, "overrides": {}}}],
+    "compare": ["library", "codegen"]})", path);
+  ASSERT_TRUE(s.isOk()) << s.status().message();
+  EXPECT_EQ(s->pipeline.backends, (std::vector<std::string>{"onednn", "codegen"}));
+  EXPECT_TRUE(s->pipeline.fusion) << "default";
+  EXPECT_EQ(s->pipeline.overrides.at("conv1"), "codegen");
+  const Variant &library = s->variants[0], &codegen = s->variants[1], &off = s->variants[2];
+  EXPECT_EQ(library.pipeline, s->pipeline);
+  EXPECT_EQ(codegen.pipeline.backends, std::vector<std::string>{"codegen"});
+  EXPECT_EQ(codegen.pipeline.overrides, s->pipeline.overrides) << "inherited";
+  EXPECT_FALSE(off.pipeline.fusion);
+  EXPECT_TRUE(off.pipeline.overrides.empty()) << "a variant's overrides replace the map";
+
+  // Written back: the variants hold only what differs; the file reads the same.
+  std::string text = sessionToJson(*s, path);
+  auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["pipeline"]["backends"], nlohmann::json({"onednn", "codegen"}));
+  EXPECT_FALSE(doc["pipeline"].contains("fusion")) << "default left out of the top level";
+  EXPECT_EQ(doc["variants"][1]["pipeline"], nlohmann::json({{"backends", {"codegen"}}}));
+  EXPECT_EQ(doc["variants"][2]["pipeline"],
+            nlohmann::json({{"fusion", false}, {"overrides", nlohmann::json::object()}}));
+  ASSERT_TRUE(saveSession(*s, path).isOk());
+  auto back = loadSession(path);
+  ASSERT_TRUE(back.isOk()) << back.status().message() << "\n" << text;
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(back->variants[i].pipeline, s->variants[i].pipeline) << i;
+
+  // A run's stored config holds every field, defaults included, and comes back as a variant.
+  auto config = nlohmann::json::parse(runConfigJson(off.pipeline, off.run));
+  EXPECT_EQ(config["fusion"], false);
+  EXPECT_EQ(config["backends"], nlohmann::json({"onednn", "codegen"}));
+  EXPECT_TRUE(config["overrides"].empty());
+  auto v = variantFromRunConfig(*s, "again", config.dump());
+  ASSERT_TRUE(v.isOk()) << v.status().message();
+  EXPECT_EQ(v->pipeline.fusion, false);
+  EXPECT_TRUE(v->pipeline.overrides.empty());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SessionTest, BadBackendsNameTheirPointer) {
+  auto has = [](const std::string &error, const std::string &part) {
+    EXPECT_NE(error.find(part), std::string::npos) << error;
+  };
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"backends": ["onednn", "cudaa"]}})"),
+      "/x/s.json: /pipeline/backends/1: unknown backend 'cudaa' (known: codegen, onednn");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"backends": ["codegen", "codegen"]}})"),
+      "/pipeline/backends/1: backend 'codegen' listed twice (also at /pipeline/backends/0)");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"backends": "codegen"}})"),
+      "/pipeline/backends: field 'backends' must be an array of strings");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"fusion": "off"}})"),
+      "/pipeline/fusion: field 'fusion' must be true or false");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"overrides": {"a/b": "blas"}}})"),
+      "/pipeline/overrides/a~1b: unknown backend 'blas'");
+  has(errorOf(R"({"loupe_session": 1, "model": "m", "pipeline": {"overrides": {"conv1": 3}}})"),
+      "/pipeline/overrides: field 'overrides' must be an object of strings");
+  has(errorOf(R"({"loupe_session": 2, "model": "m", "variants": [{"name": "a",
+      "pipeline": {"backends": ["nope"]}}]})"),
+      "/variants/0/pipeline/backends/0: unknown backend 'nope'");
 }
 
 TEST(SessionTest, MissingFileIsNotFound) {

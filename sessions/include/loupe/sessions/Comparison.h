@@ -2,8 +2,10 @@
 //
 // The one implementation of "compare run B with run A" that the GUI's Compare panel and the
 // replay report's `comparison` section share: dispatches are matched by id when the names
-// agree (the same compiled program), else by name; every pair and the whole repetitions go
-// through profiler::compare (Mann-Whitney U and a median-change threshold).
+// agree (the same compiled program), else by name, else by source ops and kernel kind (the
+// same loc and the name without its "dispatch_N_" prefix: two schedules of one model); every
+// pair and the whole repetitions go through profiler::compare (Mann-Whitney U and a
+// median-change threshold).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_SESSIONS_COMPARISON_H
@@ -24,6 +26,7 @@ struct TimedDispatch {
   int64_t id = 0;
   std::string name, loc;
   std::vector<int64_t> samplesNs;
+  std::string backend; ///< "codegen", "onednn", ...; empty when unknown.
 };
 
 /// A run's timings, whether just measured or loaded from the profile DB.
@@ -37,7 +40,9 @@ TimedRun timedRun(const profiler::RunData &data);
 /// One dispatch (or the whole repetition) compared between two runs.
 struct DispatchComparison {
   int64_t id = profiler::kWholeRep;
-  std::string name, loc;
+  std::string name, loc;         ///< The baseline's (the candidate's when only it has one).
+  std::string candidateName;     ///< The matched candidate dispatch's name.
+  std::string baselineBackend, candidateBackend; ///< Empty on a side without the dispatch.
   bool inBaseline = false, inCandidate = false;
   profiler::Comparison comparison; ///< profiler::compare(baseline, candidate).
   /// Candidate median / baseline median (< 1: faster); NaN when either is missing or the

@@ -24,6 +24,7 @@
 #include "loupe/ral/Status.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct PipelineSettings {
   std::string target = "cpu";        ///< Compile target.
   std::string phaseTo = "artifact";  ///< Last phase the GUI compiles to (runs always compile
                                      ///< to the artifact).
+  /// Ordered backend preference (`--backends`); empty: highest plevel. Names must be
+  /// registered backends (loupe/Backends/BackendRegistry.h).
+  std::vector<std::string> backends;
+  bool fusion = true;                ///< Elementwise fusion (`--fusion off`: one kernel per op).
+  /// Per-op backend overrides: `loc` (ONNX node name or file:line) -> backend name.
+  std::map<std::string, std::string> overrides;
 };
 
 /// How to run a compiled model (fields listed once in Session.cpp: runFields).

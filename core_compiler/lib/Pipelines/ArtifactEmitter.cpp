@@ -99,13 +99,13 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
     for (auto dict : table.getAsRange<DictionaryAttr>()) {
       nlohmann::json d;
       d["id"] = cast<IntegerAttr>(dict.get("id")).getInt();
-      for (const char *key : {"name", "op", "loc", "backend", "reason"})
+      for (const char *key : {"name", "op", "loc", "backend", "kind", "reason"})
         if (auto value = dict.getAs<StringAttr>(key))
           d[key] = value.str();
       dispatches.push_back(d);
       info.dispatches.push_back({d["id"].get<int64_t>(), d.value("name", ""), d.value("op", ""),
                                  d.value("loc", ""), d.value("backend", ""),
-                                 d.value("reason", "")});
+                                 d.value("kind", ""), d.value("reason", "")});
     }
   }
   info.dispatchesJson = dispatches.dump();

@@ -80,6 +80,24 @@ static std::string kernelName(Operation *op) {
   return op->getName().stripDialect().str();
 }
 
+/// The fusion kind of a dispatch, with BladeDISC's names: kLibrary (a vendor kernel),
+/// kRowReduction / kColReduction (a linalg op reducing along its first input's contiguous /
+/// an outer dimension), kLoop (everything else: elementwise generics, fills, copies,
+/// transposes, pooling windows).
+static const char *fusionKind(Operation *op) {
+  if (isa<loupe::ralir::DispatchOp>(op))
+    return "kLibrary";
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 || linalgOp.getNumDpsInputs() == 0)
+    return "kLoop";
+  AffineMap input = linalgOp.getMatchingIndexingMap(linalgOp.getDpsInputOperand(0));
+  auto last = input.getNumResults() ? dyn_cast<AffineDimExpr>(input.getResults().back())
+                                    : nullptr;
+  bool contiguous = last && linalgOp.getIteratorTypesArray()[last.getPosition()] ==
+                                utils::IteratorType::reduction;
+  return contiguous ? "kRowReduction" : "kColReduction";
+}
+
 static bool isTracingCall(Operation *op) {
   auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op);
   return dispatch && dispatch.getCallee().starts_with("ral_dispatch_");
@@ -143,6 +161,7 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("op", attrs.getStringAttr(op->getName().getStringRef())),
           attrs.getNamedAttr("loc", attrs.getStringAttr(source)),
           attrs.getNamedAttr("backend", attrs.getStringAttr(backend)),
+          attrs.getNamedAttr("kind", attrs.getStringAttr(fusionKind(op))),
           attrs.getNamedAttr("reason", reason ? reason : attrs.getStringAttr("")),
       }));
     }

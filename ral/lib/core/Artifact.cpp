@@ -103,7 +103,8 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
     for (const auto &d : json.at("dispatches"))
       m.dispatches.push_back({d.at("id").get<int64_t>(), d.at("name").get<std::string>(),
                               d.at("op").get<std::string>(), d.at("loc").get<std::string>(),
-                              d.value("backend", std::string()), d.value("reason", std::string())});
+                              d.value("backend", std::string()), d.value("kind", std::string()),
+                              d.value("reason", std::string())});
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {

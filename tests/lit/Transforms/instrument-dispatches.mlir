@@ -9,7 +9,7 @@
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("library\00")
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("Gemm_0\00")
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: loupe.dispatches = [{backend = "codegen", id = 0 : i64, loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", id = 1 : i64, loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", id = 2 : i64, loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", id = 3 : i64, loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
+// CHECK-SAME: loupe.dispatches = [{backend = "codegen", id = 0 : i64, kind = "kLoop", loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", id = 1 : i64, kind = "kRowReduction", loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", id = 2 : i64, kind = "kLibrary", loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", id = 3 : i64, kind = "kLoop", loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
 // CHECK: %[[ID0:.*]] = arith.constant 0 : i64
 // CHECK: ral.dispatch %[[CTX:.*]], %[[ID0]], %{{.*}}, %{{.*}}, %{{.*}} {abi = "ral_dispatch_begin___cpu___pvoid_i64_pvoid_pvoid_pvoid___void", callee = "ral_dispatch_begin", device = "cpu", has_side_effect}
 // CHECK-NEXT: linalg.fill {loupe.dispatch_id = 0 : i64}
@@ -29,6 +29,37 @@ func.func @main(%ctx: !ral.context) {
   %out = memref.alloc() : memref<4x16xf32>
   memref.copy %acc, %out : memref<4x16xf32> to memref<4x16xf32> loc("out")
   ral.send_output %ctx, 0, %out : memref<4x16xf32>
+  return
+}
+
+// -----
+
+// Reductions over the innermost loop are row reductions, over an outer loop column reductions.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: kind = "kRowReduction", loc = "rows"
+// CHECK-SAME: kind = "kColReduction", loc = "cols"
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#colin = affine_map<(d0, d1) -> (d1, d0)>
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<4x8xf32>
+  %r = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x8xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } loc("rows")
+  %c = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#colin, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x8xf32>) outs(%c : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  } loc("cols")
+  ral.send_output %ctx, 0, %r : memref<4xf32>
+  ral.send_output %ctx, 1, %c : memref<8xf32>
   return
 }
 

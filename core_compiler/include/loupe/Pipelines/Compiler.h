@@ -65,6 +65,7 @@ struct DispatchSummary {
   std::string op;      ///< "linalg.generic", "ral.dispatch", ...
   std::string loc;     ///< Source ops (ONNX node names or file:line), comma-separated.
   std::string backend; ///< "codegen", "onednn", "openblas", ...
+  std::string kind;    ///< kLoop, kRowReduction, kColReduction or kLibrary (BladeDISC's names).
   std::string reason;  ///< Why that backend (empty for ops no library backend runs).
 };
 

@@ -44,7 +44,8 @@ const char *kGuiUsage =
     "usage: loupe [gui] [--session S.json] [--db DB] [MODEL]\n"
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
     "              [--search TEXT] [--size WxH]]\n"
-    "  P: pipeline, ir, diff, run, profile, compare, log\n";
+    "  P: pipeline, ir, diff, graph, dispatches, run, profile, compare, log\n"
+    "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n";
 
 // Input seen since the last frame (set by GLFW callbacks chained before ImGui's).
 std::atomic<bool> gInput{false};
@@ -123,7 +124,7 @@ int guiCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "loupe gui: --size expects WxH, got '%s'\n", cl.get("--size").c_str());
     return 2;
   }
-  const std::vector<std::string> panels = {"pipeline", "ir", "diff", "run", "profile", "compare", "log"};
+  const std::vector<std::string> &panels = Workbench::panelNames();
   std::string panel = cl.get("--panel");
   if (!panel.empty() && std::find(panels.begin(), panels.end(), panel) == panels.end()) {
     std::fprintf(stderr, "loupe gui: unknown panel '%s'\n%s", panel.c_str(), kGuiUsage);
@@ -237,7 +238,15 @@ int guiCommand(int argc, char **argv, int first) {
         calm = 0;
       }
       const ViewModel &shown = controller.vm();
-      if (pendingSearch && !pendingPass && shown.compile && workbench.ir().document() &&
+      bool graphSearch = panel == "graph" || panel == "dispatches";
+      if (pendingSearch && graphSearch && shown.compile && !shown.compiling) {
+        // The graph's find box: selects the first matching op and its dispatch.
+        if (!workbench.graph().find(controller.vm(), *pendingSearch))
+          controller.vm().log.error("gui", "--search: no op matches '" + *pendingSearch + "'");
+        pendingSearch.reset();
+        calm = 0;
+      }
+      if (pendingSearch && !graphSearch && !pendingPass && shown.compile && workbench.ir().document() &&
           workbench.ir().document()->text() == shown.compile->irAfter(shown.nav.selectedPass)) {
         // The IR panel's search, as typing it and pressing Enter does.
         workbench.ir().setSearch(*pendingSearch);

@@ -1,6 +1,8 @@
 //===- Style.cpp - Colours and small drawing helpers shared by panels --------===//
 #include "loupe/visualizer/Style.h"
 
+#include <functional>
+
 #include <cstring>
 
 namespace loupe::visualizer {
@@ -86,6 +88,24 @@ ImU32 paletteColor(int index) {
   };
   constexpr int n = sizeof(kPalette) / sizeof(kPalette[0]);
   return kPalette[((index % n) + n) % n];
+}
+
+ImU32 backendColor(const std::string &backend) {
+  if (backend.empty())
+    return IM_COL32(120, 120, 120, 255);
+  if (backend == "codegen")
+    return IM_COL32(110, 150, 200, 255);
+  if (backend == "onednn")
+    return IM_COL32(240, 150, 60, 255);
+  if (backend == "openblas")
+    return IM_COL32(120, 200, 100, 255);
+  if (backend == "cublas" || backend == "cublaslt")
+    return IM_COL32(130, 210, 70, 255);
+  if (backend == "cudnn")
+    return IM_COL32(220, 200, 70, 255);
+  if (backend == "reference")
+    return IM_COL32(200, 120, 200, 255);
+  return paletteColor(static_cast<int>(std::hash<std::string>{}(backend) % 1000));
 }
 
 ImVec4 dimTextColor() {

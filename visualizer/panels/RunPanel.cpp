@@ -3,6 +3,7 @@
 
 #include "loupe/visualizer/Format.h"
 #include "loupe/visualizer/Style.h"
+#include "loupe/visualizer/panels/BackendSettings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,7 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
     ImGui::EndDisabled();
     ImGui::EndCombo();
   }
+  changed |= drawBackendSettings(vm.session.pipeline);
   changed |= ImGui::InputInt("warmup", &run.warmup);
   changed |= ImGui::InputInt("reps", &run.reps);
   run.warmup = std::max(0, run.warmup);

@@ -198,8 +198,9 @@ bool Controller::saveSession(const std::string &path) {
 void Controller::compile() {
   if (!vm_.hasModel())
     return;
-  compiler::CompileOptions options;
-  options.target = vm_.session.pipeline.target;
+  // The session's pipeline (target, backends, overrides, fusion) as a run compiles it, but
+  // only up to phase_to.
+  compiler::CompileOptions options = sessions::compileOptionsFor(vm_.session.pipeline);
   options.phaseTo = vm_.session.pipeline.phaseTo;
   options.keepIrText = true;
   // The GUI compiles to look at the passes; runs compile their own artifact (runModel).

@@ -65,6 +65,7 @@ std::shared_ptr<const CompileView> makeCompileView(std::string modelPath,
   view->options = std::move(options);
   view->result = std::move(result);
   view->wallNs = wallNs;
+  view->graph = graph::buildGraphModel(view->result, view->options.target);
   if (endsWith(view->modelPath, ".mlir")) {
     std::ifstream in(view->modelPath, std::ios::binary);
     std::ostringstream text;
@@ -179,6 +180,10 @@ const char *tabName(Tab tab) {
     return "IR";
   case Tab::Diff:
     return "Diff";
+  case Tab::Graph:
+    return "Graph";
+  case Tab::Dispatches:
+    return "Dispatches";
   case Tab::Profile:
     return "Profile";
   case Tab::Compare:

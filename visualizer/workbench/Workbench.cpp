@@ -53,6 +53,22 @@ Workbench::Workbench(Controller &controller)
                                           : "";
     fileDialog_.open(FileDialog::Mode::ChooseFolder, "Choose the " + title, {}, start);
   });
+  dispatches_.setSave([this] { save(); });
+}
+
+void Workbench::save() {
+  if (!vm().hasModel())
+    return;
+  if (vm().session.path.empty())
+    showSaveAsDialog();
+  else
+    controller_.saveSession();
+}
+
+const std::vector<std::string> &Workbench::panelNames() {
+  static const std::vector<std::string> names = {"pipeline", "ir",      "diff",    "graph", "dispatches",
+                                                 "run",      "profile", "compare", "log"};
+  return names;
 }
 
 Workbench::~Workbench() {
@@ -83,11 +99,12 @@ void Workbench::installSettingsHandler() {
   ctx->SettingsHandlers.push_back(handler);
 }
 
-bool Workbench::busy() const { return controller_.busy() || documents_.busy(); }
+bool Workbench::busy() const { return controller_.busy() || documents_.busy() || graph_.busy(); }
 
 void Workbench::setWake(std::function<void()> wake) {
   controller_.setWake(wake);
   documents_.setWake(wake);
+  graph_.setWake(wake);
 }
 
 bool Workbench::waitIdle(double timeoutSeconds) {
@@ -96,9 +113,10 @@ bool Workbench::waitIdle(double timeoutSeconds) {
     double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0)
       return false;
-    if (!controller_.waitIdle(left) || !documents_.waitIdle(left))
+    if (!controller_.waitIdle(left) || !documents_.waitIdle(left) || !graph_.waitIdle(left))
       return false;
     documents_.beginFrame();
+    graph_.beginFrame();
     if (!busy())
       return true;
   }
@@ -109,6 +127,10 @@ bool Workbench::focusPanel(const std::string &name) {
     selectTab(Tab::Ir);
   else if (name == "diff")
     selectTab(Tab::Diff);
+  else if (name == "graph")
+    selectTab(Tab::Graph);
+  else if (name == "dispatches")
+    selectTab(Tab::Dispatches);
   else if (name == "profile")
     selectTab(Tab::Profile);
   else if (name == "compare")
@@ -175,12 +197,8 @@ void Workbench::drawMenuBar() {
   // Ctrl+O / Ctrl+S: GLFW's key codes for letters are their ASCII capitals.
   if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed('O', false))
     showOpenDialog();
-  if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed('S', false) && m.hasModel()) {
-    if (m.session.path.empty())
-      showSaveAsDialog();
-    else
-      controller_.saveSession();
-  }
+  if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed('S', false) && m.hasModel())
+    save();
   if (!ImGui::BeginMainMenuBar())
     return;
   if (ImGui::BeginMenu("File")) {
@@ -199,12 +217,8 @@ void Workbench::drawMenuBar() {
         controller_.open(chosen);
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Save Session", "Ctrl+S", false, m.hasModel())) {
-      if (m.session.path.empty())
-        showSaveAsDialog();
-      else
-        controller_.saveSession();
-    }
+    if (ImGui::MenuItem("Save Session", "Ctrl+S", false, m.hasModel()))
+      save();
     if (ImGui::MenuItem("Save Session As...", nullptr, false, m.hasModel()))
       showSaveAsDialog();
     ImGui::Separator();
@@ -225,7 +239,7 @@ void Workbench::drawMenuBar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
-    for (Tab t : {Tab::Ir, Tab::Diff, Tab::Profile, Tab::Compare})
+    for (Tab t : kTabs)
       if (ImGui::MenuItem(tabName(t), nullptr, activeTab_ == t))
         selectTab(t);
     ImGui::Separator();
@@ -342,7 +356,8 @@ void Workbench::drawLayout() {
   ImGui::EndChild();
   ImGui::SameLine(0, 0);
 
-  bool centerFocus = focus("ir") || focus("diff") || focus("profile") || focus("compare");
+  bool centerFocus = focus("ir") || focus("diff") || focus("graph") || focus("dispatches") ||
+                     focus("profile") || focus("compare");
   if (centerFocus)
     ImGui::SetNextWindowFocus();
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(6, 4));
@@ -351,7 +366,7 @@ void Workbench::drawLayout() {
   if (ImGui::BeginTabBar("center_tabs")) {
     std::optional<Tab> request = m.nav.tabRequest;
     m.nav.tabRequest.reset();
-    for (Tab t : {Tab::Ir, Tab::Diff, Tab::Profile, Tab::Compare}) {
+    for (Tab t : kTabs) {
       ImGuiTabItemFlags flags = request && *request == t ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(tabName(t), nullptr, flags)) {
         activeTab_ = t;
@@ -361,6 +376,12 @@ void Workbench::drawLayout() {
           break;
         case Tab::Diff:
           diff_.draw(m, controller_);
+          break;
+        case Tab::Graph:
+          graph_.draw(m, controller_);
+          break;
+        case Tab::Dispatches:
+          dispatches_.draw(m, controller_);
           break;
         case Tab::Profile:
           profile_.draw(m, controller_);
@@ -407,6 +428,7 @@ void Workbench::draw() {
   auto start = std::chrono::steady_clock::now();
   controller_.beginFrame();
   documents_.beginFrame();
+  graph_.beginFrame();
   drawMenuBar();
   drawLayout();
   drawFileDialog();

@@ -15,6 +15,8 @@ ImGuiHarness::ImGuiHarness(float width, float height) {
   io.LogFilename = nullptr;
   io.DisplaySize = ImVec2(width, height);
   io.DeltaTime = 1.0f / 60.0f;
+  // As the OpenGL 3 backend does: draw lists may exceed 64k vertices (a 10,000-op graph).
+  io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
   unsigned char *pixels = nullptr;
   int w = 0, h = 0;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h); // builds the atlas; no texture is uploaded

@@ -23,6 +23,9 @@ ImU32 verdictColor(profiler::Verdict verdict);
 ImU32 tokenColor(text::TokenKind kind);
 /// A distinct, stable colour for item `index` (timeline slices, bars).
 ImU32 paletteColor(int index);
+/// Colour of a backend: codegen blue-grey, library backends warm and distinct; a stable
+/// palette colour for other names, grey for "".
+ImU32 backendColor(const std::string &backend);
 /// Text colour with reduced alpha, for secondary information.
 ImVec4 dimTextColor();
 

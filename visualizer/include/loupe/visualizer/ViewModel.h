@@ -19,6 +19,7 @@
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
 #include "loupe/visualizer/Worker.h"
+#include "loupe/visualizer/graph/GraphModel.h"
 
 #include <cstdint>
 #include <memory>
@@ -44,6 +45,8 @@ struct CompileView {
   /// IR, else the last earlier one that did; kNoPass when none has text.
   std::vector<int> irSource;
   int64_t wallNs = 0; ///< Wall time of the compile job, ns.
+  /// Ops, dispatches and their backend choices (graph and dispatch panels); never null.
+  std::shared_ptr<const graph::GraphModel> graph;
 
   int passCount() const { return static_cast<int>(result.snapshots.size()); }
   bool hasSource() const { return !sourceText.empty(); }
@@ -54,7 +57,7 @@ struct CompileView {
   std::string passLabel(int index) const;
 };
 
-/// Builds a CompileView (fills irSource and sourceText) from a finished compile.
+/// Builds a CompileView (fills irSource, sourceText and graph) from a finished compile.
 std::shared_ptr<const CompileView> makeCompileView(std::string modelPath,
                                                    compiler::CompileOptions options,
                                                    compiler::CompileResult result,
@@ -155,7 +158,10 @@ private:
 };
 
 /// The central tabs.
-enum class Tab { Ir, Diff, Profile, Compare };
+enum class Tab { Ir, Diff, Graph, Dispatches, Profile, Compare };
+/// Every tab in display order.
+inline constexpr Tab kTabs[] = {Tab::Ir, Tab::Diff, Tab::Graph, Tab::Dispatches, Tab::Profile,
+                                Tab::Compare};
 const char *tabName(Tab tab);
 
 /// Shared UI state: what is selected and where panels were asked to go.
@@ -176,6 +182,11 @@ struct Navigation {
   /// when it compares variants (their newest runs), both empty when it compares runs by id.
   std::string baselineVariant, candidateVariant;
   double compareThreshold = 0.05;
+  /// Graph and dispatch panels: the selected op (index into GraphModel::nodes) and dispatch
+  /// (DispatchSummary::id), -1 when none; `graphFocus` asks the graph to centre on them.
+  int selectedNode = -1;
+  int64_t selectedDispatch = -1;
+  bool graphFocus = false;
   bool comparesVariants() const { return !baselineVariant.empty() && !candidateVariant.empty(); }
 };
 

@@ -4,9 +4,9 @@
 // save/save as session, quit; Run: compile, run, cancel; Debug: ImGui demo and metrics
 // windows), then a fixed layout computed from the viewport (no docking branch):
 //
-//   +----------+-------------------------------+---------+
-//   | Pipeline | [IR] [Diff] [Profile] [Compare]| Run     |
-//   |          |                               |         |
+//   +----------+--------------------------------------------------------+---------+
+//   | Pipeline | [IR] [Diff] [Graph] [Dispatches] [Profile] [Compare]   | Run     |
+//   |          |                                                        |         |
 //   +----------+-------------------------------+---------+
 //   | Log                                                |
 //   +----------------------------------------------------+
@@ -24,7 +24,9 @@
 #include "loupe/visualizer/DocumentCache.h"
 #include "loupe/visualizer/panels/ComparePanel.h"
 #include "loupe/visualizer/panels/DiffPanel.h"
+#include "loupe/visualizer/panels/DispatchPanel.h"
 #include "loupe/visualizer/panels/FileDialog.h"
+#include "loupe/visualizer/panels/GraphPanel.h"
 #include "loupe/visualizer/panels/IrPanel.h"
 #include "loupe/visualizer/panels/LogPanel.h"
 #include "loupe/visualizer/panels/PipelinePanel.h"
@@ -35,6 +37,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace loupe::visualizer {
 
@@ -64,9 +67,10 @@ public:
   bool waitIdle(double timeoutSeconds);
   bool quitRequested() const { return quit_; }
 
-  /// Brings a panel to the front: "pipeline", "ir", "diff", "run", "profile", "compare",
-  /// "log". False for an unknown name.
+  /// Brings a panel to the front: one of panelNames(). False for an unknown name.
   bool focusPanel(const std::string &name);
+  /// "pipeline", "ir", "diff", "graph", "dispatches", "run", "profile", "compare", "log".
+  static const std::vector<std::string> &panelNames();
   void selectTab(Tab tab) { controller_.vm().nav.tabRequest = tab; }
   Tab activeTab() const { return activeTab_; }
 
@@ -77,6 +81,8 @@ public:
   PipelinePanel &pipeline() { return pipeline_; }
   IrPanel &ir() { return ir_; }
   DiffPanel &diff() { return diff_; }
+  GraphPanel &graph() { return graph_; }
+  DispatchPanel &dispatches() { return dispatches_; }
   RunPanel &runPanel() { return run_; }
   ProfilePanel &profile() { return profile_; }
   ComparePanel &compare() { return compare_; }
@@ -86,6 +92,8 @@ public:
   /// Opens the file dialog for File > Open / Save As (what the menu does).
   void showOpenDialog();
   void showSaveAsDialog();
+  /// File > Save: the session's file, or Save As when it has none.
+  void save();
 
 private:
   void drawMenuBar();
@@ -101,6 +109,8 @@ private:
   PipelinePanel pipeline_;
   IrPanel ir_;
   DiffPanel diff_;
+  GraphPanel graph_;
+  DispatchPanel dispatches_;
   RunPanel run_;
   ProfilePanel profile_;
   ComparePanel compare_;

@@ -1,6 +1,6 @@
 //===- RunPanel.h - Run settings, progress and the last result ----*- C++ -*-===//
 //
-// Device, warmup, repetitions, inputs (random with a seed, or a test-data folder), the check
+// Device, the backend order and fusion switch (BackendSettings), warmup, repetitions, inputs (random with a seed, or a test-data folder), the check
 // folder and tolerances. These are the session's run settings: what Save writes. Run posts a
 // job (sessions::runModel on the worker); while it runs the panel shows the runner's stage and a
 // progress bar with Cancel. The result (timings, check) appears when the job is done.

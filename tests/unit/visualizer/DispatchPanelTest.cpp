@@ -1,0 +1,131 @@
+//===- DispatchPanelTest.cpp - Dispatch table, overrides and recompile --------===//
+//
+// On the real compiler: the CNN's conv1 runs on oneDNN by plevel; picking codegen in its
+// override drop-down and pressing Recompile compiles it again with the override, and the
+// dispatch's backend changes. Save writes the override into the session file.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/visualizer/panels/DispatchPanel.h"
+
+#include "Fixtures.h"
+#include "GeneratedGraph.h"
+#include "ImGuiHarness.h"
+
+#include "loupe/visualizer/Controller.h"
+
+#include <gtest/gtest.h>
+
+using namespace loupe::visualizer;
+using namespace loupe::visualizer::testing;
+namespace compiler = loupe::compiler;
+namespace graph = loupe::visualizer::graph;
+namespace sessions = loupe::sessions;
+
+namespace {
+/// The dispatch running conv1's convolution, or null.
+const graph::DispatchEntry *conv1(const ViewModel &vm) {
+  for (const graph::DispatchEntry &d : vm.compile->graph->dispatches)
+    if (d.opKind == "conv2d" && d.overrideLoc == "conv1")
+      return &d;
+  return nullptr;
+}
+
+TEST(DispatchPanel, OverrideRecompileAndSave) {
+  TempDir dir;
+  ControllerOptions options;
+  options.dbPath = dir.str("profiles.db");
+  Controller controller(options);
+  ASSERT_TRUE(controller.openModel(std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx"));
+  ASSERT_TRUE(controller.waitIdle(300));
+  ViewModel &vm = controller.vm();
+  ASSERT_TRUE(vm.compile && vm.compile->result.ok());
+  const graph::DispatchEntry *conv = conv1(vm);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->summary.backend, "onednn");
+  EXPECT_EQ(conv->kind, "library");
+  int64_t convId = conv->summary.id;
+
+  ImGuiHarness ui(1800, 900);
+  DispatchPanel panel;
+  int saves = 0;
+  panel.setSave([&] {
+    ++saves;
+    controller.saveSession(dir.str("cnn.json"));
+  });
+  auto draw = [&] {
+    controller.beginFrame();
+    panel.draw(vm, controller);
+  };
+  ui.frames(2, draw);
+  // The override drop-down of conv1's dispatch: open it, pick codegen.
+  ScreenRect combo = panel.overrideRect(convId);
+  ASSERT_FALSE(combo.empty());
+  ui.click(combo.center(), draw);
+  ui.frame(draw, false);
+  ScreenRect item = panel.popupItemRect("codegen");
+  ASSERT_FALSE(item.empty());
+  ASSERT_FALSE(panel.popupItemRect("onednn").empty());
+  ui.click(item.center(), draw);
+  EXPECT_EQ(panel.overrides().at("conv1"), "codegen");
+  EXPECT_TRUE(panel.hasPendingEdits(vm));
+  EXPECT_TRUE(vm.session.pipeline.overrides.empty()) << "pending until Recompile";
+
+  // Recompile: the override goes into the session and the compiler honours it.
+  ui.click(panel.recompileRect().center(), draw);
+  EXPECT_EQ(vm.session.pipeline.overrides.at("conv1"), "codegen");
+  EXPECT_TRUE(vm.sessionDirty);
+  EXPECT_FALSE(panel.hasPendingEdits(vm));
+  ASSERT_TRUE(controller.waitIdle(300));
+  ui.frame(draw);
+  ASSERT_TRUE(vm.compile->result.ok());
+  EXPECT_EQ(vm.compile->options.backendOverrides.at("conv1"), "codegen");
+  conv = conv1(vm);
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->summary.backend, "codegen");
+  EXPECT_NE(conv->summary.reason.find("override for 'conv1'"), std::string::npos)
+      << conv->summary.reason;
+  EXPECT_EQ(conv->plevel, 10);
+  EXPECT_NE(conv->kind, "library");
+  // conv2 kept its library backend.
+  bool conv2OnOneDnn = false;
+  for (const graph::DispatchEntry &d : vm.compile->graph->dispatches)
+    conv2OnOneDnn |= d.overrideLoc == "conv2" && d.summary.backend == "onednn";
+  EXPECT_TRUE(conv2OnOneDnn);
+
+  // Save writes the override into the session file.
+  panel.save(vm);
+  EXPECT_EQ(saves, 1);
+  auto saved = sessions::loadSession(dir.str("cnn.json"));
+  ASSERT_TRUE(saved.isOk()) << saved.status().message();
+  EXPECT_EQ(saved->pipeline.overrides.at("conv1"), "codegen");
+  EXPECT_FALSE(vm.sessionDirty);
+
+  // Back to the default: the entry disappears from the edits.
+  panel.setOverride("conv1", "");
+  EXPECT_TRUE(panel.overrides().empty());
+  EXPECT_TRUE(panel.hasPendingEdits(vm));
+}
+
+TEST(DispatchPanel, EditsFollowTheSessionAndTableIsClipped) {
+  ViewModel vm;
+  vm.session.model = "generated.onnx";
+  vm.session.pipeline.overrides = {{"b0_mm1", "openblas"}};
+  vm.compile = makeCompileView("generated.onnx", {}, generatedGraph(9000), 0, 0);
+  DispatchPanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui(1800, 900);
+  ui.frames(2, [&] { panel.draw(vm, actions); });
+  EXPECT_EQ(panel.overrides().at("b0_mm1"), "openblas");
+  EXPECT_FALSE(panel.hasPendingEdits(vm));
+  EXPECT_FALSE(panel.overrideRect(0).empty()) << "the first rows are drawn";
+  EXPECT_TRUE(panel.overrideRect(4000).empty()) << "rows off screen are not";
+  // Another session: the edits start over from its overrides.
+  panel.setOverride("b1_mm2", "codegen");
+  vm.session.pipeline.overrides = {{"b2_mm1", "codegen"}};
+  ui.frame([&] { panel.draw(vm, actions); });
+  EXPECT_EQ(panel.overrides(), vm.session.pipeline.overrides);
+  panel.recompile(vm, actions);
+  EXPECT_EQ(actions.compiles, 1);
+}
+
+} // namespace

@@ -1,0 +1,61 @@
+//===- GeneratedGraph.h - A synthetic op graph with its dispatch table -*- C++ -*-===//
+//
+// For tests and bench/gui: a compile result whose op graph (CompileResult::graph) is a chain of
+// residual blocks, 9 ops each, and whose dispatch table fuses them as the compiler would:
+//
+//   x -> mm1 -> add1 -> relu1 -> mm2 -> add2 -> res(+x) -> mul -> rsum -> sub(mul - rsum)
+//
+// mm1+add1+relu1 run as one oneDNN epilogue dispatch, mm2 on oneDNN, add2+res+mul as one fused
+// loop, rsum as a reduction, sub as a loop: 5 dispatches and 11 edges per block.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H
+#define LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H
+
+#include "loupe/Pipelines/Compiler.h"
+
+#include <string>
+
+namespace loupe::visualizer::testing {
+
+/// About `ops` ops (a multiple of 9, plus the input).
+inline compiler::CompileResult generatedGraph(int ops) {
+  compiler::CompileResult r;
+  auto node = [&](const std::string &op, const std::string &name) {
+    int id = static_cast<int>(r.graph.nodes.size());
+    r.graph.nodes.push_back({id, op, name, "tensor<8x256xf32>"});
+    return id;
+  };
+  auto dispatch = [&](const std::string &kernel, const std::string &op, const std::string &loc,
+                      const std::string &backend, const std::string &reason) {
+    int64_t id = static_cast<int64_t>(r.dispatches.size());
+    r.dispatches.push_back(
+        {id, "dispatch_" + std::to_string(id) + "_" + kernel, op, loc, backend, reason});
+  };
+  int x = node("input", "input0");
+  for (int b = 0; b < ops / 9; ++b) {
+    std::string p = "b" + std::to_string(b) + "_";
+    int mm1 = node("tosa.matmul", p + "mm1"), add1 = node("tosa.add", p + "add1"),
+        relu1 = node("tosa.clamp", p + "relu1"), mm2 = node("tosa.matmul", p + "mm2"),
+        add2 = node("tosa.add", p + "add2"), res = node("tosa.add", p + "res"),
+        mul = node("tosa.mul", p + "mul"), rsum = node("tosa.reduce_sum", p + "rsum"),
+        sub = node("tosa.sub", p + "sub");
+    for (auto [a, c] : {std::pair{x, mm1}, {mm1, add1}, {add1, relu1}, {relu1, mm2}, {mm2, add2},
+                        {add2, res}, {x, res}, {res, mul}, {mul, rsum}, {mul, sub}, {rsum, sub}})
+      r.graph.edges.push_back({a, c});
+    std::string why = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)";
+    dispatch("ral_gemm_epilogue_onednn", "ral.dispatch", p + "mm1," + p + "add1," + p + "relu1",
+             "onednn", why);
+    dispatch("ral_gemm_onednn", "ral.dispatch", p + "mm2", "onednn", why);
+    dispatch("generic", "linalg.generic", p + "add2," + p + "res," + p + "mul", "codegen", "");
+    dispatch("generic_reduce", "linalg.generic", p + "rsum", "codegen", "");
+    dispatch("generic", "linalg.generic", p + "sub", "codegen", "");
+    x = sub;
+  }
+  r.lastPhase = "artifact";
+  return r;
+}
+
+} // namespace loupe::visualizer::testing
+
+#endif // LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H

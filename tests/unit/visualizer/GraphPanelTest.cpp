@@ -1,0 +1,267 @@
+//===- GraphPanelTest.cpp - Op graph model, dot layout and the graph panel ----===//
+#include "loupe/visualizer/panels/GraphPanel.h"
+
+#include "Fixtures.h"
+#include "GeneratedGraph.h"
+#include "ImGuiHarness.h"
+
+#include <gtest/gtest.h>
+
+using namespace loupe::visualizer;
+using namespace loupe::visualizer::testing;
+namespace compiler = loupe::compiler;
+namespace graph = loupe::visualizer::graph;
+
+namespace {
+std::shared_ptr<const CompileView> generatedView(int ops) {
+  compiler::CompileOptions options;
+  return makeCompileView("generated.onnx", options, generatedGraph(ops), 0, 0);
+}
+
+/// Every consumer lies below its producer; no two boxes overlap.
+void expectLayered(const graph::GraphLayout &layout, const std::vector<std::pair<int, int>> &edges,
+                   bool checkOverlaps) {
+  ASSERT_TRUE(layout.ok()) << layout.error;
+  for (auto [a, b] : edges)
+    EXPECT_LT(layout.nodes[a].y, layout.nodes[b].y) << a << " -> " << b;
+  for (const graph::EdgePath &e : layout.edges) {
+    ASSERT_GE(e.points.size(), 4u);
+    EXPECT_EQ((e.points.size() - 1) % 3, 0u) << "cubic Bézier control points";
+  }
+  if (!checkOverlaps)
+    return;
+  for (size_t i = 0; i < layout.nodes.size(); ++i)
+    for (size_t j = i + 1; j < layout.nodes.size(); ++j) {
+      const graph::NodeBox &p = layout.nodes[i], &q = layout.nodes[j];
+      bool apart = p.right() <= q.left() || q.right() <= p.left() || p.bottom() <= q.top() ||
+                   q.bottom() <= p.top();
+      EXPECT_TRUE(apart) << i << " overlaps " << j;
+    }
+}
+
+TEST(GraphModel, OpsJoinDispatchesByLoc) {
+  auto view = generatedView(18);
+  const graph::GraphModel &m = *view->graph;
+  ASSERT_EQ(m.nodes.size(), 19u);
+  ASSERT_EQ(m.dispatches.size(), 10u);
+  EXPECT_EQ(m.edges.size(), 22u);
+  // b0_mm1, b0_add1, b0_relu1 are one oneDNN epilogue dispatch: the matmul is its op.
+  const graph::DispatchEntry &epilogue = m.dispatches[0];
+  EXPECT_EQ(epilogue.kind, "library");
+  EXPECT_EQ(epilogue.nodes, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(epilogue.opKind, "matmul");
+  EXPECT_EQ(epilogue.overrideLoc, "b0_mm1");
+  EXPECT_EQ(epilogue.plevel, 15);
+  ASSERT_EQ(epilogue.alternatives.size(), 3u);
+  EXPECT_EQ(epilogue.alternatives[0].backend, "onednn");
+  EXPECT_TRUE(epilogue.alternatives[0].available) << epilogue.alternatives[0].why;
+  EXPECT_EQ(epilogue.alternatives[1].backend, "openblas");
+  EXPECT_EQ(epilogue.alternatives[2].backend, "codegen");
+  EXPECT_EQ(m.dispatches[3].kind, "reduction");
+  EXPECT_EQ(m.dispatches[2].kind, "loop");
+  EXPECT_TRUE(m.dispatches[2].opKind.empty()) << "no library backend runs a fused add";
+  EXPECT_TRUE(m.dispatches[2].alternatives.empty());
+  for (int n : {1, 2, 3}) {
+    EXPECT_EQ(m.nodes[n].cluster, 0);
+    EXPECT_EQ(m.nodes[n].backend, "onednn");
+  }
+  EXPECT_EQ(m.nodes[0].cluster, -1) << "the input is in no dispatch";
+  EXPECT_EQ(m.nodes[8].cluster, 3) << "b0_rsum";
+}
+
+TEST(GraphModel, MapsGraphOpsToRegistryOps) {
+  compiler::DispatchSummary lib{3, "dispatch_3_ral_conv_onednn", "ral.dispatch", "conv1", "onednn", ""};
+  compiler::DispatchSummary gen{4, "dispatch_4_conv_2d_nhwc_fhwc", "linalg.conv_2d_nhwc_fhwc", "conv1", "codegen", ""};
+  compiler::DispatchSummary transpose{0, "dispatch_0_transpose", "linalg.transpose", "conv1", "codegen", ""};
+  compiler::DispatchSummary bmm{1, "dispatch_1_ral_batch_gemm_onednn", "ral.dispatch", "fc", "onednn", ""};
+  EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", lib), "conv2d");
+  EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", gen), "conv2d");
+  EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", transpose), "");
+  EXPECT_EQ(graph::libraryOpKind("tosa.transpose", transpose), "");
+  EXPECT_EQ(graph::libraryOpKind("tosa.matmul", bmm), "batch_matmul");
+  EXPECT_EQ(graph::dispatchKind(lib), "library");
+  EXPECT_EQ(graph::dispatchKind(transpose), "loop");
+  EXPECT_EQ(graph::deviceOfTarget("cuda"), "gpu");
+}
+
+TEST(GraphModel, RealCnnCompile) {
+  compiler::CompileOptions options;
+  options.keepIrText = false;
+  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
+  auto view = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  ASSERT_TRUE(view->result.ok()) << view->result.error->message;
+  const graph::GraphModel &m = *view->graph;
+  ASSERT_FALSE(m.nodes.empty());
+  ASSERT_FALSE(m.dispatches.empty());
+  int convs = 0;
+  for (const graph::NodeEntry &n : m.nodes) {
+    if (n.node.op != "tosa.conv2d")
+      continue;
+    ++convs;
+    ASSERT_GE(n.cluster, 0) << n.node.name;
+    const graph::DispatchEntry &d = m.dispatches[n.cluster];
+    EXPECT_EQ(d.kind, "library") << "a conv is drawn in its library dispatch, not a transpose";
+    EXPECT_EQ(d.opKind, "conv2d");
+    EXPECT_EQ(d.overrideLoc, n.node.name);
+    EXPECT_EQ(n.backend, "onednn");
+    EXPECT_NE(d.summary.reason.find("highest plevel"), std::string::npos) << d.summary.reason;
+  }
+  EXPECT_EQ(convs, 2);
+}
+
+TEST(GraphLayout, DotLaysOutLayersWithoutOverlaps) {
+  auto view = generatedView(90);
+  graph::LayoutInput input = {std::vector<std::pair<float, float>>(view->graph->nodes.size(), {80, 30}),
+                              view->graph->edges};
+  graph::GraphLayout layout = graph::layoutGraph(input);
+  EXPECT_EQ(layout.bands, 1);
+  expectLayered(layout, input.edges, true);
+  EXPECT_FLOAT_EQ(layout.nodes[5].w, 80);
+  EXPECT_LE(layout.minY, layout.nodes[0].top());
+  // Bad input is an error, not a crash.
+  graph::LayoutInput bad{{{10, 10}}, {{0, 3}}};
+  EXPECT_FALSE(graph::layoutGraph(bad).ok());
+  EXPECT_TRUE(graph::layoutGraph({}).ok());
+}
+
+TEST(GraphLayout, LargeGraphsAreLaidOutInBands) {
+  auto view = generatedView(1800);
+  graph::LayoutInput input = {std::vector<std::pair<float, float>>(view->graph->nodes.size(), {80, 30}),
+                              view->graph->edges};
+  graph::LayoutOptions options;
+  options.maxBandNodes = 200;
+  graph::GraphLayout layout = graph::layoutGraph(input, options);
+  EXPECT_GE(layout.bands, 9);
+  expectLayered(layout, input.edges, false);
+}
+
+struct PanelFixture {
+  ImGuiHarness ui{1400, 900};
+  GraphPanel panel;
+  RecordingActions actions;
+  ViewModel vm;
+  std::function<void()> draw = [this] {
+    panel.beginFrame();
+    panel.draw(vm, actions);
+  };
+  /// Frames until the layout is there.
+  void settle() {
+    ui.frame(draw);
+    ASSERT_TRUE(panel.waitIdle(60));
+    ui.frames(2, draw);
+  }
+  ImVec2 centreOf(int node) {
+    auto layout = panel.request(vm.compile->graph);
+    const graph::NodeBox &b = layout->nodes[node];
+    return panel.view().toScreen({b.x, b.y});
+  }
+};
+
+TEST(GraphPanel, ColoursByClusterAndClickShowsDetails) {
+  PanelFixture f;
+  f.vm.compile = generatedView(90);
+  f.settle();
+  auto layout = f.panel.request(f.vm.compile->graph);
+  ASSERT_NE(layout, nullptr);
+  const graph::GraphModel &m = *f.vm.compile->graph;
+  graph::GraphView &view = f.panel.view();
+  EXPECT_GT(view.lastDrawnNodes(), 0);
+  EXPECT_GT(view.lastDrawnLabels(), 0) << "opens readable, at most 100%";
+  // Ops fused into one dispatch share its colour; the next dispatch has another.
+  EXPECT_EQ(view.nodeColor(m, 1), view.nodeColor(m, 2));
+  EXPECT_EQ(view.nodeColor(m, 1), view.nodeColor(m, 3));
+  EXPECT_NE(view.nodeColor(m, 3), view.nodeColor(m, 4));
+  view.colorBy = graph::ColorBy::Backend;
+  EXPECT_EQ(view.nodeColor(m, 1), view.nodeColor(m, 4)) << "both onednn";
+  EXPECT_NE(view.nodeColor(m, 4), view.nodeColor(m, 5)) << "onednn vs codegen";
+  view.colorBy = graph::ColorBy::Cluster;
+
+  // Click b0_relu1: the op and its cluster are selected.
+  f.ui.click(f.centreOf(3), f.draw);
+  EXPECT_EQ(f.vm.nav.selectedNode, 3);
+  EXPECT_EQ(f.vm.nav.selectedDispatch, 0);
+  // Between b0_mm1 and b0_add1 (inside their fused cluster's outline, on no op): the cluster.
+  const graph::NodeBox &mm1 = layout->nodes[1], &add1 = layout->nodes[2];
+  ImVec2 gap = view.toScreen({mm1.x, (mm1.bottom() + add1.top()) * 0.5f});
+  f.ui.click(gap, f.draw);
+  EXPECT_EQ(f.vm.nav.selectedNode, -1);
+  EXPECT_EQ(f.vm.nav.selectedDispatch, 0);
+  // Empty canvas: nothing.
+  ImVec2 empty = view.toScreen({layout->maxX + 200, mm1.y});
+  f.ui.click(empty, f.draw);
+  EXPECT_EQ(f.vm.nav.selectedDispatch, -1);
+  // The details pane's "Show in the dispatch table" is a request to the workbench.
+  f.ui.click(f.centreOf(8), f.draw);
+  EXPECT_EQ(f.vm.nav.selectedDispatch, 3);
+  EXPECT_FALSE(f.vm.nav.tabRequest.has_value());
+}
+
+TEST(GraphPanel, ZoomPanFindAndLayoutCache) {
+  PanelFixture f;
+  f.vm.compile = generatedView(900);
+  f.settle();
+  graph::GraphView &view = f.panel.view();
+  int total = static_cast<int>(f.vm.compile->graph->nodes.size());
+  EXPECT_LT(view.lastDrawnNodes(), total) << "culled to the canvas";
+  // Wheel over the canvas zooms around the cursor.
+  float before = view.zoom();
+  ImVec2 at = f.centreOf(10);
+  f.ui.setMouse(at);
+  f.ui.wheel(2);
+  f.ui.frame(f.draw, false);
+  EXPECT_GT(view.zoom(), before * 1.3f);
+  ImVec2 after = f.centreOf(10);
+  EXPECT_NEAR(after.x, at.x, 2);
+  EXPECT_NEAR(after.y, at.y, 2);
+  // Fit shows everything.
+  view.fit();
+  f.ui.frame(f.draw);
+  EXPECT_EQ(view.lastDrawnNodes(), total);
+  // Drag pans.
+  ImGuiIO &io = ImGui::GetIO();
+  view.setZoom(1);
+  f.ui.frame(f.draw);
+  ImVec2 centre = view.canvasCenter();
+  graph::Point anchor = view.toLayout(centre);
+  io.MousePos = centre;
+  f.ui.frame(f.draw, false);
+  io.MouseDown[0] = true;
+  f.ui.frame(f.draw, false);
+  for (int i = 0; i < 5; ++i) {
+    io.MousePos.y -= 20;
+    f.ui.frame(f.draw, false);
+  }
+  io.MouseDown[0] = false;
+  f.ui.frame(f.draw, false);
+  EXPECT_NEAR(view.toScreen(anchor).y, centre.y - 100, 2);
+  EXPECT_NEAR(view.toScreen(anchor).x, centre.x, 2);
+  EXPECT_EQ(f.vm.nav.selectedNode, -1) << "a drag is no click";
+  EXPECT_EQ(f.vm.nav.selectedDispatch, -1);
+
+  // Find selects the op and centres it.
+  ASSERT_TRUE(f.panel.find(f.vm, "b77_rsum"));
+  f.ui.frame(f.draw);
+  int found = f.vm.nav.selectedNode;
+  EXPECT_EQ(f.vm.compile->graph->nodes[found].node.name, "b77_rsum");
+  EXPECT_EQ(f.vm.nav.selectedDispatch, 77 * 5 + 3);
+  ImVec2 c = f.centreOf(found);
+  EXPECT_NEAR(c.x, view.canvasCenter().x, 2);
+  EXPECT_NEAR(c.y, view.canvasCenter().y, 2);
+  EXPECT_FALSE(f.panel.find(f.vm, "no such op"));
+
+  // A recompile that only changes backends keeps the graph's layout: no new job.
+  EXPECT_EQ(f.panel.layoutsComputed(), 1);
+  compiler::CompileResult other = generatedGraph(900);
+  for (compiler::DispatchSummary &d : other.dispatches)
+    d.backend = "codegen";
+  f.vm.compile = makeCompileView("generated.onnx", {}, other, 1, 0);
+  f.ui.frame(f.draw);
+  EXPECT_EQ(f.panel.layoutsComputed(), 1);
+  EXPECT_NE(f.panel.request(f.vm.compile->graph), nullptr);
+  EXPECT_EQ(f.vm.compile->graph->nodes[1].backend, "codegen");
+  // Another graph is laid out anew.
+  f.vm.compile = generatedView(99);
+  f.settle();
+  EXPECT_EQ(f.panel.layoutsComputed(), 2);
+}
+} // namespace

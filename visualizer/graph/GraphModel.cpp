@@ -1,0 +1,189 @@
+//===- GraphModel.cpp - Ops, dispatches and backend choices of a compile -------===//
+#include "loupe/visualizer/graph/GraphModel.h"
+
+#include "loupe/Backends/BackendRegistry.h"
+#include "loupe/ral/Context.h"
+#include "loupe/ral/CudaDriver.h"
+#include "loupe/ral/Registry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+namespace loupe::visualizer::graph {
+
+namespace {
+bool contains(const std::string &s, const char *part) { return s.find(part) != std::string::npos; }
+
+/// "dispatch_12_generic" -> "generic".
+std::string kernelKind(const std::string &name) {
+  if (name.rfind("dispatch_", 0) != 0)
+    return name;
+  size_t end = name.find('_', 9);
+  return end == std::string::npos ? name : name.substr(end + 1);
+}
+
+/// "tosa.max_pool2d" -> "max", "tosa.conv2d" -> "conv": the op's leading word.
+std::string opStem(const std::string &op) {
+  std::string s = op.substr(op.find('.') == std::string::npos ? 0 : op.find('.') + 1);
+  size_t end = 0;
+  while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end])))
+    ++end;
+  return s.substr(0, end);
+}
+
+/// Whether this machine can run `kernel` of `backend` on `device` (the rule of
+/// app/loupe/BackendsCommand.cpp, kept here rather than shared with app/: the RAL registry has
+/// the kernel for the device once the kernel plugins are loaded; on "gpu" the CUDA driver and
+/// the vendor library must load too). Empty when it can, else why not.
+std::string unavailableReason(const std::string &backend, const std::string &kernel,
+                              const std::string &device) {
+  if (device == "gpu")
+    for (const ral::CudaLibraryInfo &lib : ral::probeCudaLibraries()) {
+      bool needed = lib.what == "CUDA driver" || (backend == "cublas" && lib.what == "cuBLAS") ||
+                    (backend == "cudnn" && lib.what == "cuDNN");
+      if (needed && !lib.status)
+        return lib.what + " not found";
+    }
+  if (kernel.empty())
+    return "";
+  ral::loadPlugins();
+  for (const ral::Registry::Entry &e : ral::Registry::global().entries())
+    if (e.prefix == kernel && e.device == device)
+      return "";
+  return "RAL kernel " + kernel + " not registered";
+}
+
+/// How well dispatch `d` stands for op `node` (the higher, the better).
+int affinity(const compiler::GraphNode &node, const DispatchEntry &d) {
+  int score = 0;
+  if (!libraryOpKind(node.op, d.summary).empty())
+    score += 8;
+  std::string stem = opStem(node.op);
+  if (!stem.empty() && contains(kernelKind(d.summary.name), stem.c_str()))
+    score += 4;
+  if (splitLoc(d.summary.loc).size() > 1)
+    score += 2; // a fusion
+  std::string kind = kernelKind(d.summary.name);
+  if (kind != "transpose" && kind != "fill" && kind != "copy" && kind != "map")
+    score += 1; // compute rather than data movement
+  return score;
+}
+} // namespace
+
+std::vector<std::string> splitLoc(const std::string &loc) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(loc);
+  while (std::getline(in, item, ','))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+std::string deviceOfTarget(const std::string &target) {
+  return target == "cuda" ? "gpu" : target;
+}
+
+std::vector<Alternative> alternativesFor(const std::string &opKind, const std::string &device) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::vector<Alternative>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(opKind, device);
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second;
+  std::vector<Alternative> out;
+  for (const backends::Selection &s :
+       backends::BackendRegistry::global().candidates(opKind, device)) {
+    std::string why = unavailableReason(s.backend, s.kernel, device);
+    out.push_back({s.backend, s.kernel, s.plevel, why.empty(), why});
+  }
+  cache[key] = out;
+  return out;
+}
+
+std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSummary &d) {
+  bool library = d.op == "ral.dispatch";
+  if (graphOp == "tosa.conv2d" && (library || contains(d.name, "conv")))
+    return "conv2d";
+  if (graphOp == "tosa.matmul" &&
+      (library || contains(d.name, "matmul") || contains(d.name, "gemm")))
+    return contains(d.name, "batch") ? "batch_matmul" : "matmul";
+  return "";
+}
+
+std::string dispatchKind(const compiler::DispatchSummary &d) {
+  if (d.op == "ral.dispatch")
+    return "library";
+  if (contains(d.name, "reduce") || contains(d.name, "pooling") || d.op == "linalg.reduce")
+    return "reduction";
+  if (d.op == "memref.copy")
+    return "copy";
+  return "loop";
+}
+
+int GraphModel::dispatchIndex(int64_t id) const {
+  for (size_t i = 0; i < dispatches.size(); ++i)
+    if (dispatches[i].summary.id == id)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult &result,
+                                                  const std::string &target) {
+  auto model = std::make_shared<GraphModel>();
+  model->device = deviceOfTarget(target);
+  std::map<int, int> indexOfId;
+  for (const compiler::GraphNode &n : result.graph.nodes) {
+    indexOfId[n.id] = static_cast<int>(model->nodes.size());
+    model->nodesByName.emplace(n.name, static_cast<int>(model->nodes.size()));
+    model->nodes.push_back({n, {}, -1, ""});
+  }
+  for (auto [from, to] : result.graph.edges) {
+    auto a = indexOfId.find(from), b = indexOfId.find(to);
+    if (a != indexOfId.end() && b != indexOfId.end())
+      model->edges.push_back({a->second, b->second});
+  }
+  for (const compiler::DispatchSummary &s : result.dispatches) {
+    DispatchEntry d;
+    d.summary = s;
+    d.kind = dispatchKind(s);
+    std::set<int> nodes;
+    for (const std::string &name : splitLoc(s.loc))
+      for (auto [it, end] = model->nodesByName.equal_range(name); it != end; ++it) {
+        nodes.insert(it->second);
+        std::string kind = libraryOpKind(model->nodes[it->second].node.op, s);
+        if (d.opKind.empty() && !kind.empty()) {
+          d.opKind = kind;
+          d.overrideLoc = name;
+        }
+      }
+    d.nodes.assign(nodes.begin(), nodes.end());
+    if (!d.opKind.empty()) {
+      d.alternatives = alternativesFor(d.opKind, model->device);
+      for (const Alternative &a : d.alternatives)
+        if (a.backend == s.backend)
+          d.plevel = a.plevel;
+    }
+    int index = static_cast<int>(model->dispatches.size());
+    for (int n : d.nodes)
+      model->nodes[n].dispatches.push_back(index);
+    model->dispatches.push_back(std::move(d));
+  }
+  for (NodeEntry &n : model->nodes) {
+    int best = -1, bestScore = -1;
+    for (int d : n.dispatches) {
+      int score = affinity(n.node, model->dispatches[d]);
+      if (score > bestScore)
+        best = d, bestScore = score;
+    }
+    n.cluster = best;
+    if (best >= 0)
+      n.backend = model->dispatches[best].summary.backend;
+  }
+  return model;
+}
+
+} // namespace loupe::visualizer::graph

@@ -1,0 +1,77 @@
+//===- DispatchPanel.h - Every dispatch, its backend and overrides -*- C++ -*-===//
+//
+// The dispatch table of the last compile: id, dispatch, kernel op, source ops (loc), kind,
+// backend, plevel, the alternatives the backend registry offers for the op on the device (with
+// plevels and whether they run here), an override drop-down for every library-capable dispatch
+// (matmul, batch_matmul, conv2d) and why the compiler chose its backend.
+//
+// Overrides are edited here and kept pending; Recompile writes them into the session
+// (`pipeline.overrides`, keyed by the op's loc) and compiles; Save writes them into the session
+// file too. The session-wide backend order and fusion switch sit above the table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_VISUALIZER_PANELS_DISPATCHPANEL_H
+#define LOUPE_VISUALIZER_PANELS_DISPATCHPANEL_H
+
+#include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/ViewModel.h"
+
+#include <imgui.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace loupe::visualizer {
+
+/// A rectangle on screen, pixels.
+struct ScreenRect {
+  ImVec2 min{0, 0}, max{0, 0};
+  ImVec2 center() const { return ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f); }
+  bool empty() const { return max.x <= min.x || max.y <= min.y; }
+};
+
+class DispatchPanel {
+public:
+  /// Saves the session (the workbench's File > Save: Save As when it has no file yet).
+  using SaveFn = std::function<void()>;
+  void setSave(SaveFn save) { save_ = std::move(save); }
+
+  void draw(ViewModel &vm, Actions &actions);
+
+  /// The overrides as edited (loc -> backend), applied or not.
+  const std::map<std::string, std::string> &overrides() const { return edited_; }
+  /// Edits differ from the session's overrides.
+  bool hasPendingEdits(const ViewModel &vm) const;
+  /// What the drop-down does: override `loc` with `backend` ("" returns it to the default).
+  void setOverride(const std::string &loc, const std::string &backend);
+  /// Recompile: the edits become the session's overrides, then the model compiles.
+  void recompile(ViewModel &vm, Actions &actions);
+  /// Save: the edits become the session's overrides, then the session is saved.
+  void save(ViewModel &vm);
+
+  /// Screen rectangles of the last frame (tests click them): the override drop-down of the
+  /// dispatch with id `id`, an item of the open drop-down's list, the Recompile button.
+  /// A zero-size rectangle when it was not drawn.
+  ScreenRect overrideRect(int64_t id) const;
+  ScreenRect popupItemRect(const std::string &backend) const;
+  ScreenRect recompileRect() const { return recompileRect_; }
+
+private:
+  void syncWithSession(const ViewModel &vm);
+  void drawToolbar(ViewModel &vm, Actions &actions);
+  void drawTable(ViewModel &vm);
+
+  SaveFn save_;
+  std::map<std::string, std::string> edited_;
+  std::map<std::string, std::string> basis_; ///< The session's overrides edited_ started from.
+  bool synced_ = false;
+  std::string filter_;
+  std::map<int64_t, ScreenRect> overrideRects_;
+  std::map<std::string, ScreenRect> popupRects_;
+  ScreenRect recompileRect_;
+};
+
+} // namespace loupe::visualizer
+
+#endif // LOUPE_VISUALIZER_PANELS_DISPATCHPANEL_H

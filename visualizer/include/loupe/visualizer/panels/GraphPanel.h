@@ -1,0 +1,71 @@
+//===- GraphPanel.h - The op graph coloured by cluster and backend -*- C++ -*-===//
+//
+// The ops of the last compile (after its graph phase) laid out by Graphviz `dot`, each coloured
+// by the dispatch (cluster) it ended up in and labelled with its op and backend (GraphView).
+// A toolbar fits, zooms, switches the colouring and finds an op by name; the pane on the right
+// shows the selection: an op (name, op, type, its dispatches) or a cluster (its ops, kind,
+// backend, plevel, the reason for the backend and the alternatives).
+//
+// Layouts run on the panel's own worker thread (graph::layoutGraph) and are cached by graph
+// structure (op labels and edges), so a recompile that only changes backends reuses its layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_VISUALIZER_PANELS_GRAPHPANEL_H
+#define LOUPE_VISUALIZER_PANELS_GRAPHPANEL_H
+
+#include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/ViewModel.h"
+#include "loupe/visualizer/Worker.h"
+#include "loupe/visualizer/graph/GraphLayout.h"
+#include "loupe/visualizer/graph/GraphView.h"
+
+#include <list>
+#include <memory>
+#include <string>
+
+namespace loupe::visualizer {
+
+class GraphPanel {
+public:
+  void draw(ViewModel &vm, Actions &actions);
+  /// Applies finished layouts; call at the start of a frame.
+  void beginFrame() { worker_.drain(); }
+  bool busy() const { return worker_.busy(); }
+  bool waitIdle(double timeoutSeconds) { return worker_.waitIdle(timeoutSeconds); }
+  void setWake(std::function<void()> wake) { worker_.setWake(std::move(wake)); }
+
+  /// The layout of `model` when computed, else null (a job is posted the first time a graph
+  /// structure is seen).
+  std::shared_ptr<const graph::GraphLayout>
+  request(const std::shared_ptr<const graph::GraphModel> &model);
+  /// The layout's input for `model`: box sizes from the current ImGui font (UI thread).
+  static graph::LayoutInput layoutInput(const graph::GraphModel &model);
+  /// Layouts computed so far (jobs posted), for tests of the cache.
+  int layoutsComputed() const { return computed_; }
+
+  graph::GraphView &view() { return view_; }
+  /// Finds the first op whose name or op contains `text` (case-insensitive), selects it and
+  /// centres it; false when none matches.
+  bool find(ViewModel &vm, const std::string &text);
+
+private:
+  struct Entry {
+    uint64_t key = 0;
+    std::shared_ptr<const graph::GraphLayout> layout; ///< null while computing
+  };
+  static uint64_t keyOf(const graph::LayoutInput &input);
+  void drawDetails(ViewModel &vm, const graph::GraphModel &model);
+
+  Worker worker_{"loupe-layout"};
+  std::list<Entry> cache_; ///< Most recently used first; a few entries.
+  std::shared_ptr<const graph::GraphModel> keyedModel_; ///< The model modelKey_ is of.
+  uint64_t modelKey_ = 0;
+  const graph::GraphLayout *shownLayout_ = nullptr;
+  graph::GraphView view_;
+  std::string findText_;
+  int computed_ = 0;
+};
+
+} // namespace loupe::visualizer
+
+#endif // LOUPE_VISUALIZER_PANELS_GRAPHPANEL_H

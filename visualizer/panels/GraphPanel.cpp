@@ -1,0 +1,241 @@
+//===- GraphPanel.cpp - The op graph coloured by cluster and backend ----------===//
+#include "loupe/visualizer/panels/GraphPanel.h"
+
+#include "loupe/Backends/BackendRegistry.h"
+#include "loupe/visualizer/Format.h"
+#include "loupe/visualizer/Style.h"
+
+#include <algorithm>
+
+namespace loupe::visualizer {
+
+namespace {
+constexpr size_t kCacheEntries = 4;
+constexpr float kDetailsWidth = 330;
+
+uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+} // namespace
+
+graph::LayoutInput GraphPanel::layoutInput(const graph::GraphModel &model) {
+  // Two label lines: the op, then its backend (or the input's name). The width allows the
+  // longest registered backend name, so a recompile that changes backends keeps the layout.
+  float widest = ImGui::CalcTextSize("codegen").x;
+  for (const auto &b : backends::BackendRegistry::global().backends())
+    widest = std::max(widest, ImGui::CalcTextSize(b->name().c_str()).x);
+  float pad = 6, line = ImGui::GetFontSize();
+  graph::LayoutInput input;
+  input.sizes.reserve(model.nodes.size());
+  for (const graph::NodeEntry &n : model.nodes) {
+    std::string op = n.node.op == "input" ? n.node.name : graph::shortOp(n.node.op);
+    float w = std::max(widest, ImGui::CalcTextSize(op.c_str()).x) + 2 * pad + 4;
+    input.sizes.push_back({std::min(w, 260.0f), 2 * line + 1.2f * pad});
+  }
+  input.edges = model.edges;
+  return input;
+}
+
+uint64_t GraphPanel::keyOf(const graph::LayoutInput &input) {
+  uint64_t h = 1469598103934665603ull;
+  h = fnv(h, input.sizes.data(), input.sizes.size() * sizeof(input.sizes[0]));
+  return fnv(h, input.edges.data(), input.edges.size() * sizeof(input.edges[0]));
+}
+
+std::shared_ptr<const graph::GraphLayout>
+GraphPanel::request(const std::shared_ptr<const graph::GraphModel> &model) {
+  graph::LayoutInput input;
+  if (keyedModel_ != model) {
+    input = layoutInput(*model);
+    keyedModel_ = model;
+    modelKey_ = keyOf(input);
+  }
+  for (auto it = cache_.begin(); it != cache_.end(); ++it)
+    if (it->key == modelKey_) {
+      cache_.splice(cache_.begin(), cache_, it);
+      return cache_.front().layout;
+    }
+  if (input.sizes.empty() && !model->nodes.empty())
+    input = layoutInput(*model); // evicted: lay out again
+  uint64_t key = modelKey_;
+  cache_.push_front({key, nullptr});
+  ++computed_;
+  worker_.post("layout", [this, key, input = std::move(input)](JobContext &ctx) {
+    ctx.progress("layout", 0);
+    auto layout = std::make_shared<const graph::GraphLayout>(graph::layoutGraph(input));
+    ctx.deliver([this, key, layout] {
+      for (Entry &e : cache_)
+        if (e.key == key && !e.layout)
+          e.layout = layout;
+    });
+  });
+  while (cache_.size() > kCacheEntries && cache_.back().layout)
+    cache_.pop_back();
+  return nullptr;
+}
+
+bool GraphPanel::find(ViewModel &vm, const std::string &text) {
+  if (!vm.compile || text.empty())
+    return false;
+  const graph::GraphModel &model = *vm.compile->graph;
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    const compiler::GraphNode &n = model.nodes[i].node;
+    if (containsIgnoreCase(n.name, text) || containsIgnoreCase(n.op, text)) {
+      vm.nav.selectedNode = static_cast<int>(i);
+      int cluster = model.nodes[i].cluster;
+      vm.nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
+      vm.nav.graphFocus = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+void GraphPanel::drawDetails(ViewModel &vm, const graph::GraphModel &model) {
+  Navigation &nav = vm.nav;
+  auto row = [](const char *name, const std::string &value, ImU32 color = 0) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", name);
+    ImGui::TableNextColumn();
+    if (color)
+      textColored(color, value);
+    else
+      showText(value);
+  };
+  if (nav.selectedNode >= 0 && size_t(nav.selectedNode) < model.nodes.size()) {
+    const graph::NodeEntry &n = model.nodes[nav.selectedNode];
+    ImGui::TextUnformatted("op");
+    if (ImGui::BeginTable("op_details", 2, ImGuiTableFlags_SizingFixedFit)) {
+      row("name", n.node.name);
+      row("op", n.node.op);
+      row("type", n.node.type);
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("in %zu dispatch%s", n.dispatches.size(),
+                        n.dispatches.size() == 1 ? "" : "es");
+    for (int d : n.dispatches) {
+      const compiler::DispatchSummary &s = model.dispatches[d].summary;
+      std::string label = (d == n.cluster ? "* " : "  ") + s.name + " (" + s.backend + ")";
+      if (ImGui::Selectable(label.c_str(), s.id == nav.selectedDispatch))
+        nav.selectedDispatch = s.id;
+    }
+    ImGui::Separator();
+  }
+  int d = model.dispatchIndex(nav.selectedDispatch);
+  if (d < 0) {
+    if (nav.selectedNode < 0)
+      ImGui::TextDisabled("Click an op or a fused cluster.");
+    return;
+  }
+  const graph::DispatchEntry &e = model.dispatches[d];
+  ImGui::TextUnformatted("cluster");
+  if (ImGui::BeginTable("cluster_details", 2, ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("kernel op").x);
+    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::PushTextWrapPos(0); // wrap long reasons at the column's edge
+    row("dispatch", "#" + std::to_string(e.summary.id) + " " + e.summary.name);
+    row("kind", e.kind);
+    row("kernel op", e.summary.op);
+    row("backend", e.summary.backend, backendColor(e.summary.backend));
+    row("plevel", std::to_string(e.plevel));
+    row("reason", e.summary.reason.empty() ? "codegen runs every op; no library backend runs " +
+                                                 e.kind + " kernels"
+                                           : e.summary.reason);
+    row("loc", e.summary.loc);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTable();
+  }
+  if (!e.alternatives.empty()) {
+    ImGui::TextDisabled("alternatives for %s", e.opKind.c_str());
+    for (const graph::Alternative &a : e.alternatives) {
+      std::string line = (a.backend == e.summary.backend ? "> " : "  ") + a.backend + " " +
+                         std::to_string(a.plevel) + (a.available ? "" : "  (unavailable: " + a.why + ")");
+      textColored(a.available ? backendColor(a.backend) : IM_COL32(130, 130, 130, 255), line);
+    }
+  }
+  ImGui::TextDisabled("%zu op%s", e.nodes.size(), e.nodes.size() == 1 ? "" : "s");
+  for (int n : e.nodes) {
+    const compiler::GraphNode &node = model.nodes[n].node;
+    std::string label = node.name + "  " + node.op + "##op" + std::to_string(n);
+    if (ImGui::Selectable(label.c_str(), n == nav.selectedNode)) {
+      nav.selectedNode = n;
+      nav.graphFocus = true;
+    }
+  }
+  if (ImGui::Button("Show in the dispatch table"))
+    nav.tabRequest = Tab::Dispatches;
+}
+
+void GraphPanel::draw(ViewModel &vm, Actions &) {
+  if (!vm.compile) {
+    ImGui::TextDisabled(vm.compiling ? "compiling..." : "Open a model to see its op graph.");
+    return;
+  }
+  const std::shared_ptr<const graph::GraphModel> &model = vm.compile->graph;
+  if (model->nodes.empty()) {
+    ImGui::TextDisabled("No op graph: the compile did not reach its graph phase.");
+    return;
+  }
+  std::shared_ptr<const graph::GraphLayout> layout = request(model);
+
+  // Toolbar.
+  if (ImGui::Button("Fit"))
+    view_.fit();
+  ImGui::SameLine();
+  if (ImGui::Button("-"))
+    view_.setZoom(view_.zoom() / 1.25f);
+  ImGui::SameLine();
+  if (ImGui::Button("+"))
+    view_.setZoom(view_.zoom() * 1.25f);
+  ImGui::SameLine();
+  ImGui::Text("%.0f%%", 100 * view_.zoom());
+  ImGui::SameLine();
+  int mode = view_.colorBy == graph::ColorBy::Cluster ? 0 : 1;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+  if (ImGui::Combo("##colour", &mode, "colour: cluster\0colour: backend\0"))
+    view_.colorBy = mode == 0 ? graph::ColorBy::Cluster : graph::ColorBy::Backend;
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+  if (inputTextWithHint("##find", "find op (name or op)", findText_,
+                        ImGuiInputTextFlags_EnterReturnsTrue) &&
+      !find(vm, findText_))
+    vm.log.add(LogLevel::Warning, "graph", "no op matches '" + findText_ + "'");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu ops, %zu edges, %zu dispatches", model->nodes.size(),
+                      model->edges.size(), model->dispatches.size());
+  if (layout && layout->ok()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| dot %s%s", formatNs(static_cast<double>(layout->layoutNs)).c_str(),
+                        layout->bands > 1 ? (", " + std::to_string(layout->bands) + " bands").c_str()
+                                          : "");
+  }
+  if (model->dispatches.empty())
+    ImGui::TextDisabled("No dispatches yet: they appear once the compile reaches the ral phase.");
+
+  if (!layout) {
+    ImGui::TextDisabled("laying out %zu ops with Graphviz dot...", model->nodes.size());
+    return;
+  }
+  if (!layout->ok()) {
+    textColored(IM_COL32(235, 90, 80, 255), layout->error);
+    return;
+  }
+  if (shownLayout_ != layout.get()) { // another structure (a recompile that only changed
+    view_.fitTop();                    // backends keeps its cached layout and the view)
+    shownLayout_ = layout.get();
+  }
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  float details = std::min(kDetailsWidth, avail.x * 0.4f);
+  view_.draw(*model, *layout, vm.nav, ImVec2(avail.x - details - 6, avail.y));
+  ImGui::SameLine();
+  ImGui::BeginChild("graph_details", ImVec2(0, avail.y), true);
+  drawDetails(vm, *model);
+  ImGui::EndChild();
+}
+
+} // namespace loupe::visualizer

@@ -1,0 +1,296 @@
+//===- LibraryCallPatterns.cpp - linalg ops -> RAL library kernel dispatches -----------===//
+//
+// The rewrites of ral-lower-to-library-call (LibraryCallPatterns.h); the kernels' ABIs are in
+// ral/include/loupe/ral/Kernels.h.
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryCallPatterns.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace loupe::ralir;
+
+/// The op right before `op` that writes `output` (a linalg op or a memref.copy into it;
+/// nothing in between touches `output`), or null.
+static Operation *initializerOf(Operation *op, Value output) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto writer = dyn_cast<linalg::LinalgOp>(prev);
+    if (writer && llvm::is_contained(writer.getDpsInits(), output))
+      return prev;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev); copy && copy.getTarget() == output)
+      return prev;
+    if (llvm::is_contained(prev->getOperands(), output) || prev->getNumRegions() > 0)
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// True when `op` (a linalg.fill or a no-input linalg.map/generic) writes 0.0 everywhere.
+static bool writesZeros(Operation *op) {
+  Value value;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    value = fill.getInputs()[0];
+  else if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+           linalgOp && linalgOp.getNumDpsInputs() == 0 && linalgOp->getNumRegions() == 1)
+    value = linalgOp.getBlock()->getTerminator()->getOperand(0);
+  FloatAttr constant;
+  return value && matchPattern(value, m_Constant(&constant)) && constant.getValue().isZero();
+}
+
+/// True when `buffer` holds zeros right before `at`: its last writer is a zero fill, or a copy
+/// from a buffer that holds zeros (bufferization copies one shared zero-filled buffer into
+/// each matmul's output). Reads in between are fine; any other use is not.
+static bool holdsZeros(Value buffer, Operation *at) {
+  for (Operation *prev = at->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!llvm::is_contained(prev->getOperands(), buffer))
+      continue;
+    if (auto copy = dyn_cast<memref::CopyOp>(prev)) {
+      if (copy.getTarget() == buffer)
+        return holdsZeros(copy.getSource(), copy);
+      continue; // A read.
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
+    if (!linalgOp)
+      return false;
+    if (llvm::is_contained(linalgOp.getDpsInits(), buffer))
+      return writesZeros(prev);
+  }
+  return false;
+}
+
+/// True when `init` (from initializerOf) leaves zeros in its output.
+static bool initializesZeros(Operation *init) {
+  if (auto copy = dyn_cast_or_null<memref::CopyOp>(init))
+    return holdsZeros(copy.getSource(), copy);
+  return init && writesZeros(init);
+}
+
+/// The 1-D bias that `op` broadcasts along the last dimension of its output, or null.
+static Value broadcastBias(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() != 0)
+    return nullptr;
+  Value bias = generic.getDpsInputs()[0];
+  auto type = dyn_cast<MemRefType>(bias.getType());
+  MLIRContext *ctx = op->getContext();
+  unsigned rank = generic.getNumLoops();
+  AffineMap lastDim = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
+  auto yield = cast<linalg::YieldOp>(generic.getBlock()->getTerminator());
+  if (!type || type.getRank() != 1 || generic.getIndexingMapsArray()[0] != lastDim ||
+      !generic.getIndexingMapsArray()[1].isIdentity() ||
+      yield.getOperand(0) != generic.getBlock()->getArgument(0))
+    return nullptr;
+  return bias;
+}
+
+static bool isLibraryOperand(Value v, int64_t rank) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getRank() == rank && type.getElementType().isF32() &&
+         type.hasStaticShape() && type.getLayout().isIdentity();
+}
+
+static DispatchOp createDispatch(OpBuilder &b, Location loc, Value ctx, ValueRange args,
+                                 StringRef callee, StringRef device) {
+  auto dispatch = b.create<DispatchOp>(loc, TypeRange{}, ctx, args, callee, device,
+                                       /*backend_config=*/"", /*abi=*/nullptr,
+                                       /*has_side_effect=*/true);
+  dispatch.setAbi(dispatch.encodedName());
+  return dispatch;
+}
+
+/// C = A * B on zero-filled C -> kernel(ctx, A, B, C, false, false); the fill goes away.
+FailureOr<DispatchOp> loupe::lowerGemm(Operation *op, Value ctx, StringRef kernel,
+                                       StringRef device, std::string &why) {
+  int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
+  if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); })) {
+    why = "operands are not static f32 row-major memrefs";
+    return failure();
+  }
+  Operation *init = initializerOf(op, op->getOperand(2));
+  if (!initializesZeros(init)) {
+    why = "C is not zero-filled right before the matmul";
+    return failure();
+  }
+  OpBuilder b(op);
+  Value noTranspose = b.create<arith::ConstantIntOp>(op->getLoc(), 0, 1);
+  llvm::SmallVector<Value> args(op->getOperands());
+  args.append({noTranspose, noTranspose});
+  DispatchOp dispatch = createDispatch(b, op->getLoc(), ctx, args, kernel, device);
+  init->erase();
+  return dispatch;
+}
+
+namespace {
+/// The elementwise op that consumes a matmul's result C as `act(C + bias)`.
+struct BiasActivation {
+  linalg::GenericOp generic;
+  Value bias;         ///< [N] or [1, N].
+  int32_t activation; ///< ral Activation code: 0 none, 1 relu.
+};
+} // namespace
+
+/// Matches the only reader of C (or of its one rank-2 collapse) as an elementwise generic
+/// computing `C + bias[j]` or `max(C + bias[j], 0)` into a separate rank-2 buffer.
+static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
+  auto readers = [&](Value v) {
+    llvm::SmallVector<Operation *> out;
+    for (Operation *user : v.getUsers())
+      if (user != matmul && !isa<memref::DeallocOp>(user) &&
+          !(user->getBlock() == matmul->getBlock() && user->isBeforeInBlock(matmul)))
+        out.push_back(user);
+    return out;
+  };
+  auto users = readers(c);
+  if (users.size() != 1)
+    return std::nullopt;
+  Value view = c;
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(users[0])) {
+    view = collapse.getResult();
+    users = readers(view);
+    if (users.size() != 1)
+      return std::nullopt;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(users[0]);
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0 ||
+      generic.getDpsInputs()[0] != view || !isLibraryOperand(generic.getDpsInits()[0], 2) ||
+      cast<MemRefType>(view.getType()).getRank() != 2 ||
+      generic->getBlock() != matmul->getBlock())
+    return std::nullopt;
+  MLIRContext *ctx = generic.getContext();
+  auto maps = generic.getIndexingMapsArray();
+  Value bias = generic.getDpsInputs()[1];
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  AffineMap rowBias = AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx);
+  bool biasOk = biasType && biasType.getElementType().isF32() && biasType.hasStaticShape() &&
+                biasType.getLayout().isIdentity() &&
+                ((biasType.getRank() == 1 && maps[1] == AffineMap::get(2, 0, d1)) ||
+                 (biasType.getRank() == 2 && biasType.getDimSize(0) == 1 && maps[1] == rowBias));
+  if (!biasOk || !maps[0].isIdentity() || !maps[2].isIdentity())
+    return std::nullopt;
+  // Body: %s = addf(in, bias) [, %r = maximumf(%s, 0.0)], yield.
+  Block *body = generic.getBlock();
+  auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
+                                             [](Operation &op) { return &op; }));
+  Value yielded = body->getTerminator()->getOperand(0);
+  auto isArgPair = [&](Operation *op) {
+    llvm::SmallPtrSet<Value, 2> operands(op->operand_begin(), op->operand_end());
+    return operands.contains(body->getArgument(0)) && operands.contains(body->getArgument(1));
+  };
+  if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
+    return std::nullopt;
+  if (ops.size() == 1 && yielded == ops[0]->getResult(0))
+    return BiasActivation{generic, bias, 0};
+  FloatAttr zero;
+  if (ops.size() == 2 && isa<arith::MaximumFOp>(ops[1]) && yielded == ops[1]->getResult(0) &&
+      llvm::is_contained(ops[1]->getOperands(), ops[0]->getResult(0)) &&
+      llvm::any_of(ops[1]->getOperands(), [&](Value v) {
+        return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
+      }))
+    return BiasActivation{generic, bias, 1};
+  return std::nullopt;
+}
+
+/// A rank-2 row-major view of a [1, M, N] (or [M, N]) buffer.
+static Value asMatrix(OpBuilder &b, Location loc, Value v) {
+  if (cast<MemRefType>(v.getType()).getRank() == 2)
+    return v;
+  return b.create<memref::CollapseShapeOp>(
+      loc, v, llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+}
+
+/// matmul (zero-filled C) + `act(C + bias)` -> one `kernel(ctx, A, B, bias, D, false, false,
+/// act)` at the elementwise op (D is its output); the fill, matmul and elementwise op go away.
+FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringRef kernel,
+                                               StringRef device) {
+  int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
+  if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); }))
+    return failure();
+  if (rank == 3 && cast<MemRefType>(op->getOperand(0).getType()).getDimSize(0) != 1)
+    return failure(); // The epilogue kernels are 2-D.
+  Operation *init = initializerOf(op, op->getOperand(2));
+  std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
+  if (!initializesZeros(init) || !epilogue)
+    return failure();
+  // Computing at the elementwise op: A, B and the bias must not change in between.
+  for (Operation *between = op->getNextNode(); between != epilogue->generic;
+       between = between->getNextNode())
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::AllocOp, memref::DeallocOp,
+             arith::ConstantOp>(between))
+      return failure();
+  OpBuilder b(epilogue->generic);
+  Location loc = FusedLoc::get(op->getContext(), {op->getLoc(), epilogue->generic.getLoc()});
+  Value bias = epilogue->bias;
+  if (cast<MemRefType>(bias.getType()).getRank() == 2)
+    bias = b.create<memref::CollapseShapeOp>(loc, bias,
+                                             llvm::ArrayRef<ReassociationIndices>{{0, 1}});
+  Value noTranspose = b.create<arith::ConstantIntOp>(loc, 0, 1);
+  Value activation = b.create<arith::ConstantIntOp>(loc, epilogue->activation, 32);
+  Value args[] = {asMatrix(b, loc, op->getOperand(0)), asMatrix(b, loc, op->getOperand(1)), bias,
+                  epilogue->generic.getDpsInits()[0], noTranspose, noTranspose, activation};
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  epilogue->generic->erase();
+  init->erase();
+  return dispatch;
+}
+
+/// An NCHW (or OIHW) view of an NHWC (FHWC) buffer.
+static Value channelsFirst(OpBuilder &b, Location loc, Value v) {
+  AffineMap perm = AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{0, 3, 1, 2},
+                                                b.getContext());
+  return b.create<memref::TransposeOp>(loc, v, AffineMapAttr::get(perm));
+}
+
+/// A private constant i64 global holding `values` (one per distinct vector).
+static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
+                               llvm::ArrayRef<int64_t> values) {
+  auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
+  std::string name = "__loupe_conv_params";
+  for (int64_t v : values)
+    name += "_" + std::to_string(v);
+  if (!module.lookupSymbol(name)) {
+    OpBuilder top = OpBuilder::atBlockBegin(module.getBody());
+    auto tensorType = RankedTensorType::get(type.getShape(), b.getI64Type());
+    top.create<memref::GlobalOp>(loc, name, top.getStringAttr("private"), type,
+                                 DenseElementsAttr::get(tensorType, values),
+                                 /*constant=*/true, /*alignment=*/nullptr);
+  }
+  return b.create<memref::GetGlobalOp>(loc, type, name);
+}
+
+/// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
+/// output, params) with NCHW/OIHW views; the initialisation goes away (the kernel adds bias).
+FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
+                                       StringRef kernel, StringRef device, std::string &why) {
+  Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
+        output = conv.getDpsInits()[0];
+  if (!isLibraryOperand(input, 4) || !isLibraryOperand(filter, 4) || !isLibraryOperand(output, 4)) {
+    why = "operands are not static f32 row-major memrefs";
+    return failure();
+  }
+  Operation *init = initializerOf(conv, output);
+  Value bias = init ? broadcastBias(init) : nullptr;
+  if (!init || (!bias && !initializesZeros(init))) {
+    why = "the output is not initialised with zeros or a per-channel bias";
+    return failure();
+  }
+  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  if (!bias)
+    bias = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
+  // Kernels.h: stride h/w, pad top/left/bottom/right, dilation h/w, groups.
+  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(),
+                                   {strides[0], strides[1], 0, 0, 0, 0, dilations[0],
+                                    dilations[1], 1});
+  Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter), bias,
+                  channelsFirst(b, loc, output), params};
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  init->erase();
+  return dispatch;
+}
+

@@ -1,0 +1,40 @@
+//===- LibraryCallPatterns.h - linalg ops -> RAL library kernels ----*- C++ -*-===//
+//
+// The rewrites ral-lower-to-library-call applies once a backend is chosen. Each checks its
+// pattern, and on success replaces the ops with one `ral.dispatch` of `kernel` (its `abi`
+// encoded) and returns it; on failure nothing changes and `why` names the rule that refused.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_TRANSFORMS_LIBRARYCALLPATTERNS_H
+#define LOUPE_TRANSFORMS_LIBRARYCALLPATTERNS_H
+
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace loupe {
+
+/// matmul / batch_matmul on a zero-filled C (a zero fill, or a copy from a buffer that holds
+/// zeros) -> kernel(ctx, A, B, C, false, false); the initialisation goes away. `op` remains
+/// for the caller to erase.
+mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ctx,
+                                             llvm::StringRef kernel, llvm::StringRef device,
+                                             std::string &why);
+
+/// A batch-1 matmul whose only reader computes `C + bias[j]` or `max(C + bias[j], 0)` into
+/// another rank-2 buffer D -> kernel(ctx, A, B, bias, D, false, false, act) at that reader
+/// (epilogue kernels, e.g. ral_gemm_epilogue_onednn); the fill and the reader go away.
+mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::Value ctx,
+                                                     llvm::StringRef kernel,
+                                                     llvm::StringRef device);
+
+/// NHWC conv on an output holding zeros or a broadcast per-channel bias -> kernel(ctx, input,
+/// filter, bias, output, params) on NCHW / OIHW `memref.transpose` views; params = strides,
+/// zero padding, dilations, groups 1 (a private i64 global). `conv` remains for the caller.
+mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::Conv2DNhwcFhwcOp conv,
+                                             mlir::Value ctx, llvm::StringRef kernel,
+                                             llvm::StringRef device, std::string &why);
+
+} // namespace loupe
+
+#endif // LOUPE_TRANSFORMS_LIBRARYCALLPATTERNS_H

@@ -115,6 +115,18 @@ std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSu
 }
 
 std::string dispatchKind(const compiler::DispatchSummary &d) {
+  // The compiler's fusion kind (BladeDISC's names) when it records one.
+  static const std::map<std::string, std::string> kNames = {
+      {"kLoop", "loop"},       {"kRowReduction", "row reduction"},
+      {"kColReduction", "column reduction"}, {"kLibrary", "library"},
+      {"kInput", "input fusion"}, {"kStitch", "stitch"}};
+  if (auto it = kNames.find(d.kind); it != kNames.end())
+    return it->second;
+  if (d.kind.size() > 1 && d.kind[0] == 'k') {
+    std::string word = d.kind.substr(1);
+    word[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[0])));
+    return word;
+  }
   if (d.op == "ral.dispatch")
     return "library";
   if (contains(d.name, "reduce") || contains(d.name, "pooling") || d.op == "linalg.reduce")

@@ -236,11 +236,12 @@ void ComparePanel::drawTable(const CompareView &c) {
                           ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
                           ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit;
   float height = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.5f);
-  if (!ImGui::BeginTable("compare", ColCount + 1, flags, ImVec2(0, height)))
+  if (!ImGui::BeginTable("compare", ColCount + 2, flags, ImVec2(0, height)))
     return;
   ImGui::TableSetupScrollFreeze(0, 2);
   ImGui::TableSetupColumn("id", ImGuiTableColumnFlags_DefaultSort, 0, ColId);
   ImGui::TableSetupColumn("dispatch", ImGuiTableColumnFlags_WidthStretch, 0, ColName);
+  ImGui::TableSetupColumn("backend", ImGuiTableColumnFlags_NoSort, 0, ColCount + 1);
   ImGui::TableSetupColumn("baseline", ImGuiTableColumnFlags_PreferSortDescending, 0, ColBaseline);
   ImGui::TableSetupColumn("candidate", ImGuiTableColumnFlags_PreferSortDescending, 0, ColCandidate);
   ImGui::TableSetupColumn("ratio", 0, 0, ColRatio);
@@ -262,8 +263,24 @@ void ComparePanel::drawTable(const CompareView &c) {
       ImGui::Text("%lld", static_cast<long long>(r.id));
     ImGui::TableNextColumn();
     showText(r.name);
-    if (ImGui::IsItemHovered() && !r.loc.empty())
-      ImGui::SetTooltip("loc: %s", r.loc.c_str());
+    bool renamed = r.inBaseline && r.inCandidate && r.candidateName != r.name;
+    if (ImGui::IsItemHovered() && (!r.loc.empty() || renamed))
+      ImGui::SetTooltip("loc: %s%s%s", r.loc.c_str(), renamed ? "\ncandidate: " : "",
+                        renamed ? r.candidateName.c_str() : "");
+    // Each side's backend: "onednn", or "onednn -> codegen" when the candidate's differs.
+    ImGui::TableNextColumn();
+    const std::string &a = r.baselineBackend, &b = r.candidateBackend;
+    if (a.empty() && b.empty())
+      ImGui::TextDisabled("-");
+    else if (a == b || a.empty() || b.empty())
+      textColored(backendColor(a.empty() ? b : a), a.empty() ? b : a);
+    else {
+      textColored(backendColor(a), a);
+      ImGui::SameLine(0, 4);
+      ImGui::TextDisabled("->");
+      ImGui::SameLine(0, 4);
+      textColored(backendColor(b), b);
+    }
     ImGui::TableNextColumn();
     showText(r.inBaseline ? formatNs(medianOr(r.comparison.baseline)) : "missing");
     ImGui::TableNextColumn();

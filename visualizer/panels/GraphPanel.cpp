@@ -139,7 +139,7 @@ void GraphPanel::drawDetails(ViewModel &vm, const graph::GraphModel &model) {
     ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
     ImGui::PushTextWrapPos(0); // wrap long reasons at the column's edge
     row("dispatch", "#" + std::to_string(e.summary.id) + " " + e.summary.name);
-    row("kind", e.kind);
+    row("kind", e.summary.kind.empty() ? e.kind : e.kind + " (" + e.summary.kind + ")");
     row("kernel op", e.summary.op);
     row("backend", e.summary.backend, backendColor(e.summary.backend));
     row("plevel", std::to_string(e.plevel));

@@ -49,6 +49,7 @@ const std::vector<int> &ProfilePanel::sortedRows(const ViewModel &vm) {
     case ColId: c = cmp(a.id, b.id); break;
     case ColName: c = a.name.compare(b.name); break;
     case ColLoc: c = a.loc.compare(b.loc); break;
+    case ColBackend: c = a.backend.compare(b.backend); break;
     case ColCalls: c = cmp(a.calls, b.calls); break;
     case ColMedian: c = cmp(a.medianNs, b.medianNs); break;
     case ColIqr: c = cmp(a.iqrNs, b.iqrNs); break;
@@ -140,6 +141,7 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
   ImGui::TableSetupColumn("dispatch", defaultSort(ColName) | ImGuiTableColumnFlags_WidthStretch,
                           0, ColName);
   ImGui::TableSetupColumn("loc", defaultSort(ColLoc), 0, ColLoc);
+  ImGui::TableSetupColumn("backend", defaultSort(ColBackend), 0, ColBackend);
   ImGui::TableSetupColumn("calls", defaultSort(ColCalls), 0, ColCalls);
   ImGui::TableSetupColumn("median", defaultSort(ColMedian), 0, ColMedian);
   ImGui::TableSetupColumn("IQR", defaultSort(ColIqr), 0, ColIqr);
@@ -203,6 +205,8 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
                           formatNs(static_cast<double>(row.maxNs)).c_str());
       ImGui::TableNextColumn();
       showText(row.loc);
+      ImGui::TableNextColumn();
+      textColored(backendColor(row.backend), row.backend.empty() ? "-" : row.backend);
       ImGui::TableNextColumn();
       ImGui::Text("%zu", row.calls);
       ImGui::TableNextColumn();

@@ -36,6 +36,25 @@ TEST(CompareView, VerdictsFollowProfilerCompare) {
   EXPECT_EQ(few->rows[0].comparison.verdict, Verdict::Ambiguous);
 }
 
+TEST(CompareView, EachSideKeepsItsBackend) {
+  profiler::RunData base = makeRun(1, {10000, 20000}, 12, 0.01, 1);
+  profiler::RunData cand = makeRun(2, {10000, 20000}, 12, 0.01, 2);
+  base.dispatches[1].backend = "onednn";
+  auto view = makeCompareView(base, cand, 0.05);
+  ASSERT_EQ(view->rows.size(), 2u);
+  EXPECT_EQ(view->rows[0].baselineBackend, "codegen");
+  EXPECT_EQ(view->rows[1].baselineBackend, "onednn");
+  EXPECT_EQ(view->rows[1].candidateBackend, "codegen");
+  // Drawn without trouble in the panel's backend column.
+  ViewModel vm;
+  vm.comparison = view;
+  ComparePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui;
+  ui.frames(2, [&] { panel.draw(vm, actions); });
+  EXPECT_EQ(panel.lastDrawnBars(), 4);
+}
+
 TEST(CompareView, DispatchesMissingOnOneSide) {
   profiler::RunData base = makeRun(1, {1000, 2000}, 10, 0.01, 1);
   profiler::RunData cand = makeRun(2, {1000}, 10, 0.01, 2);

@@ -27,10 +27,17 @@ inline compiler::CompileResult generatedGraph(int ops) {
     return id;
   };
   auto dispatch = [&](const std::string &kernel, const std::string &op, const std::string &loc,
-                      const std::string &backend, const std::string &reason) {
-    int64_t id = static_cast<int64_t>(r.dispatches.size());
-    r.dispatches.push_back(
-        {id, "dispatch_" + std::to_string(id) + "_" + kernel, op, loc, backend, reason});
+                      const std::string &backend, const std::string &kind,
+                      const std::string &reason) {
+    compiler::DispatchSummary d;
+    d.id = static_cast<int64_t>(r.dispatches.size());
+    d.name = "dispatch_" + std::to_string(d.id) + "_" + kernel;
+    d.op = op;
+    d.loc = loc;
+    d.backend = backend;
+    d.kind = kind;
+    d.reason = reason;
+    r.dispatches.push_back(d);
   };
   int x = node("input", "input0");
   for (int b = 0; b < ops / 9; ++b) {
@@ -45,11 +52,12 @@ inline compiler::CompileResult generatedGraph(int ops) {
       r.graph.edges.push_back({a, c});
     std::string why = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)";
     dispatch("ral_gemm_epilogue_onednn", "ral.dispatch", p + "mm1," + p + "add1," + p + "relu1",
-             "onednn", why);
-    dispatch("ral_gemm_onednn", "ral.dispatch", p + "mm2", "onednn", why);
-    dispatch("generic", "linalg.generic", p + "add2," + p + "res," + p + "mul", "codegen", "");
-    dispatch("generic_reduce", "linalg.generic", p + "rsum", "codegen", "");
-    dispatch("generic", "linalg.generic", p + "sub", "codegen", "");
+             "onednn", "kLibrary", why);
+    dispatch("ral_gemm_onednn", "ral.dispatch", p + "mm2", "onednn", "kLibrary", why);
+    dispatch("generic", "linalg.generic", p + "add2," + p + "res," + p + "mul", "codegen", "kLoop",
+             "");
+    dispatch("generic_reduce", "linalg.generic", p + "rsum", "codegen", "kRowReduction", "");
+    dispatch("generic", "linalg.generic", p + "sub", "codegen", "kLoop", "");
     x = sub;
   }
   r.lastPhase = "artifact";

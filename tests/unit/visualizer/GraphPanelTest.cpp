@@ -57,7 +57,7 @@ TEST(GraphModel, OpsJoinDispatchesByLoc) {
   EXPECT_TRUE(epilogue.alternatives[0].available) << epilogue.alternatives[0].why;
   EXPECT_EQ(epilogue.alternatives[1].backend, "openblas");
   EXPECT_EQ(epilogue.alternatives[2].backend, "codegen");
-  EXPECT_EQ(m.dispatches[3].kind, "reduction");
+  EXPECT_EQ(m.dispatches[3].kind, "row reduction");
   EXPECT_EQ(m.dispatches[2].kind, "loop");
   EXPECT_TRUE(m.dispatches[2].opKind.empty()) << "no library backend runs a fused add";
   EXPECT_TRUE(m.dispatches[2].alternatives.empty());
@@ -70,10 +70,17 @@ TEST(GraphModel, OpsJoinDispatchesByLoc) {
 }
 
 TEST(GraphModel, MapsGraphOpsToRegistryOps) {
-  compiler::DispatchSummary lib{3, "dispatch_3_ral_conv_onednn", "ral.dispatch", "conv1", "onednn", ""};
-  compiler::DispatchSummary gen{4, "dispatch_4_conv_2d_nhwc_fhwc", "linalg.conv_2d_nhwc_fhwc", "conv1", "codegen", ""};
-  compiler::DispatchSummary transpose{0, "dispatch_0_transpose", "linalg.transpose", "conv1", "codegen", ""};
-  compiler::DispatchSummary bmm{1, "dispatch_1_ral_batch_gemm_onednn", "ral.dispatch", "fc", "onednn", ""};
+  auto summary = [](std::string name, std::string op, std::string kind = "") {
+    compiler::DispatchSummary d;
+    d.name = std::move(name);
+    d.op = std::move(op);
+    d.kind = std::move(kind);
+    return d;
+  };
+  compiler::DispatchSummary lib = summary("dispatch_3_ral_conv_onednn", "ral.dispatch");
+  compiler::DispatchSummary gen = summary("dispatch_4_conv_2d_nhwc_fhwc", "linalg.conv_2d_nhwc_fhwc");
+  compiler::DispatchSummary transpose = summary("dispatch_0_transpose", "linalg.transpose");
+  compiler::DispatchSummary bmm = summary("dispatch_1_ral_batch_gemm_onednn", "ral.dispatch");
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", lib), "conv2d");
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", gen), "conv2d");
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", transpose), "");
@@ -81,6 +88,13 @@ TEST(GraphModel, MapsGraphOpsToRegistryOps) {
   EXPECT_EQ(graph::libraryOpKind("tosa.matmul", bmm), "batch_matmul");
   EXPECT_EQ(graph::dispatchKind(lib), "library");
   EXPECT_EQ(graph::dispatchKind(transpose), "loop");
+  EXPECT_EQ(graph::dispatchKind(summary("dispatch_2_reduce", "linalg.reduce")), "reduction");
+  // The compiler's fusion kind, when it gives one, wins over the name.
+  EXPECT_EQ(graph::dispatchKind(summary("dispatch_5_generic", "linalg.generic", "kRowReduction")),
+            "row reduction");
+  EXPECT_EQ(graph::dispatchKind(summary("dispatch_5_generic", "linalg.generic", "kColReduction")),
+            "column reduction");
+  EXPECT_EQ(graph::dispatchKind(summary("dispatch_6_x", "linalg.generic", "kStitch")), "stitch");
   EXPECT_EQ(graph::deviceOfTarget("cuda"), "gpu");
 }
 

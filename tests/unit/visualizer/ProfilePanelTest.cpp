@@ -55,6 +55,18 @@ TEST(ProfilePanel, SortsByTheChosenColumn) {
   EXPECT_EQ(panel.sortedRows(vm), (std::vector<int>{1, 4, 2, 3, 0}));
   panel.setSort(ProfilePanel::ColName, true);
   EXPECT_EQ(panel.sortedRows(vm), (std::vector<int>{0, 1, 2, 3, 4}));
+  // By backend, descending (ties by id): onednn before codegen.
+  {
+    profiler::RunData data = makeRun(7, {1000, 5000, 3000}, 12, 0.02, 1);
+    data.dispatches[1].backend = "onednn";
+    ViewModel byBackend = vm;
+    byBackend.profile = makeProfileView(data);
+    ProfilePanel other;
+    other.setSort(ProfilePanel::ColBackend, false);
+    ui.frame([&] { other.draw(byBackend, actions); });
+    EXPECT_EQ(other.sortedRows(byBackend), (std::vector<int>{1, 0, 2}));
+    EXPECT_EQ(byBackend.profile->rows[1].backend, "onednn");
+  }
   ui.frames(2, [&] { panel.draw(vm, actions); });
   // The table's own sort spec agrees with setSort (no flip-back on the next frame).
   EXPECT_EQ(panel.sortColumn(), ProfilePanel::ColName);

@@ -38,8 +38,10 @@ std::vector<Alternative> alternativesFor(const std::string &opKind, const std::s
 /// graph op (`tosa.matmul`, `tosa.conv2d`), or "" when `d` is not that op's library-capable
 /// kernel (e.g. the transposes around a conv, or an op no library backend runs).
 std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSummary &d);
-/// The kind of kernel a dispatch is: "library" (ral.dispatch), "reduction" (a reduce or
-/// pooling), "copy" (memref.copy), else "loop" (generated loops: elementwise, transpose, ...).
+/// The kind of kernel a dispatch is, in words: the compiler's fusion kind when it records one
+/// (kLoop "loop", kRowReduction "row reduction", kColReduction "column reduction", kLibrary
+/// "library", kInput "input fusion", kStitch "stitch"), else from its op and name: "library"
+/// (ral.dispatch), "reduction" (a reduce or pooling), "copy" (memref.copy), else "loop".
 std::string dispatchKind(const compiler::DispatchSummary &d);
 
 /// One dispatch (cluster) with what the panels show about it.

@@ -2,7 +2,7 @@
 //
 // Left: the runs of the current model in the profile DB (Store::listRuns, newest first).
 // Right: the selected run (Store::loadRun): its whole-repetition summary, a per-dispatch table
-// sortable by id, name, calls, median, IQR and share (ImGuiTableFlags_Sortable; the order is
+// sortable by id, name, loc, backend, calls, median, IQR and share (ImGuiTableFlags_Sortable; the order is
 // cached per run and sort spec), and the timeline of one repetition (TimelineView).
 //
 //===----------------------------------------------------------------------===//
@@ -20,7 +20,8 @@ namespace loupe::visualizer {
 class ProfilePanel {
 public:
   /// Columns of the dispatch table, in display order.
-  enum Column { ColId, ColName, ColLoc, ColCalls, ColMedian, ColIqr, ColShare, ColCount };
+  enum Column { ColId, ColName, ColLoc, ColBackend, ColCalls, ColMedian, ColIqr, ColShare,
+                ColCount };
 
   void draw(ViewModel &vm, Actions &actions);
 

@@ -204,6 +204,8 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
     const Box &b = edgeBoxes_[i];
     if (!visible(b.x0, b.y0, b.x1, b.y1))
       continue;
+    if ((b.x1 - b.x0 + b.y1 - b.y0) * zoom_ < 1.5f)
+      continue; // inside a pixel: the ops' specks cover it
     const EdgePath &e = layout.edges[i];
     bool touches = nav.selectedNode >= 0 && (e.from == nav.selectedNode || e.to == nav.selectedNode);
     ImU32 col = touches ? IM_COL32(235, 235, 235, 255) : IM_COL32(120, 125, 135, 200);
@@ -228,6 +230,8 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
   }
 
   // Ops.
+  int specksW = static_cast<int>(canvasSize_.x) + 1, specksH = static_cast<int>(canvasSize_.y) + 1;
+  bool specksCleared = false; // on the first speck of the frame
   ImFont *font = ImGui::GetFont();
   float fontPx = ImGui::GetFontSize() * zoom_;
   bool labels = fontPx >= kMinLabelPx;
@@ -238,7 +242,18 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
     ++drawnNodes_;
     const NodeEntry &n = model.nodes[i];
     ImVec2 a = S({b.left(), b.top()}), c = S({b.right(), b.bottom()});
-    if (c.x - a.x < 2 && c.y - a.y < 2) { // a speck: one rectangle, nothing else
+    if (c.x - a.x < 2 && c.y - a.y < 2) { // a speck: one rectangle per pixel, nothing else
+      int px = static_cast<int>(a.x - canvasMin_.x), py = static_cast<int>(a.y - canvasMin_.y);
+      if (px < 0 || py < 0 || px >= specksW || py >= specksH)
+        continue;
+      if (!specksCleared) {
+        specks_.assign(static_cast<size_t>(specksW) * specksH, 0);
+        specksCleared = true;
+      }
+      uint8_t &seen = specks_[static_cast<size_t>(py) * specksW + px];
+      if (seen)
+        continue;
+      seen = 1;
       dl->AddRectFilled(a, ImVec2(a.x + 1.5f, a.y + 1.5f), nodeColor(model, static_cast<int>(i)));
       continue;
     }

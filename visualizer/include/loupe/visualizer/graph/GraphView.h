@@ -8,7 +8,8 @@
 //
 // Stays fluid on 10,000 ops: everything is culled against the visible rectangle (precomputed
 // bounding boxes), labels are drawn only when legible, edges become straight lines and arrow
-// heads disappear when zoomed out.
+// heads disappear when zoomed out; ops smaller than a pixel are drawn once per pixel and edges
+// shorter than one are not drawn.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_GRAPH_GRAPHVIEW_H
@@ -20,6 +21,7 @@
 
 #include <imgui.h>
 
+#include <cstdint>
 #include <vector>
 
 namespace loupe::visualizer::graph {
@@ -81,6 +83,7 @@ private:
   const GraphModel *preparedModel_ = nullptr;
   std::vector<Box> edgeBoxes_;
   std::vector<std::pair<int, Box>> clusterBoxes_; ///< Fused dispatches (index, outline).
+  std::vector<uint8_t> specks_; ///< Canvas pixels already holding a sub-pixel op this frame.
   ImVec2 canvasMin_{0, 0}, canvasSize_{1, 1};
   Point origin_;     ///< Layout point at the canvas's top-left corner.
   float zoom_ = 1;

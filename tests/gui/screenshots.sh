@@ -6,7 +6,7 @@
 #                                                         # its two variants (cnn_variants.json)
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
-# PANEL: pipeline ir diff run profile compare log. OUT_DIR/PANEL.png are the images (the user
+# PANEL: pipeline ir diff graph dispatches run profile compare log. OUT_DIR/PANEL.png are the images (the user
 # guide's docs/images/ are copies of these).
 set -euo pipefail
 LOUPE=$1 SRC=$2 OUT=$3
@@ -52,6 +52,23 @@ MLIR
     diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
     compare) open=(--session "$SRC/examples/sessions/cnn_variants.json"); db=$OUT/variants.db ;;
+    graph)
+      # The transformer block: branches, fused clusters, matmuls on oneDNN.
+      open=(--session "$SRC/examples/sessions/transformer_block.json"); extra=(--search head0_scores) ;;
+    dispatches)
+      # cnn_backends.json with conv1 forced to codegen (what the override drop-down saves).
+      python3 - "$SRC/examples/sessions/cnn_backends.json" "$OUT/cnn_override.json" <<'PY'
+import json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+s = json.load(open(src))
+base = os.path.dirname(os.path.abspath(src))
+s["model"] = os.path.normpath(os.path.join(base, s["model"]))
+for k in ("inputs", "check"):
+    s["run"][k] = os.path.normpath(os.path.join(base, s["run"][k]))
+s["pipeline"]["overrides"] = {"conv1": "codegen"}
+json.dump(s, open(out, "w"), indent=2)
+PY
+      open=(--session "$OUT/cnn_override.json"); extra=(--search conv1) ;;
   esac
   "${XVFB[@]}" "$LOUPE" gui "${open[@]}" --db "$db" --screenshot "$OUT/$panel.png" \
     --frames 5 --panel "$panel" "${extra[@]}"

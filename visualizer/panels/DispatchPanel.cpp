@@ -10,10 +10,24 @@
 namespace loupe::visualizer {
 
 namespace {
-enum Column { ColId, ColName, ColLoc, ColKind, ColBackend, ColPlevel, ColOverride,
-              ColAlternatives, ColOp, ColReason, ColCount };
+enum Column { ColId, ColName, ColLoc, ColKind, ColBackend, ColPlevel, ColOverride, ColWhy,
+              ColAlternatives, ColOp, ColCount };
 
 ScreenRect lastItem() { return {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
+
+/// The reason in a word or two for the table (the whole reason is in the tooltip and under
+/// the table): the rule of BackendRegistry::select that decided.
+std::string shortReason(const std::string &reason) {
+  if (reason.empty())
+    return "codegen only";
+  if (reason.find("override for") != std::string::npos)
+    return "override";
+  if (reason.find("first of --backends") != std::string::npos)
+    return "backend order";
+  if (reason.find("highest plevel") != std::string::npos)
+    return "highest plevel";
+  return reason.substr(0, 24);
+}
 } // namespace
 
 ScreenRect DispatchPanel::overrideRect(int64_t id) const {
@@ -120,7 +134,9 @@ void DispatchPanel::drawTable(ViewModel &vm) {
                           ImGuiTableFlags_ScrollX | ImGuiTableFlags_BordersInnerV |
                           ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingFixedFit |
                           ImGuiTableFlags_Hideable;
-  if (!ImGui::BeginTable("dispatch_table", ColCount, flags))
+  float reasonHeight = ImGui::GetTextLineHeightWithSpacing() * 2.5f;
+  if (!ImGui::BeginTable("dispatch_table", ColCount, flags,
+                         ImVec2(0, ImGui::GetContentRegionAvail().y - reasonHeight)))
     return;
   ImGui::TableSetupScrollFreeze(2, 1);
   ImGui::TableSetupColumn("id");
@@ -130,9 +146,9 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableSetupColumn("backend");
   ImGui::TableSetupColumn("plevel");
   ImGui::TableSetupColumn("override");
+  ImGui::TableSetupColumn("why");
   ImGui::TableSetupColumn("alternatives");
   ImGui::TableSetupColumn("kernel op");
-  ImGui::TableSetupColumn("reason", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
 
   overrideRects_.clear();
@@ -212,6 +228,14 @@ void DispatchPanel::drawTable(ViewModel &vm) {
         }
       }
       ImGui::TableNextColumn();
+      if (s.reason.empty())
+        ImGui::TextDisabled("-");
+      else
+        showText(shortReason(s.reason));
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", s.reason.empty() ? "no library backend runs this kernel"
+                                                 : s.reason.c_str());
+      ImGui::TableNextColumn();
       if (d.alternatives.empty())
         ImGui::TextDisabled("codegen only");
       for (size_t a = 0; a < d.alternatives.size(); ++a) {
@@ -228,14 +252,21 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       }
       ImGui::TableNextColumn();
       showText(s.op);
-      ImGui::TableNextColumn();
-      if (s.reason.empty())
-        ImGui::TextDisabled("codegen: no library backend runs %s kernels", d.kind.c_str());
-      else
-        showText(s.reason);
       ImGui::PopID();
     }
   ImGui::EndTable();
+  // The selected dispatch's whole reason.
+  if (int d = model.dispatchIndex(vm.nav.selectedDispatch); d >= 0) {
+    const compiler::DispatchSummary &s = model.dispatches[d].summary;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("#%lld %s on %s: %s", static_cast<long long>(s.id), s.name.c_str(),
+                        s.backend.c_str(),
+                        s.reason.empty() ? "codegen runs every op; no library backend runs it"
+                                         : s.reason.c_str());
+    ImGui::PopTextWrapPos();
+  } else {
+    ImGui::TextDisabled("Select a row for the whole reason; double-click shows it in the graph.");
+  }
 }
 
 void DispatchPanel::draw(ViewModel &vm, Actions &actions) {

@@ -81,17 +81,25 @@ bool GraphPanel::find(ViewModel &vm, const std::string &text) {
   if (!vm.compile || text.empty())
     return false;
   const graph::GraphModel &model = *vm.compile->graph;
-  for (size_t i = 0; i < model.nodes.size(); ++i) {
-    const compiler::GraphNode &n = model.nodes[i].node;
-    if (containsIgnoreCase(n.name, text) || containsIgnoreCase(n.op, text)) {
-      vm.nav.selectedNode = static_cast<int>(i);
-      int cluster = model.nodes[i].cluster;
-      vm.nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
-      vm.nav.graphFocus = true;
-      return true;
-    }
+  // Best first: the op of that name a library backend could run (a conv rather than the
+  // transposes around it), any op of that name, then a name or op containing the text.
+  int best = -1, bestScore = 0;
+  for (size_t i = 0; i < model.nodes.size() && bestScore < 3; ++i) {
+    const graph::NodeEntry &n = model.nodes[i];
+    bool exact = n.node.name.size() == text.size() && containsIgnoreCase(n.node.name, text);
+    int score = exact ? (n.cluster >= 0 && !model.dispatches[n.cluster].opKind.empty() ? 3 : 2)
+                : containsIgnoreCase(n.node.name, text) || containsIgnoreCase(n.node.op, text) ? 1
+                                                                                            : 0;
+    if (score > bestScore)
+      best = static_cast<int>(i), bestScore = score;
   }
-  return false;
+  if (best < 0)
+    return false;
+  vm.nav.selectedNode = best;
+  int cluster = model.nodes[best].cluster;
+  vm.nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
+  vm.nav.graphFocus = true;
+  return true;
 }
 
 void GraphPanel::drawDetails(ViewModel &vm, const graph::GraphModel &model) {

@@ -3,7 +3,8 @@
 // The dispatch table of the last compile: id, dispatch, kernel op, source ops (loc), kind,
 // backend, plevel, the alternatives the backend registry offers for the op on the device (with
 // plevels and whether they run here), an override drop-down for every library-capable dispatch
-// (matmul, batch_matmul, conv2d) and why the compiler chose its backend.
+// (matmul, batch_matmul, conv2d) and why the compiler chose its backend (the rule in a word; the
+// whole reason in its tooltip and, for the selected row, under the table).
 //
 // Overrides are edited here and kept pending; Recompile writes them into the session
 // (`pipeline.overrides`, keyed by the op's loc) and compiles; Save writes them into the session

@@ -44,8 +44,9 @@ public:
   int layoutsComputed() const { return computed_; }
 
   graph::GraphView &view() { return view_; }
-  /// Finds the first op whose name or op contains `text` (case-insensitive), selects it and
-  /// centres it; false when none matches.
+  /// Finds an op by name (case-insensitive): of the ops named `text`, the one in a
+  /// library-capable dispatch, else the first; else the first whose name or op contains it.
+  /// Selects it and its cluster and centres it; false when none matches.
   bool find(ViewModel &vm, const std::string &text);
 
 private:

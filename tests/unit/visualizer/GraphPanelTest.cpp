@@ -121,6 +121,14 @@ TEST(GraphModel, RealCnnCompile) {
     EXPECT_NE(d.summary.reason.find("highest plevel"), std::string::npos) << d.summary.reason;
   }
   EXPECT_EQ(convs, 2);
+  // Finding "conv1" picks its convolution, not the transposes around it (same loc).
+  ViewModel vm;
+  vm.compile = view;
+  GraphPanel panel;
+  ASSERT_TRUE(panel.find(vm, "conv1"));
+  EXPECT_EQ(m.nodes[vm.nav.selectedNode].node.op, "tosa.conv2d");
+  EXPECT_EQ(m.nodes[vm.nav.selectedNode].node.name, "conv1");
+  EXPECT_TRUE(vm.nav.graphFocus);
 }
 
 TEST(GraphLayout, DotLaysOutLayersWithoutOverlaps) {

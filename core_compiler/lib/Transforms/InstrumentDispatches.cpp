@@ -98,6 +98,18 @@ static const char *fusionKind(Operation *op) {
   return contiguous ? "kRowReduction" : "kColReduction";
 }
 
+/// The source ops of a kernel: its own loc, then those of the ops fused into its body
+/// (elementwise fusion keeps the consumer's loc on the fused op and the producers' on its
+/// body, e.g. relu1's generic computing bn1's mul/add).
+static Location provenance(Operation *op) {
+  llvm::SmallVector<Location> locs = {op->getLoc()};
+  op->walk([&](Operation *nested) {
+    if (nested != op)
+      locs.push_back(nested->getLoc());
+  });
+  return FusedLoc::get(op->getContext(), locs);
+}
+
 static bool isTracingCall(Operation *op) {
   auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op);
   return dispatch && dispatch.getCallee().starts_with("ral_dispatch_");
@@ -140,7 +152,7 @@ struct InstrumentDispatchesPass
       std::string backend = chosen ? chosen.str()
                                    : isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
       auto reason = op->getAttrOfType<StringAttr>("loupe.backend_reason");
-      std::string source = loupe::describeLoc(loc);
+      std::string source = loupe::describeLoc(provenance(op));
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
       llvm::SmallVector<Value> beginArgs = {
           idValue, loupe::globalStringAddress(builder, loc, module, name),

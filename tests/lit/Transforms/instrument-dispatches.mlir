@@ -34,11 +34,13 @@ func.func @main(%ctx: !ral.context) {
 
 // -----
 
-// Reductions over the innermost loop are row reductions, over an outer loop column reductions.
+// Reductions along the input's contiguous dimension are row reductions, along an outer one
+// column reductions. The table's loc lists the op's own loc, then those of the ops fused into
+// its body (here `fused_add`).
 
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: kind = "kRowReduction", loc = "rows"
-// CHECK-SAME: kind = "kColReduction", loc = "cols"
+// CHECK-SAME: kind = "kRowReduction", loc = "rows,fused_add,
+// CHECK-SAME: kind = "kColReduction", loc = "cols,
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 #colin = affine_map<(d0, d1) -> (d1, d0)>
@@ -48,7 +50,7 @@ func.func @main(%ctx: !ral.context) {
   linalg.generic {indexing_maps = [#in, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : memref<4x8xf32>) outs(%r : memref<4xf32>) {
   ^bb0(%a: f32, %acc: f32):
-    %s = arith.addf %a, %acc : f32
+    %s = arith.addf %a, %acc : f32 loc("fused_add")
     linalg.yield %s : f32
   } loc("rows")
   %c = memref.alloc() : memref<8xf32>

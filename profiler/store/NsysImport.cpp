@@ -140,6 +140,21 @@ Status readKernels(sqlite::Connection &conn, const std::string &path, NsysExport
   return Status::ok();
 }
 
+/// The columns MEMCPY and MEMSET share (start, end, deviceId, streamId, correlationId, bytes
+/// as the first six of the SELECT), as a whole-repetition row of run 0.
+MemcpyRecord copyOrSetRow(sqlite::Stmt &q) {
+  MemcpyRecord m;
+  m.rep = 0;
+  m.dispatchId = kWholeRep;
+  m.start = q.int64(0);
+  m.end = q.int64(1);
+  m.deviceId = q.int64(2);
+  m.streamId = q.int64(3);
+  m.correlationId = q.int64(4);
+  m.bytes = q.int64(5);
+  return m;
+}
+
 Status readMemcpys(sqlite::Connection &conn, const std::string &path, NsysExport &out,
                    Warnings &warnings) {
   LOUPE_PROF_RETURN_IF_ERROR(requireColumns(conn, path, kMemcpyTable,
@@ -155,15 +170,7 @@ Status readMemcpys(sqlite::Connection &conn, const std::string &path, NsysExport
     LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
     if (!row)
       break;
-    MemcpyRecord m;
-    m.rep = 0;
-    m.dispatchId = kWholeRep;
-    m.start = q.int64(0);
-    m.end = q.int64(1);
-    m.deviceId = q.int64(2);
-    m.streamId = q.int64(3);
-    m.correlationId = q.int64(4);
-    m.bytes = q.int64(5);
+    MemcpyRecord m = copyOrSetRow(q);
     m.copyKind = static_cast<int32_t>(q.int64(6));
     m.srcKind = static_cast<int32_t>(q.int64(7));
     m.dstKind = static_cast<int32_t>(q.int64(8));
@@ -188,15 +195,7 @@ Status readMemsets(sqlite::Connection &conn, const std::string &path, NsysExport
     LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
     if (!row)
       break;
-    MemcpyRecord m;
-    m.rep = 0;
-    m.dispatchId = kWholeRep;
-    m.start = q.int64(0);
-    m.end = q.int64(1);
-    m.deviceId = q.int64(2);
-    m.streamId = q.int64(3);
-    m.correlationId = q.int64(4);
-    m.bytes = q.int64(5);
+    MemcpyRecord m = copyOrSetRow(q);
     m.copyKind = -1;
     m.srcKind = 0;
     m.dstKind = static_cast<int32_t>(q.int64(6));

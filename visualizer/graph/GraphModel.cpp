@@ -2,9 +2,7 @@
 #include "loupe/visualizer/graph/GraphModel.h"
 
 #include "loupe/Backends/BackendRegistry.h"
-#include "loupe/ral/Context.h"
-#include "loupe/ral/CudaDriver.h"
-#include "loupe/ral/Registry.h"
+#include "loupe/sessions/BackendAvailability.h"
 
 #include <algorithm>
 #include <cctype>
@@ -32,28 +30,6 @@ std::string opStem(const std::string &op) {
   while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end])))
     ++end;
   return s.substr(0, end);
-}
-
-/// Whether this machine can run `kernel` of `backend` on `device` (the rule of
-/// app/loupe/BackendsCommand.cpp, kept here rather than shared with app/: the RAL registry has
-/// the kernel for the device once the kernel plugins are loaded; on "gpu" the CUDA driver and
-/// the vendor library must load too). Empty when it can, else why not.
-std::string unavailableReason(const std::string &backend, const std::string &kernel,
-                              const std::string &device) {
-  if (device == "gpu")
-    for (const ral::CudaLibraryInfo &lib : ral::probeCudaLibraries()) {
-      bool needed = lib.what == "CUDA driver" || (backend == "cublas" && lib.what == "cuBLAS") ||
-                    (backend == "cudnn" && lib.what == "cuDNN");
-      if (needed && !lib.status)
-        return lib.what + " not found";
-    }
-  if (kernel.empty())
-    return "";
-  ral::loadPlugins();
-  for (const ral::Registry::Entry &e : ral::Registry::global().entries())
-    if (e.prefix == kernel && e.device == device)
-      return "";
-  return "RAL kernel " + kernel + " not registered";
 }
 
 /// How well dispatch `d` stands for op `node` (the higher, the better).
@@ -97,7 +73,7 @@ std::vector<Alternative> alternativesFor(const std::string &opKind, const std::s
   std::vector<Alternative> out;
   for (const backends::Selection &s :
        backends::BackendRegistry::global().candidates(opKind, device)) {
-    std::string why = unavailableReason(s.backend, s.kernel, device);
+    std::string why = sessions::unavailableReason(s.backend, s.kernel, device);
     out.push_back({s.backend, s.kernel, s.plevel, why.empty(), why});
   }
   cache[key] = out;

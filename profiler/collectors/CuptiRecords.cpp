@@ -262,6 +262,20 @@ bool timestampsOk(const char *what, uint64_t start, uint64_t end, uint32_t corre
 
 } // namespace
 
+namespace {
+/// The fields CUPTI's memcpy and memset records share.
+template <typename Record> MemcpyRecord copyOrSetRow(const Record &r) {
+  MemcpyRecord m;
+  m.start = static_cast<int64_t>(r.start);
+  m.end = static_cast<int64_t>(r.end);
+  m.deviceId = r.deviceId;
+  m.streamId = r.streamId;
+  m.correlationId = r.correlationId;
+  m.bytes = static_cast<int64_t>(r.bytes);
+  return m;
+}
+} // namespace
+
 Status decodeActivityRecord(const uint8_t *record, size_t available, ActivityBatch &out) {
   if (available < sizeof(uint32_t))
     return ral::invalidArgument("truncated CUPTI activity record: " + std::to_string(available) +
@@ -299,13 +313,7 @@ Status decodeActivityRecord(const uint8_t *record, size_t available, ActivityBat
       return s;
     if (!timestampsOk("memcpy", r.start, r.end, r.correlationId, out))
       return Status::ok();
-    MemcpyRecord m;
-    m.start = static_cast<int64_t>(r.start);
-    m.end = static_cast<int64_t>(r.end);
-    m.deviceId = r.deviceId;
-    m.streamId = r.streamId;
-    m.correlationId = r.correlationId;
-    m.bytes = static_cast<int64_t>(r.bytes);
+    MemcpyRecord m = copyOrSetRow(r);
     m.copyKind = r.copyKind;
     m.srcKind = r.srcKind;
     m.dstKind = r.dstKind;
@@ -319,13 +327,7 @@ Status decodeActivityRecord(const uint8_t *record, size_t available, ActivityBat
       return s;
     if (!timestampsOk("memset", r.start, r.end, r.correlationId, out))
       return Status::ok();
-    MemcpyRecord m;
-    m.start = static_cast<int64_t>(r.start);
-    m.end = static_cast<int64_t>(r.end);
-    m.deviceId = r.deviceId;
-    m.streamId = r.streamId;
-    m.correlationId = r.correlationId;
-    m.bytes = static_cast<int64_t>(r.bytes);
+    MemcpyRecord m = copyOrSetRow(r);
     m.copyKind = -1;
     m.srcKind = 0; // CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN: a set reads nothing.
     m.dstKind = r.memoryKind;

@@ -92,23 +92,29 @@ LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &i
 }
 
 void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
+  info.dispatches.clear();
   func::FuncOp entry = loupe::lookupEntryFunction(module);
   auto table = entry ? entry->getAttrOfType<ArrayAttr>("loupe.dispatches") : ArrayAttr();
-  nlohmann::json dispatches = nlohmann::json::array();
-  if (table) {
-    for (auto dict : table.getAsRange<DictionaryAttr>()) {
-      nlohmann::json d;
-      d["id"] = cast<IntegerAttr>(dict.get("id")).getInt();
-      for (const char *key : {"name", "op", "loc", "backend", "kind", "reason"})
-        if (auto value = dict.getAs<StringAttr>(key))
-          d[key] = value.str();
-      dispatches.push_back(d);
-      info.dispatches.push_back({d["id"].get<int64_t>(), d.value("name", ""), d.value("op", ""),
-                                 d.value("loc", ""), d.value("backend", ""),
-                                 d.value("kind", ""), d.value("reason", "")});
-    }
+  if (!table)
+    return;
+  for (auto dict : table.getAsRange<DictionaryAttr>()) {
+    auto text = [&](const char *key) {
+      auto value = dict.getAs<StringAttr>(key);
+      return value ? value.str() : std::string();
+    };
+    info.dispatches.push_back({cast<IntegerAttr>(dict.get("id")).getInt(), text("name"),
+                               text("op"), text("loc"), text("backend"), text("kind"),
+                               text("reason")});
   }
-  info.dispatchesJson = dispatches.dump();
+}
+
+/// The manifest's dispatch table (ral/lib/core/Artifact.cpp reads it).
+static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatches) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DispatchSummary &d : dispatches)
+    out.push_back({{"id", d.id}, {"name", d.name}, {"op", d.op}, {"loc", d.loc},
+                   {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason}});
+  return out;
 }
 
 static std::string manifestJson(const ArtifactInfo &info,
@@ -125,7 +131,7 @@ static std::string manifestJson(const ArtifactInfo &info,
       {"model", info.modelPath}, {"target", info.target},
       {"entry", info.entry},   {"inputs", tensors(info.inputs)},
       {"outputs", tensors(info.outputs)},
-      {"dispatches", nlohmann::json::parse(info.dispatchesJson)},
+      {"dispatches", dispatchesJson(info.dispatches)},
   };
   return manifest.dump();
 }

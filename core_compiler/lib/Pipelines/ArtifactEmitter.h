@@ -31,8 +31,7 @@ struct ArtifactInfo {
   std::string entry;                    ///< Name of the MLIR entry function.
   std::vector<TensorSignature> inputs;
   std::vector<TensorSignature> outputs;
-  std::string dispatchesJson = "[]";    ///< The entry's `loupe.dispatches`, as a JSON array.
-  std::vector<DispatchSummary> dispatches; ///< The same table, typed.
+  std::vector<DispatchSummary> dispatches; ///< The entry's `loupe.dispatches`.
 };
 
 /// Captures the entry signature of a tensor-level module (after the graph phase). Fails with

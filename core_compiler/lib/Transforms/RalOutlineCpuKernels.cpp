@@ -40,6 +40,11 @@ static std::optional<int64_t> staticTripCount(Value lb, Value ub, Value step) {
   return std::max<int64_t>(0, llvm::divideCeilSigned(*u - *l, *s));
 }
 
+/// Trip count of dimension `d` of `loop` when its bounds are constants.
+static std::optional<int64_t> staticTripCount(scf::ParallelOp loop, size_t d) {
+  return staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
+}
+
 /// Work units of one execution of `block`: one per op, loops weighted by their trip counts.
 static int64_t estimateWork(Block &block) {
   int64_t work = 0;
@@ -131,8 +136,7 @@ public:
     b.setInsertionPointToStart(iterations.getBody());
     Value rest = iterations.getInductionVar();
     auto unitTrips = [&](size_t d) {
-      return staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
-                             loop.getStep()[d]) == std::optional<int64_t>(1);
+      return staticTripCount(loop, d) == std::optional<int64_t>(1);
     };
     for (size_t d = distributed; d-- > 0;) {
       Value iv = lbs[d];
@@ -192,8 +196,7 @@ private:
     size_t rank = loop.getNumLoops();
     int64_t iterations = 1;
     for (size_t d = 0; d + 1 < rank; ++d) {
-      auto trips = staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
-                                   loop.getStep()[d]);
+      auto trips = staticTripCount(loop, d);
       if (!trips)
         return d + 1;
       iterations *= *trips;
@@ -207,8 +210,7 @@ private:
   int64_t workgroupBlock(scf::ParallelOp loop, size_t distributed) const {
     int64_t perIteration = estimateWork(*loop.getBody());
     for (size_t d = distributed; d < loop.getNumLoops(); ++d)
-      perIteration *= staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d],
-                                      loop.getStep()[d])
+      perIteration *= staticTripCount(loop, d)
                           .value_or(kDynamicTripCount);
     return std::max<int64_t>(1, llvm::divideCeil(minWorkgroupWork, std::max<int64_t>(1, perIteration)));
   }

@@ -29,12 +29,19 @@ void *gpuAlloc(ExecutionContext *ctx, int64_t bytes) {
 }
 void gpuDealloc(ExecutionContext *ctx, void *ptr) { ctx->deallocateDevice(ptr); }
 
+/// The driver and stream for a copy or set of `bytes`; null when there is nothing to do (an
+/// earlier error, no bytes) or no stream (the error is then signalled on `ctx`).
+void *copyStream(ExecutionContext *ctx, int64_t bytes, CudaDriver *&cuda) {
+  if (ctx->failed() || bytes <= 0)
+    return nullptr;
+  cuda = driverOf(ctx);
+  return cuda ? ctx->cudaStream() : nullptr;
+}
+
 /// ral_memcpy(ctx, dst, src, bytes) between any two of host/device (unified addressing).
 void gpuMemcpy(ExecutionContext *ctx, void *dst, void *src, int64_t bytes) {
-  if (ctx->failed() || bytes <= 0)
-    return;
-  CudaDriver *cuda = driverOf(ctx);
-  void *stream = cuda ? ctx->cudaStream() : nullptr;
+  CudaDriver *cuda = nullptr;
+  void *stream = copyStream(ctx, bytes, cuda);
   if (!stream)
     return;
   if (Status s = cuda->memcpyAsync(reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src),
@@ -45,10 +52,8 @@ void gpuMemcpy(ExecutionContext *ctx, void *dst, void *src, int64_t bytes) {
 
 /// ral_memset(ctx, dst, byte value, bytes) on device memory.
 void gpuMemset(ExecutionContext *ctx, void *dst, int32_t value, int64_t bytes) {
-  if (ctx->failed() || bytes <= 0)
-    return;
-  CudaDriver *cuda = driverOf(ctx);
-  void *stream = cuda ? ctx->cudaStream() : nullptr;
+  CudaDriver *cuda = nullptr;
+  void *stream = copyStream(ctx, bytes, cuda);
   if (!stream)
     return;
   if (Status s = cuda->memsetAsync(reinterpret_cast<uint64_t>(dst), static_cast<uint8_t>(value),

@@ -21,6 +21,8 @@
 using namespace loupe::ral;
 using loupe::ral::testing::RalArgs;
 
+using loupe::ral::testing::naiveGemm;
+
 namespace {
 
 /// Sets an environment variable for one scope.
@@ -181,19 +183,6 @@ protected:
   CudaDriver *cuda_ = nullptr;
   std::vector<uint64_t> buffers_;
 };
-
-std::vector<float> naiveGemm(const std::vector<float> &a, const std::vector<float> &b, int64_t m,
-                             int64_t n, int64_t k, bool ta, bool tb) {
-  std::vector<float> c(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t p = 0; p < k; ++p)
-        acc += double(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
-      c[i * n + j] = float(acc);
-    }
-  return c;
-}
 
 TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
   int64_t m = 33, n = 17, k = 29;

@@ -19,6 +19,8 @@
 using namespace loupe::ral;
 using loupe::ral::testing::RalArgs;
 
+using loupe::ral::testing::naiveGemm;
+
 namespace {
 
 class RalKernels : public ::testing::Test {
@@ -53,20 +55,6 @@ void expectNear(const std::vector<float> &got, const std::vector<float> &want, f
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], want[i], tol * (1 + std::fabs(want[i]))) << what << " at " << i;
-}
-
-/// C[M,N] = op(A) op(B) with A stored [M,K] (or [K,M] when transA), B [K,N] (or [N,K]).
-std::vector<float> naiveGemm(const std::vector<float> &a, const std::vector<float> &b, int64_t m,
-                             int64_t n, int64_t k, bool ta, bool tb) {
-  std::vector<float> c(m * n);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t p = 0; p < k; ++p)
-        acc += double(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
-      c[i * n + j] = float(acc);
-    }
-  return c;
 }
 
 float applyActivation(float x, int32_t act) {

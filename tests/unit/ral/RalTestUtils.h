@@ -56,6 +56,21 @@ MemRef<T, N> memrefOf(std::vector<T> &data, const int64_t (&sizes)[N]) {
   return makeMemRef<T, N>(data.data(), sizes);
 }
 
+/// C[M,N] = op(A) op(B) in double precision, with A stored [M,K] (or [K,M] when `ta`) and B
+/// [K,N] (or [N,K] when `tb`): the reference the GEMM kernels are checked against.
+inline std::vector<float> naiveGemm(const std::vector<float> &a, const std::vector<float> &b,
+                                    int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  std::vector<float> c(m * n);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p)
+        acc += double(ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+      c[i * n + j] = float(acc);
+    }
+  return c;
+}
+
 } // namespace loupe::ral::testing
 
 #endif // LOUPE_TESTS_UNIT_RAL_RALTESTUTILS_H

@@ -1,4 +1,5 @@
 //===- main.cpp - loupe-opt: mlir-opt with Loupe's passes and phases ---------===//
+#include "loupe/Dialect/Loupe/IR/LoupeDialect.h"
 #include "loupe/Dialect/Ral/IR/RalDialect.h"
 #include "loupe/Pipelines/Registration.h"
 
@@ -14,6 +15,6 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry); // gpu-module-to-binary (loupe-gpu-kernels)
-  registry.insert<loupe::ralir::RalDialect>();
+  registry.insert<loupe::ralir::RalDialect, loupe::loupeir::LoupeDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry));
 }

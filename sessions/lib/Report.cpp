@@ -16,6 +16,26 @@ static json summaryJson(const profiler::Summary &s) {
           {"min_ns", s.min},  {"max_ns", s.max},       {"mean_ns", s.mean}};
 }
 
+/// Every cluster of the compile with its kernels and their summed median time (ns).
+static json clustersJson(const compiler::CompileResult &compile,
+                         const std::vector<DispatchStats> &dispatches) {
+  json out = json::array();
+  for (const compiler::ClusterSummary &c : compile.clusters) {
+    json kernels = json::array();
+    double medianNs = 0;
+    for (const DispatchStats &d : dispatches)
+      if (d.info.cluster == c.id) {
+        kernels.push_back(d.info.id);
+        medianNs += d.summary.median;
+      }
+    out.push_back({{"id", c.id},           {"kind", c.kind},       {"backend", c.backend},
+                   {"pattern", c.pattern}, {"plevel", c.plevel},   {"reason", c.reason},
+                   {"ops", c.ops},         {"loc", c.loc},         {"dispatches", kernels},
+                   {"median_ns", medianNs}});
+  }
+  return out;
+}
+
 json buildReport(const RunOutcome &outcome, const std::string &model,
                  const std::string &sessionName) {
   json report = {{"loupe_report", 1}, {"session", sessionName}, {"model", model},
@@ -51,11 +71,25 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"backend", d.info.backend},
                           {"kind", d.info.kind},
                           {"reason", d.info.reason},
+                          {"cluster", d.info.cluster},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
                           {"share", d.share}});
   report["dispatches"] = dispatches;
+  if (outcome.compile && !outcome.compile->clusters.empty()) {
+    report["clusters"] = clustersJson(*outcome.compile, outcome.dispatches);
+    json refused = json::array();
+    for (const compiler::RefusedMerge &r : outcome.compile->refusedMerges)
+      refused.push_back({{"producer", r.producer},
+                         {"producer_op", r.producerOp},
+                         {"producer_cluster", r.producerCluster},
+                         {"consumer", r.consumer},
+                         {"consumer_op", r.consumerOp},
+                         {"consumer_cluster", r.consumerCluster},
+                         {"rule", r.rule}});
+    report["refused_merges"] = refused;
+  }
   if (!outcome.repNs.empty())
     report["run"] = summaryJson(outcome.runSummary);
 
@@ -188,6 +222,37 @@ static std::string medianText(const json &ns) {
   return ns.is_number() ? formatNs(ns.get<double>()) : "missing";
 }
 
+static std::string clusterText(int64_t id) { return id < 0 ? "-" : std::to_string(id); }
+
+/// The clusters table (kernels and time per cluster) and the merges the clustering refused.
+static std::string renderClusters(const json &r, const std::string &h) {
+  if (!r.contains("clusters"))
+    return "";
+  std::string md = "\n" + h + " Clusters\n\n" + std::to_string(r["clusters"].size()) +
+                   " clusters, " + std::to_string(r["refused_merges"].size()) +
+                   " refused merges.\n\n| cluster | kind | backend | pattern | ops | kernels | "
+                   "median | why |\n|---:|---|---|---|---|---|---:|---|\n";
+  for (const json &c : r["clusters"]) {
+    std::string kernels;
+    for (const json &id : c["dispatches"])
+      kernels += (kernels.empty() ? "" : ", ") + std::to_string(id.get<int64_t>());
+    md += "| " + std::to_string(c["id"].get<int64_t>()) + " | " + c["kind"].get<std::string>() +
+          " | " + c["backend"].get<std::string>() + " | " + c["pattern"].get<std::string>() +
+          " | " + c["loc"].get<std::string>() + " | " + (kernels.empty() ? "-" : kernels) +
+          " | " + formatNs(c["median_ns"]) + " | " + c["reason"].get<std::string>() + " |\n";
+  }
+  if (!r["refused_merges"].empty()) {
+    md += "\n" + h + " Refused merges\n\n| producer | consumer | rule |\n|---|---|---|\n";
+    for (const json &m : r["refused_merges"])
+      md += "| " + m["producer"].get<std::string>() + " (cluster " +
+            std::to_string(m["producer_cluster"].get<int64_t>()) + ") | " +
+            m["consumer"].get<std::string>() + " (cluster " +
+            std::to_string(m["consumer_cluster"].get<int64_t>()) + ") | " +
+            m["rule"].get<std::string>() + " |\n";
+  }
+  return md;
+}
+
 /// The part of a run's report after the model and device lines: run id, error, whole run and
 /// correctness lines, then the pipeline, dispatch and correctness sections under `h`.
 static std::string renderRunBody(const json &r, const std::string &h) {
@@ -223,14 +288,14 @@ static std::string renderRunBody(const json &r, const std::string &h) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | source (loc) | calls | median | IQR | share |\n"
-        "|---:|---|---|---|---|---|---:|---:|---:|---:|\n";
+  md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | cluster | source (loc) | calls | median | IQR | share |\n"
+        "|---:|---|---|---|---|---:|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * d["share"].get<double>());
     md += "| " + std::to_string(d["id"].get<int64_t>()) + " | `" + d["name"].get<std::string>() +
           "` | `" + d["op"].get<std::string>() + "` | " + d.value("kind", "") + " | " +
-          d.value("backend", "") + " | " +
+          d.value("backend", "") + " | " + clusterText(d.value("cluster", int64_t(-1))) + " | " +
           d["loc"].get<std::string>() + " | " +
           std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) + " | " +
           formatNs(d["iqr_ns"]) + " | " + share + " |\n";
@@ -243,6 +308,8 @@ static std::string renderRunBody(const json &r, const std::string &h) {
                   d.value("reason", "") + " |\n";
   if (!backends.empty())
     md += "\n" + h + " Backend choices\n\n| dispatch | backend | why |\n|---|---|---|\n" + backends;
+
+  md += renderClusters(r, h);
 
   if (corr.value("checked", false)) {
     md += "\n" + h + " Correctness\n\n| output | result | max abs err | max rel err | note |\n"

@@ -28,7 +28,7 @@ d = sys.argv[1]
 index = json.load(open(os.path.join(d, "index.json")))["passes"]
 assert len(index) > 40, len(index)
 phases = [p["phase"] for p in index]
-order = ["import", "graph", "lower", "ral", "llvm", "artifact"]
+order = ["import", "graph", "cluster", "lower", "ral", "llvm", "artifact"]
 assert [order.index(p) for p in phases] == sorted(order.index(p) for p in phases), "phases out of order"
 assert set(phases) == set(order), set(phases)
 for i, p in enumerate(index):
@@ -37,7 +37,7 @@ for i, p in enumerate(index):
     text = open(os.path.join(d, p["ir_file"])).read()
     assert text and not text.startswith("// unchanged"), p["ir_file"]
 names = [p["pass"] for p in index]
-for needed in ["import-onnx", "tosa-to-linalg", "linalg-fuse-elementwise-ops", "one-shot-bufferize",
+for needed in ["import-onnx", "tosa-to-linalg", "loupe-form-clusters", "loupe-fuse-clusters", "one-shot-bufferize",
                "ral-inject-execution-context", "ral-lower-to-library-call",
                "loupe-instrument-dispatches", "ral-to-llvm", "convert-func-to-llvm", "translate-to-llvmir",
                "llvm-O3", "llvm-codegen", "link-shared-object"]:
@@ -52,7 +52,7 @@ case_compile_phase_to() {
   grep -q "tosa.matmul\|tosa.fully_connected" "$WORK/graph.mlir" || fail "graph IR has no tosa matmul"
   grep -q 'loc("fc1")' "$WORK/graph.mlir" || fail "ONNX node names must survive as locs"
   # The graph-phase output is valid input for the rest of the pipeline.
-  "$BIN/loupe-opt" --loupe-lower "$WORK/graph.mlir" >/dev/null
+  "$BIN/loupe-opt" --loupe-cluster --loupe-lower "$WORK/graph.mlir" >/dev/null
   "$LOUPE" compile "$MODELS/mlp.onnx" --emit llvm -o "$WORK/mlp.ll"
   grep -q "define .*@main" "$WORK/mlp.ll" || fail "no LLVM IR"
   expect_exit 2 "unknown phase 'nope'" "$LOUPE" compile "$MODELS/mlp.onnx" --phase-to nope

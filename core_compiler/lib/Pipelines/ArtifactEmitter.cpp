@@ -104,7 +104,7 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
     };
     info.dispatches.push_back({cast<IntegerAttr>(dict.get("id")).getInt(), text("name"),
                                text("op"), text("loc"), text("backend"), text("kind"),
-                               text("reason")});
+                               text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt()});
   }
 }
 
@@ -113,7 +113,8 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
   nlohmann::json out = nlohmann::json::array();
   for (const DispatchSummary &d : dispatches)
     out.push_back({{"id", d.id}, {"name", d.name}, {"op", d.op}, {"loc", d.loc},
-                   {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason}});
+                   {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
+                   {"cluster", d.cluster}});
   return out;
 }
 

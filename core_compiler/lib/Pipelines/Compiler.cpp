@@ -6,6 +6,7 @@
 #include "Phases.h"
 #include "SnapshotRecorder.h"
 
+#include "loupe/Dialect/Loupe/IR/LoupeDialect.h"
 #include "loupe/Dialect/Ral/IR/RalDialect.h"
 #include "loupe/Frontends/MlirImporter.h"
 #include "loupe/Frontends/OnnxImporter.h"
@@ -70,7 +71,7 @@ private:
 void registerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  registry.insert<loupe::ralir::RalDialect>();
+  registry.insert<loupe::ralir::RalDialect, loupe::loupeir::LoupeDialect>();
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
 }
@@ -127,10 +128,10 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   info.modelPath = modelPath;
   info.target = options.target;
   int last = phaseIndex(options.phaseTo);
-  for (const char *phase : {"graph", "lower", "ral", "llvm"}) {
+  for (const char *phase : {"graph", "cluster", "lower", "ral", "llvm"}) {
     if (phaseIndex(phase) > last)
       break;
-    if (std::string(phase) == "lower" &&
+    if (std::string(phase) == "cluster" &&
         failed(captureSignature(module.get(), info, error)))
       return fail(CompileError::Kind::BadInput, modelPath + ": " + error);
 
@@ -149,6 +150,8 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     }
     if (std::string(phase) == "graph")
       captureGraph(module.get(), result.graph);
+    if (std::string(phase) == "cluster")
+      captureClusters(module.get(), result.clusters, result.refusedMerges);
     if (std::string(phase) == "ral") {
       captureDispatches(module.get(), info);
       result.dispatches = info.dispatches;

@@ -1,4 +1,4 @@
-//===- GraphCapture.cpp - The model's op graph for the GUI's graph panel -------------===//
+//===- GraphCapture.cpp - The op graph and clusters for the GUI ------------------===//
 #include "GraphCapture.h"
 
 #include "loupe/Transforms/Passes.h"
@@ -37,5 +37,36 @@ void loupe::compiler::captureGraph(ModuleOp module, OpGraph &graph) {
         graph.edges.emplace_back(it->second, id);
     for (Value result : op.getResults())
       producer[result] = id;
+  }
+}
+
+void loupe::compiler::captureClusters(ModuleOp module, std::vector<ClusterSummary> &clusters,
+                                      std::vector<RefusedMerge> &refused) {
+  clusters.clear();
+  refused.clear();
+  func::FuncOp entry = loupe::lookupEntryFunction(module);
+  if (!entry || entry.isExternal())
+    return;
+  for (auto fusion : entry.getBody().getOps<loupe::loupeir::FusionOp>()) {
+    ClusterSummary cluster{fusion.getId(), fusion.getKind().str(), fusion.getBackend().str(),
+                           fusion.getPattern().str(), fusion.getPlevel(),
+                           fusion.getReason().str(), {}, ""};
+    llvm::SmallVector<Location> locs;
+    for (Operation &op : fusion.getBody().front().without_terminator()) {
+      cluster.ops.push_back(op.getName().getStringRef().str() + "@" +
+                            loupe::describeLoc(op.getLoc()));
+      locs.push_back(op.getLoc());
+    }
+    cluster.loc = loupe::describeLoc(FusedLoc::get(module.getContext(), locs));
+    clusters.push_back(std::move(cluster));
+  }
+  auto records = entry->getAttrOfType<ArrayAttr>("loupe.refused_merges");
+  for (auto dict : records ? records.getAsRange<DictionaryAttr>()
+                           : ArrayAttr().getAsRange<DictionaryAttr>()) {
+    auto text = [&](const char *key) { return dict.getAs<StringAttr>(key).str(); };
+    auto number = [&](const char *key) { return dict.getAs<IntegerAttr>(key).getInt(); };
+    refused.push_back({text("producer"), text("producer_op"), number("producer_cluster"),
+                       text("consumer"), text("consumer_op"), number("consumer_cluster"),
+                       text("rule")});
   }
 }

@@ -18,7 +18,7 @@ using namespace mlir;
 namespace loupe::compiler {
 
 const std::vector<std::string> &phaseNames() {
-  static const std::vector<std::string> names = {"import", "graph", "lower", "ral", "llvm", "artifact"};
+  static const std::vector<std::string> names = {"import", "graph", "cluster", "lower", "ral", "llvm", "artifact"};
   return names;
 }
 
@@ -37,8 +37,9 @@ const char *irKindName(IrKind kind) {
   return "text";
 }
 
-/// `{device=cpu backends=onednn,codegen overrides=Conv_3=codegen}` for ral-lower-to-library-call.
-static std::string libraryCallOptions(const CompileOptions &options) {
+/// `{device=cpu backends=onednn,codegen overrides=Conv_3=codegen}`: the backend preferences
+/// of loupe-form-clusters and ral-lower-to-library-call.
+static std::string backendOptions(const CompileOptions &options, const std::string &extra = "") {
   std::string text = "{device=" + std::string(options.target == "cuda" ? "gpu" : "cpu");
   auto list = [&](const char *key, const std::vector<std::string> &items) {
     if (items.empty())
@@ -52,7 +53,7 @@ static std::string libraryCallOptions(const CompileOptions &options) {
   for (const auto &[loc, backend] : options.backendOverrides)
     overrides.push_back(loc + "=" + backend);
   list("overrides", overrides);
-  return text + "}";
+  return text + extra + "}";
 }
 
 std::string phasePassList(const std::string &phase, const CompileOptions &options) {
@@ -62,12 +63,17 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "canonicalize,cse,"
            "func.func(tosa-layerwise-constant-fold),"
            "canonicalize";
-  // lower: TOSA -> linalg on tensors, elementwise fusion (unless off), one-shot bufferization.
+  // cluster: TOSA -> linalg on tensors; backend choice, clustering into loupe.fusion regions,
+  // fusion inside each region.
+  if (phase == "cluster")
+    return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
+           "canonicalize,"
+           "loupe-form-clusters" +
+           backendOptions(options, options.fusion ? "" : " fusion=false") + ","
+           "loupe-fuse-clusters";
+  // lower: dissolve the regions (ops keep their cluster id), one-shot bufferization.
   if (phase == "lower")
-    return std::string("func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
-                       "tosa-to-tensor),canonicalize,") +
-           (options.fusion ? "linalg-fuse-elementwise-ops," : "") +
-           "cse,canonicalize,"
+    return "loupe-inline-clusters,cse,canonicalize,"
            "loupe-protect-entry-inputs,"
            "eliminate-empty-tensors,empty-tensor-to-alloc-tensor,"
            "one-shot-bufferize{bufferize-function-boundaries "
@@ -78,7 +84,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   if (phase == "ral")
     return "ral-inject-execution-context,"
            "buffer-deallocation-pipeline,"
-           "ral-lower-to-library-call" + libraryCallOptions(options) + ","
+           "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches,"
            "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,canonicalize,cse";
   // llvm: everything to the LLVM dialect.
@@ -115,7 +121,7 @@ void registerPipelines() {
   std::call_once(once, [] {
     registerAllPasses();
     loupe::registerLoupePasses();
-    for (const char *phase : {"graph", "lower", "ral", "llvm"}) {
+    for (const char *phase : {"graph", "cluster", "lower", "ral", "llvm"}) {
       std::string name = std::string("loupe-") + phase;
       std::string passes = phasePassList(phase, CompileOptions());
       PassPipelineRegistration<>(

@@ -9,7 +9,7 @@
 
 namespace loupe::compiler {
 
-/// The passes of an MLIR-level phase ("graph", "lower", "llvm") as a textual pass list to add
+/// The passes of an MLIR-level phase ("graph", "cluster", "lower", "ral", "llvm") as a textual pass list to add
 /// to a builtin.module pass manager, e.g. "canonicalize,func.func(cse)"; empty for phases that
 /// are not MLIR pass pipelines ("import", "artifact"). docs/pipeline.md explains every pass.
 std::string phasePassList(const std::string &phase, const CompileOptions &options);

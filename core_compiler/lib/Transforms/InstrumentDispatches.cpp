@@ -4,7 +4,7 @@
 // execution context's tracer (ral/lib/core/CoreApis.cpp).
 //
 //===----------------------------------------------------------------------===//
-#include "loupe/Transforms/Passes.h"
+#include "OpPatterns.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -80,22 +80,13 @@ static std::string kernelName(Operation *op) {
   return op->getName().stripDialect().str();
 }
 
-/// The fusion kind of a dispatch, with BladeDISC's names: kLibrary (a vendor kernel),
-/// kRowReduction / kColReduction (a linalg op reducing along its first input's contiguous /
-/// an outer dimension), kLoop (everything else: elementwise generics, fills, copies,
-/// transposes, pooling windows).
+/// The fusion kind of a dispatch, with BladeDISC's names: kLibrary (a vendor kernel), the
+/// kind of its reduction, else kLoop (elementwise generics, fills, copies, transposes).
 static const char *fusionKind(Operation *op) {
   if (isa<loupe::ralir::DispatchOp>(op))
     return "kLibrary";
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 || linalgOp.getNumDpsInputs() == 0)
-    return "kLoop";
-  AffineMap input = linalgOp.getMatchingIndexingMap(linalgOp.getDpsInputOperand(0));
-  auto last = input.getNumResults() ? dyn_cast<AffineDimExpr>(input.getResults().back())
-                                    : nullptr;
-  bool contiguous = last && linalgOp.getIteratorTypesArray()[last.getPosition()] ==
-                                utils::IteratorType::reduction;
-  return contiguous ? "kRowReduction" : "kColReduction";
+  const char *reduction = loupe::reductionKind(op);
+  return reduction ? reduction : "kLoop";
 }
 
 /// The source ops of a kernel: its own loc, then those of the ops fused into its body
@@ -152,6 +143,7 @@ struct InstrumentDispatchesPass
       std::string backend = chosen ? chosen.str()
                                    : isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
       auto reason = op->getAttrOfType<StringAttr>("loupe.backend_reason");
+      auto cluster = op->getAttrOfType<IntegerAttr>("loupe.cluster");
       std::string source = loupe::describeLoc(provenance(op));
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
       llvm::SmallVector<Value> beginArgs = {
@@ -175,6 +167,7 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("backend", attrs.getStringAttr(backend)),
           attrs.getNamedAttr("kind", attrs.getStringAttr(fusionKind(op))),
           attrs.getNamedAttr("reason", reason ? reason : attrs.getStringAttr("")),
+          attrs.getNamedAttr("cluster", cluster ? cluster : attrs.getI64IntegerAttr(-1)),
       }));
     }
     entry->setAttr("loupe.dispatches", attrs.getArrayAttr(table));

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCallPatterns.h"
-#include "loupe/Backends/BackendRegistry.h"
+#include "OpPatterns.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -18,42 +18,18 @@ using namespace mlir;
 using namespace loupe::ralir;
 namespace backends = loupe::backends;
 
-/// The registry's op kind of a library-capable linalg op, or "".
-static std::string opKind(Operation *op) {
-  if (isa<linalg::MatmulOp>(op))
-    return "matmul";
-  if (isa<linalg::BatchMatmulOp>(op))
-    return "batch_matmul";
-  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
-    return "conv2d";
-  return "";
-}
-
 namespace {
 struct RalLowerToLibraryCallPass
     : loupe::impl::RalLowerToLibraryCallBase<RalLowerToLibraryCallPass> {
   using RalLowerToLibraryCallBase::RalLowerToLibraryCallBase;
 
   void runOnOperation() override {
-    backends::Preferences prefs;
-    prefs.device = device;
-    prefs.order.assign(backendOrder.begin(), backendOrder.end());
-    for (const std::string &entry : backendOverrides) {
-      size_t eq = entry.rfind('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size()) {
-        getOperation().emitError("ral-lower-to-library-call: override '")
-            << entry << "' is not loc=backend";
-        return signalPassFailure();
-      }
-      prefs.overrides[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
+    FailureOr<backends::Preferences> parsed =
+        loupe::parsePreferences(getOperation(), device, backendOrder, backendOverrides);
+    if (failed(parsed))
+      return signalPassFailure();
+    const backends::Preferences &prefs = *parsed;
     const backends::BackendRegistry &registry = backends::BackendRegistry::global();
-    for (const std::string &name : prefs.order)
-      if (!registry.find(name)) {
-        getOperation().emitError("unknown backend '") << name << "' in --backends";
-        return signalPassFailure();
-      }
-
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal() || func.getNumArguments() == 0 ||
           !isa<ContextType>(func.getArgument(0).getType()))
@@ -61,12 +37,12 @@ struct RalLowerToLibraryCallPass
       Value ctx = func.getArgument(0);
       llvm::SmallVector<Operation *> candidates;
       func.walk([&](Operation *op) {
-        if (!opKind(op).empty())
+        if (!loupe::libraryOpKind(op).empty())
           candidates.push_back(op);
       });
       Builder attrs(&getContext());
       for (Operation *op : candidates) {
-        std::string kind = opKind(op);
+        std::string kind = loupe::libraryOpKind(op);
         backends::Selection sel = registry.select(kind, loupe::describeLoc(op->getLoc()), prefs);
         Operation *annotated = op;
         std::string why;
@@ -83,6 +59,8 @@ struct RalLowerToLibraryCallPass
                                               sel.kernel, device, why)
                            : loupe::lowerGemm(op, ctx, sel.kernel, device, why);
           if (succeeded(dispatch)) {
+            if (Attribute cluster = op->getAttr("loupe.cluster"))
+              (*dispatch)->setAttr("loupe.cluster", cluster);
             op->erase();
             annotated = *dispatch;
           } else {

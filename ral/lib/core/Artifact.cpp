@@ -104,7 +104,8 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
       m.dispatches.push_back({d.at("id").get<int64_t>(), d.at("name").get<std::string>(),
                               d.at("op").get<std::string>(), d.at("loc").get<std::string>(),
                               d.value("backend", std::string()), d.value("kind", std::string()),
-                              d.value("reason", std::string())});
+                              d.value("reason", std::string()),
+                              d.value("cluster", int64_t(-1))});
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {

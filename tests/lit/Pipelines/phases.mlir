@@ -1,17 +1,30 @@
 // Each phase runs on its own through loupe-opt, and the phases compose.
 // RUN: loupe-opt --loupe-graph %s | FileCheck %s --check-prefix=GRAPH
-// RUN: loupe-opt --loupe-graph --loupe-lower %s | FileCheck %s --check-prefix=LOWER
-// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-ral %s | FileCheck %s --check-prefix=RAL
-// RUN: loupe-opt --loupe-graph --loupe-lower --loupe-ral --loupe-llvm %s | FileCheck %s --check-prefix=LLVM
+// RUN: loupe-opt --loupe-graph --loupe-cluster %s | FileCheck %s --check-prefix=CLUSTER
+// RUN: loupe-opt --loupe-graph --loupe-cluster --loupe-lower %s | FileCheck %s --check-prefix=LOWER
+// RUN: loupe-opt --loupe-graph --loupe-cluster --loupe-lower --loupe-ral %s | FileCheck %s --check-prefix=RAL
+// RUN: loupe-opt --loupe-graph --loupe-cluster --loupe-lower --loupe-ral --loupe-llvm %s | FileCheck %s --check-prefix=LLVM
 
 // GRAPH-LABEL: func.func @main
 // GRAPH: tosa.matmul
 // GRAPH: tosa.clamp
 
+// The matmul cluster takes its operand and result views; the clamp (min and max) is not the
+// ReLU of onednn's matmul_bias_act.
+// CLUSTER-LABEL: func.func @main
+// CLUSTER-SAME: rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU; not linalg.generic here"
+// CLUSTER-NOT: tosa.
+// CLUSTER: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
+// CLUSTER-NEXT: tensor.expand_shape
+// CLUSTER: linalg.batch_matmul
+// CLUSTER-NEXT: tensor.collapse_shape
+// CLUSTER: loupe.fusion "kLoop" on "codegen" attributes {id = 1
+
 // LOWER-LABEL: func.func @main
 // LOWER-SAME: -> memref<4x16xf32>
 // LOWER-NOT: tosa.
-// LOWER: linalg.batch_matmul
+// LOWER-NOT: loupe.fusion
+// LOWER: linalg.batch_matmul {{.*}}loupe.cluster = 0
 
 // RAL-LABEL: func.func @main
 // RAL-SAME: (%[[CTX:.*]]: !ral.context)

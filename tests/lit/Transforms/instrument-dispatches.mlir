@@ -9,12 +9,12 @@
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("library\00")
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("Gemm_0\00")
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: loupe.dispatches = [{backend = "codegen", id = 0 : i64, kind = "kLoop", loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", id = 1 : i64, kind = "kRowReduction", loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", id = 2 : i64, kind = "kLibrary", loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", id = 3 : i64, kind = "kLoop", loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
+// CHECK-SAME: loupe.dispatches = [{backend = "codegen", cluster = -1 : i64, id = 0 : i64, kind = "kLoop", loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", cluster = 4 : i64, id = 1 : i64, kind = "kRowReduction", loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", cluster = -1 : i64, id = 2 : i64, kind = "kLibrary", loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", cluster = -1 : i64, id = 3 : i64, kind = "kLoop", loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
 // CHECK: %[[ID0:.*]] = arith.constant 0 : i64
 // CHECK: ral.dispatch %[[CTX:.*]], %[[ID0]], %{{.*}}, %{{.*}}, %{{.*}} {abi = "ral_dispatch_begin___cpu___pvoid_i64_pvoid_pvoid_pvoid___void", callee = "ral_dispatch_begin", device = "cpu", has_side_effect}
 // CHECK-NEXT: linalg.fill {loupe.dispatch_id = 0 : i64}
 // CHECK-NEXT: ral.dispatch %[[CTX]], %[[ID0]] {abi = "ral_dispatch_end___cpu___pvoid_i64___void", callee = "ral_dispatch_end", device = "cpu", has_side_effect}
-// CHECK: linalg.matmul {loupe.backend = "openblas", loupe.backend_reason = "chosen by the test", loupe.dispatch_id = 1 : i64}
+// CHECK: linalg.matmul {loupe.backend = "openblas", loupe.backend_reason = "chosen by the test", loupe.cluster = 4 : i64, loupe.dispatch_id = 1 : i64}
 // CHECK: callee = "ral_sort"{{.*}}loupe.dispatch_id = 2 : i64
 // CHECK: memref.copy {{.*}} {loupe.dispatch_id = 3 : i64}
 func.func @main(%ctx: !ral.context) {
@@ -23,7 +23,7 @@ func.func @main(%ctx: !ral.context) {
   %zero = arith.constant 0.0 : f32
   %acc = memref.alloc() : memref<4x16xf32>
   linalg.fill ins(%zero : f32) outs(%acc : memref<4x16xf32>) loc("fill_site")
-  linalg.matmul {loupe.backend = "openblas", loupe.backend_reason = "chosen by the test"} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%acc : memref<4x16xf32>) loc("Gemm_0")
+  linalg.matmul {loupe.backend = "openblas", loupe.backend_reason = "chosen by the test", loupe.cluster = 4 : i64} ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%acc : memref<4x16xf32>) loc("Gemm_0")
   %true = arith.constant true
   ral.dispatch %ctx, %acc, %true {callee = "ral_sort", device = "cpu", has_side_effect} : (memref<4x16xf32>, i1) -> () loc("sort")
   %out = memref.alloc() : memref<4x16xf32>

@@ -2,7 +2,7 @@
 // RUN: not loupe-opt --ral-lower-to-library-call="overrides=fc" %s 2>&1 | FileCheck %s --check-prefix=MALFORMED
 
 // UNKNOWN: error: unknown backend 'mkl' in --backends
-// MALFORMED: error: ral-lower-to-library-call: override 'fc' is not loc=backend
+// MALFORMED: error: backend override 'fc' is not loc=backend
 func.func @main(%ctx: !ral.context) {
   return
 }

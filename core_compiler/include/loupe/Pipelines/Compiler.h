@@ -55,7 +55,7 @@ struct CompileOptions {
   std::vector<std::string> backends;
   /// Per-op backend overrides keyed by `loc` (an ONNX node name or file:line).
   std::map<std::string, std::string> backendOverrides;
-  bool fusion = true;              ///< Elementwise fusion (`--fusion off` keeps one kernel per op).
+  bool fusion = true;              ///< Fusion (`--fusion off`: one op per cluster and kernel).
 };
 
 /// One kernel of the compiled entry: the dispatch table of loupe-instrument-dispatches.
@@ -67,6 +67,29 @@ struct DispatchSummary {
   std::string backend; ///< "codegen", "onednn", "openblas", ...
   std::string kind;    ///< kLoop, kRowReduction, kColReduction or kLibrary (BladeDISC's names).
   std::string reason;  ///< Why that backend (empty for ops no library backend runs).
+  int64_t cluster = -1; ///< ClusterSummary::id of its cluster; -1 for copies bufferization added.
+};
+
+/// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel
+/// (or one library call) by one backend.
+struct ClusterSummary {
+  int64_t id = 0;
+  std::string kind;    ///< kLoop, kRowReduction, kColReduction, kInput or kLibrary.
+  std::string backend; ///< "codegen", "onednn", ...
+  std::string pattern; ///< Library fuse pattern (matmul_bias_act) or heaviest op pattern.
+  int64_t plevel = 0;  ///< The backend's priority for the op (loupe/Backends).
+  std::string reason;  ///< Why this backend and these ops.
+  std::vector<std::string> ops; ///< "linalg.generic@Relu_2", in program order.
+  std::string loc;     ///< Source ops, comma-separated (as DispatchSummary::loc).
+};
+
+/// A producer -> consumer merge the clustering refused, with the rule that refused it.
+struct RefusedMerge {
+  std::string producer, producerOp; ///< loc and op name of the producer.
+  int64_t producerCluster = -1;
+  std::string consumer, consumerOp;
+  int64_t consumerCluster = -1;
+  std::string rule;
 };
 
 /// One op of the model after the `graph` phase (TOSA), for the GUI's graph panel.
@@ -97,6 +120,8 @@ struct CompileResult {
   std::string artifactPath;  ///< Set when the artifact phase ran.
   int64_t totalNs = 0;       ///< Wall time of the whole compile, nanoseconds.
   OpGraph graph;             ///< Ops after the graph phase (when it ran).
+  std::vector<ClusterSummary> clusters;    ///< After the cluster phase (when it ran).
+  std::vector<RefusedMerge> refusedMerges; ///< Likewise: the fusion explainer's data.
   std::vector<DispatchSummary> dispatches; ///< After the ral phase (when it ran).
   bool ok() const { return !error.has_value(); }
 };

@@ -2,10 +2,14 @@
 #ifndef LOUPE_TRANSFORMS_PASSES_H
 #define LOUPE_TRANSFORMS_PASSES_H
 
+#include "loupe/Dialect/Loupe/IR/LoupeDialect.h"
 #include "loupe/Dialect/Ral/IR/RalDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"

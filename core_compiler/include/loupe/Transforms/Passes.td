@@ -159,4 +159,73 @@ def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
+  let summary = "Cluster the entry's linalg-on-tensors ops into loupe.fusion dispatch regions";
+  let description = [{
+    Decides, for every op of the entry function, which backend runs it and which
+    ops are fused into one kernel, and writes the decision into the IR as
+    `loupe.fusion` regions (one per cluster, also for single ops).
+
+    - Backends (RAF's op dialects, seed 004): every library-capable op (matmul,
+      batch_matmul, conv_2d_nhwc_fhwc) gets a backend from the registry (a per-op
+      override keyed by `loc`, else the first of `backends` that runs it, else the
+      highest plevel on `device`); a library backend needs static f32 operands.
+    - Op patterns (TVM/RAF FuseOps): elemwise < broadcast < injective < reduce <
+      out_elemwise_fusable < opaque.
+    - Clustering (OneFlow XRT, seed 002): union-find over producer -> consumer edges
+      in program order; every merge is checked against the rules below, then
+      against a cycle check on the cluster graph. A refused merge is recorded with
+      its rule in the entry's `loupe.refused_merges` array (producer, consumer,
+      their clusters, rule): the fusion explainer's data.
+    - Rules (DISC's fusion kinds kLoop / kRowReduction / kColReduction / kInput /
+      kLibrary, seed 003): no merge with fusion off; opaque ops and tensor.pad stay
+      alone; a reduction's result is not consumed inside its own fusion (that would
+      need kStitch, which Loupe does not generate); no row/column reduction mix; at
+      most `max-operands` kernel arguments; a producer is fused only into a
+      consumer's inputs; a code-generated contraction is not fused (linalg's
+      elementwise fusion cannot); a library op takes only the ops one of its
+      backend's fuse patterns covers (matmul_bias_act: a result view, `C + bias`,
+      then ReLU).
+    - Rematerialisation (IREE): cheap producers (tensor.empty, fills of constants,
+      broadcasts of constants) are not clustered but cloned into every region that
+      uses them.
+  }];
+  let options = [
+    ListOption<"backendOrder", "backends", "std::string",
+               "Ordered backend preference (empty: highest plevel)">,
+    ListOption<"backendOverrides", "overrides", "std::string",
+               "Per-op backends as loc=backend (an ONNX node name or file:line)">,
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"", "Target device">,
+    Option<"fusion", "fusion", "bool", /*default=*/"true", "Merge ops (off: one op per cluster)">,
+    Option<"maxOperands", "max-operands", "int64_t", /*default=*/"64",
+           "Most kernel arguments (inputs + outputs) of one cluster">,
+  ];
+  let dependentDialects = ["loupe::loupeir::LoupeDialect"];
+}
+
+def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
+  let summary = "Fuse the ops of every loupe.fusion region into as few linalg.generic as possible";
+  let description = [{
+    Inside each multi-op `loupe.fusion` region, named elementwise, transpose,
+    reduction and pooling ops are generalised to `linalg.generic`, then linalg's
+    elementwise fusion and reshape propagation (upstream
+    `populateElementwiseOpsFusionPatterns`, `populateFoldReshapeOpsByExpansionPatterns`)
+    fuse a producer into a consumer only when both are in the same region and the
+    producer is not also an output of the region. Region boundaries are fusion
+    boundaries, so the clusters of loupe-form-clusters decide what is fused.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def InlineClusters : Pass<"loupe-inline-clusters", "mlir::ModuleOp"> {
+  let summary = "Dissolve loupe.fusion regions; their ops keep the cluster id";
+  let description = [{
+    Moves the ops of every `loupe.fusion` in front of it, replaces its results by
+    the values it yields and erases it. Each moved op gets `loupe.cluster = <id>`
+    (and bufferization keeps it), so `loupe-instrument-dispatches` can name the
+    cluster of every kernel. Runs before bufferization.
+  }];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

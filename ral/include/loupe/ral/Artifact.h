@@ -38,8 +38,9 @@ struct DispatchInfo {
   std::string op;   ///< Op the dispatch was made from: "linalg.matmul".
   std::string loc;  ///< Source ops (ONNX node names or file:line), comma-separated.
   std::string backend; ///< "codegen", "onednn", ... (optional in the manifest; "" if absent).
-  std::string kind;    ///< kLoop, kRowReduction, kColReduction, kLibrary (optional; "" if absent).
+  std::string kind;    ///< kLoop, kRowReduction, kColReduction, kInput, kLibrary (optional; "" if absent).
   std::string reason;  ///< Why the compiler chose that backend (optional; "" if absent).
+  int64_t cluster = -1; ///< The compiler's cluster (loupe.fusion id); -1 if none or absent.
 };
 
 /// The artifact's self-description.

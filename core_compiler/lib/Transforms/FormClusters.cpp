@@ -1,0 +1,452 @@
+//===- FormClusters.cpp - Backend choice and clustering into loupe.fusion regions ---===//
+//
+// See Passes.td. Union-find clustering with a cycle check on every merge after OneFlow XRT
+// (seed 002); op patterns after TVM/RAF FuseOps (seed 004); fusion kinds and their rules after
+// BladeDISC (seed 003); rematerialisation of cheap producers after IREE (seed 001).
+//
+//===----------------------------------------------------------------------===//
+#include "OpPatterns.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace loupe {
+#define GEN_PASS_DEF_FORMCLUSTERS
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+using namespace loupe;
+namespace backends = loupe::backends;
+
+namespace {
+
+/// One clusterable op of the entry function.
+struct Node {
+  Operation *op;
+  OpPattern pattern;
+  backends::Selection backend; ///< codegen unless a library backend runs the op.
+  bool library() const { return backend.backend != backends::kCodegen && !backend.kernel.empty(); }
+};
+
+/// How far a library cluster's fuse pattern (matmul_bias_act) has got.
+enum class EpilogueStage { kNone, kView, kBias, kActivation };
+
+/// What the rules need to know about a cluster (kept at its union-find leader).
+struct ClusterState {
+  llvm::SmallVector<int> members; ///< Node ids.
+  int library = -1;               ///< Node id of the library op, if any.
+  EpilogueStage epilogue = EpilogueStage::kNone;
+  std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
+};
+
+struct Refusal {
+  int producer, consumer; ///< Node ids.
+  std::string rule;
+};
+
+/// `C + bias` with bias broadcast along rows: the bias step of matmul_bias_act.
+bool isBiasAdd(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
+      classifyOp(op) != OpPattern::kBroadcast)
+    return false;
+  Block *body = generic.getBlock();
+  auto *add = &body->front();
+  return body->getOperations().size() == 2 && isa<arith::AddFOp>(add) &&
+         add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
+}
+
+/// `max(x, 0)` on one input: the activation step of matmul_bias_act.
+bool isRelu(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || classifyOp(op) != OpPattern::kElemWise)
+    return false;
+  Block *body = generic.getBlock();
+  auto *max = &body->front();
+  FloatAttr zero;
+  return body->getOperations().size() == 2 && isa<arith::MaximumFOp>(max) &&
+         llvm::is_contained(max->getOperands(), body->getArgument(0)) &&
+         llvm::any_of(max->getOperands(), [&](Value v) {
+           return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
+         });
+}
+
+bool hasStaticF32Operands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto shaped = dyn_cast<RankedTensorType>(t);
+    return shaped && shaped.hasStaticShape() && shaped.getElementType().isF32();
+  });
+}
+
+class Clusterer {
+public:
+  Clusterer(func::FuncOp entry, const backends::Preferences &prefs, bool fusion,
+            int64_t maxOperands)
+      : entry(entry), prefs(prefs), fusion(fusion), maxOperands(maxOperands) {}
+
+  void run();
+
+private:
+  void collectNodes();
+  std::string whyNot(int producer, int consumer);
+  std::string libraryRule(ClusterState &lib, const Node &consumer, int producer);
+  bool createsCycle(int a, int b);
+  int64_t operandCount(int a, int b);
+  void merge(int producer, int consumer);
+  void materialize();
+
+  int leader(int node) { return clusters.getLeaderValue(node); }
+  llvm::SmallVector<int> producersOf(const Node &node);
+  llvm::SmallVector<int> consumersOf(const Node &node);
+
+  func::FuncOp entry;
+  const backends::Preferences &prefs;
+  bool fusion;
+  int64_t maxOperands;
+  std::vector<Node> nodes;
+  llvm::DenseMap<Operation *, int> nodeOf;
+  llvm::EquivalenceClasses<int> clusters;
+  std::map<int, ClusterState> state; ///< By leader.
+  std::vector<Refusal> refusals;
+};
+
+void Clusterer::collectNodes() {
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  for (Operation &op : entry.getBody().front().without_terminator()) {
+    if (op.hasTrait<OpTrait::ConstantLike>() || isCheapProducer(&op))
+      continue;
+    Node node{&op, classifyOp(&op), {backends::kCodegen, "", 10, ""}};
+    if (std::string kind = libraryOpKind(&op); !kind.empty()) {
+      node.backend = registry.select(kind, describeLoc(op.getLoc()), prefs);
+      if (!node.backend.kernel.empty() && !hasStaticF32Operands(&op))
+        node.backend = {backends::kCodegen, "", 10,
+                        node.backend.backend + " needs static f32 operands (" +
+                            node.backend.reason + ")"};
+    }
+    int id = nodes.size();
+    nodes.push_back(node);
+    nodeOf[&op] = id;
+    clusters.insert(id);
+    ClusterState &s = state[id];
+    s.members = {id};
+    if (node.library())
+      s.library = id;
+    else if (const char *kind = reductionKind(&op))
+      s.reductions.insert(kind);
+  }
+}
+
+/// The node ids whose results `node` reads (through cheap producers too), in operand order.
+llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
+  llvm::SetVector<int> out;
+  for (Value v : node.op->getOperands())
+    if (Operation *def = v.getDefiningOp(); def && nodeOf.count(def))
+      out.insert(nodeOf[def]);
+  return out.takeVector();
+}
+
+llvm::SmallVector<int> Clusterer::consumersOf(const Node &node) {
+  llvm::SetVector<int> out;
+  for (Operation *user : node.op->getUsers())
+    if (nodeOf.count(user))
+      out.insert(nodeOf[user]);
+  return out.takeVector();
+}
+
+/// The rule that refuses merging a library cluster with its consumer, or "".
+std::string Clusterer::libraryRule(ClusterState &lib, const Node &consumer, int producer) {
+  const Node &op = nodes[lib.library];
+  std::string kind = libraryOpKind(op.op);
+  const backends::FusePattern *pattern =
+      kind == "conv2d" ? nullptr
+                       : backends::BackendRegistry::global().findFusePattern(
+                             op.backend.backend, "matmul_bias_act");
+  std::string who = op.backend.backend + " " + op.op->getName().getStringRef().str();
+  if (!pattern)
+    return who + " takes no other op (" + op.backend.backend + " registers no fuse pattern for " +
+           kind + ")";
+  if (!nodes[producer].op->hasOneUse())
+    return who + ": its result has other readers, so no epilogue can take it";
+  bool view = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(consumer.op);
+  if (view && lib.epilogue == EpilogueStage::kNone)
+    return "";
+  if (isBiasAdd(consumer.op) && lib.epilogue < EpilogueStage::kBias)
+    return "";
+  if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
+    return "";
+  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU; not " +
+         consumer.op->getName().getStringRef().str() + " here";
+}
+
+std::string Clusterer::whyNot(int producer, int consumer) {
+  const Node &p = nodes[producer], &c = nodes[consumer];
+  if (!fusion)
+    return "fusion off";
+  for (const Node *n : {&p, &c}) {
+    if (n->pattern == OpPattern::kOpaque)
+      return n->op->getName().getStringRef().str() + " is opaque: never fused";
+    if (isa<tensor::PadOp>(n->op))
+      return "tensor.pad has no linalg.generic form: it stays its own kernel";
+  }
+  ClusterState &ps = state[leader(producer)], &cs = state[leader(consumer)];
+  bool view = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(p.op);
+  if (cs.library >= 0 && view && ps.members.size() == 1 && p.op->hasOneUse())
+    return ""; // A view of a library kernel's operand: no kernel of its own.
+  if (cs.library >= 0 && ps.library < 0)
+    return "inputs of a library kernel (" + nodes[cs.library].backend.backend + " " +
+           nodes[cs.library].op->getName().getStringRef().str() + ") are materialised";
+  if (ps.library >= 0 && cs.library >= 0)
+    return "two library kernels never share a fusion";
+  if (ps.library >= 0) {
+    if (std::string rule = libraryRule(ps, c, producer); !rule.empty())
+      return rule;
+  } else {
+    for (const Node *n : {&p, &c})
+      if (n->pattern == OpPattern::kOutElemwiseFusable)
+        return "codegen " + n->op->getName().getStringRef().str() +
+               ": linalg elementwise fusion does not fuse named contractions";
+    if (p.pattern == OpPattern::kReduce)
+      return "reduction result consumed inside its own fusion (needs kStitch, not generated)";
+    auto consumerLinalg = dyn_cast<linalg::LinalgOp>(c.op);
+    if (consumerLinalg && llvm::any_of(consumerLinalg.getDpsInits(), [&](Value v) {
+          return v.getDefiningOp() == p.op;
+        }))
+      return "the producer initialises the consumer's output (only inputs are fused)";
+    std::set<std::string> reductions = ps.reductions;
+    reductions.insert(cs.reductions.begin(), cs.reductions.end());
+    if (reductions.size() > 1)
+      return "mixes " + *reductions.begin() + " and " + *std::next(reductions.begin()) +
+             " (DISC: one reduction kind per fusion)";
+  }
+  if (int64_t n = operandCount(producer, consumer); n > maxOperands)
+    return "would take " + std::to_string(n) + " kernel arguments (cap " +
+           std::to_string(maxOperands) + ")";
+  if (createsCycle(producer, consumer))
+    return "would create a cycle: a path between the two clusters leaves them";
+  return "";
+}
+
+/// Distinct values the merged cluster reads from outside (cheap producers count through
+/// their own operands, as they are cloned in) plus the values it gives to outside.
+int64_t Clusterer::operandCount(int a, int b) {
+  llvm::SmallPtrSet<Operation *, 16> members;
+  for (int l : {leader(a), leader(b)})
+    for (int m : state[l].members)
+      members.insert(nodes[m].op);
+  llvm::SmallPtrSet<Value, 32> inputs;
+  int64_t outputs = 0;
+  std::function<void(Value)> addInput = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && members.contains(def))
+      return;
+    if (def && !nodeOf.count(def) && !def->hasTrait<OpTrait::ConstantLike>()) {
+      for (Value operand : def->getOperands())
+        addInput(operand); // A cheap producer, cloned into the cluster.
+      return;
+    }
+    if (!def || !matchPattern(v, m_Constant()) || isa<ShapedType>(v.getType()))
+      inputs.insert(v);
+  };
+  for (Operation *op : members) {
+    for (Value v : op->getOperands())
+      addInput(v);
+    for (Value r : op->getResults())
+      if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !members.contains(u); }))
+        ++outputs;
+  }
+  return int64_t(inputs.size()) + outputs;
+}
+
+/// True when some path from one cluster to the other passes through a third cluster, so the
+/// merged cluster would both feed and read that third one.
+bool Clusterer::createsCycle(int a, int b) {
+  int la = leader(a), lb = leader(b);
+  auto reaches = [&](int from, int to) {
+    // DFS over clusters, starting at the clusters `from` feeds other than `to` itself.
+    llvm::SmallVector<int> stack;
+    llvm::DenseSet<int> seen = {from};
+    auto push = [&](int cluster) {
+      for (int m : state[cluster].members)
+        for (int user : consumersOf(nodes[m])) {
+          int lu = leader(user);
+          if (seen.insert(lu).second)
+            stack.push_back(lu);
+        }
+    };
+    push(from);
+    if (llvm::is_contained(stack, to))
+      llvm::erase(stack, to); // The direct edge is the merge itself.
+    seen.erase(to);
+    while (!stack.empty()) {
+      int cluster = stack.pop_back_val();
+      if (cluster == to)
+        return true;
+      push(cluster);
+    }
+    return false;
+  };
+  return reaches(la, lb) || reaches(lb, la);
+}
+
+void Clusterer::merge(int producer, int consumer) {
+  int lp = leader(producer), lc = leader(consumer);
+  ClusterState ps = std::move(state[lp]), cs = std::move(state[lc]);
+  state.erase(lp);
+  state.erase(lc);
+  if (ps.library >= 0) { // The library kernel takes the next step of its fuse pattern.
+    Operation *next = nodes[consumer].op;
+    ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next) ? EpilogueStage::kView
+                  : isBiasAdd(next)                                      ? EpilogueStage::kBias
+                                                                         : EpilogueStage::kActivation;
+  } else {
+    ps.library = cs.library;
+    ps.epilogue = cs.epilogue;
+  }
+  ps.members.append(cs.members.begin(), cs.members.end());
+  llvm::sort(ps.members);
+  ps.reductions.insert(cs.reductions.begin(), cs.reductions.end());
+  clusters.unionSets(producer, consumer);
+  state[leader(producer)] = std::move(ps);
+}
+
+void Clusterer::run() {
+  collectNodes();
+  for (int consumer = 0; consumer < int(nodes.size()); ++consumer)
+    for (int producer : producersOf(nodes[consumer])) {
+      if (leader(producer) == leader(consumer))
+        continue;
+      std::string rule = whyNot(producer, consumer);
+      if (rule.empty())
+        merge(producer, consumer);
+      else
+        refusals.push_back({producer, consumer, rule});
+    }
+  materialize();
+}
+
+/// The cluster's fusion kind (DISC).
+std::string fusionKindOf(const ClusterState &s) {
+  if (s.library >= 0)
+    return "kLibrary";
+  if (s.reductions.count("kInput"))
+    return "kInput";
+  return s.reductions.empty() ? "kLoop" : *s.reductions.begin();
+}
+
+/// Clones the cheap producers `op` reads (and theirs) in front of it, inside its region.
+void rematerialize(Operation *op, Region &region) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    Operation *def = operand.get().getDefiningOp();
+    if (!def || !isCheapProducer(def) || region.isAncestor(def->getParentRegion()))
+      continue;
+    OpBuilder builder(op);
+    Operation *clone = builder.clone(*def);
+    operand.set(clone->getResult(cast<OpResult>(operand.get()).getResultNumber()));
+    rematerialize(clone, region);
+  }
+}
+
+void Clusterer::materialize() {
+  MLIRContext *ctx = entry.getContext();
+  Builder attrs(ctx);
+  // Clusters in program order of their first op.
+  std::vector<int> leaders;
+  for (auto &[l, s] : state)
+    leaders.push_back(l);
+  llvm::sort(leaders, [&](int a, int b) { return state[a].members[0] < state[b].members[0]; });
+  llvm::DenseMap<int, int64_t> clusterId; // Node -> cluster id.
+
+  for (auto [id, l] : llvm::enumerate(leaders)) {
+    ClusterState &s = state[l];
+    llvm::SmallPtrSet<Operation *, 8> members;
+    for (int m : s.members) {
+      members.insert(nodes[m].op);
+      clusterId[m] = id;
+    }
+    llvm::SmallVector<Value> outputs;
+    for (int m : s.members)
+      for (Value r : nodes[m].op->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !members.contains(u); }))
+          outputs.push_back(r);
+
+    // Backend, pattern, reason.
+    int heaviest = s.members[0];
+    for (int m : s.members)
+      if (nodes[m].pattern > nodes[heaviest].pattern)
+        heaviest = m;
+    const Node &lead = nodes[s.library >= 0 ? s.library : heaviest];
+    std::string pattern = opPatternName(nodes[heaviest].pattern);
+    std::string reason = lead.backend.reason;
+    if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
+      pattern = "matmul_bias_act";
+      reason += "; takes the bias" +
+                std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU" : "") +
+                " after it as its epilogue";
+    } else if (reason.empty()) {
+      reason = "codegen: no library backend runs " + lead.op->getName().getStringRef().str();
+    }
+    if (s.members.size() > 1)
+      reason += "; " + std::to_string(s.members.size()) + " ops fused";
+
+    Operation *last = nodes[s.members.back()].op;
+    OpBuilder builder(last);
+    auto fusion = builder.create<loupeir::FusionOp>(
+        last->getLoc(), ValueRange(outputs).getTypes(), fusionKindOf(s), lead.backend.backend,
+        int64_t(id), pattern, lead.backend.plevel, reason);
+    Block *body = builder.createBlock(&fusion.getBody());
+    builder.setInsertionPointToEnd(body);
+    auto yield = builder.create<loupeir::YieldOp>(last->getLoc(), outputs);
+    for (int m : s.members)
+      nodes[m].op->moveBefore(yield);
+    for (auto [value, result] : llvm::zip(outputs, fusion.getResults()))
+      value.replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !fusion->isProperAncestor(use.getOwner());
+      });
+    for (int m : s.members)
+      rematerialize(nodes[m].op, fusion.getBody());
+  }
+  // Cheap producers now cloned into every cluster that read them.
+  auto ops = llvm::to_vector(llvm::make_pointer_range(entry.getBody().front()));
+  for (Operation *op : llvm::reverse(ops))
+    if (isCheapProducer(op) && op->use_empty())
+      op->erase();
+  // Regions sit at their last op; move readers of earlier members after them.
+  (void)sortTopologically(&entry.getBody().front());
+
+  llvm::SmallVector<Attribute> records;
+  for (const Refusal &r : refusals)
+    records.push_back(attrs.getDictionaryAttr({
+        attrs.getNamedAttr("producer", attrs.getStringAttr(describeLoc(nodes[r.producer].op->getLoc()))),
+        attrs.getNamedAttr("producer_op", attrs.getStringAttr(nodes[r.producer].op->getName().getStringRef())),
+        attrs.getNamedAttr("producer_cluster", attrs.getI64IntegerAttr(clusterId[r.producer])),
+        attrs.getNamedAttr("consumer", attrs.getStringAttr(describeLoc(nodes[r.consumer].op->getLoc()))),
+        attrs.getNamedAttr("consumer_op", attrs.getStringAttr(nodes[r.consumer].op->getName().getStringRef())),
+        attrs.getNamedAttr("consumer_cluster", attrs.getI64IntegerAttr(clusterId[r.consumer])),
+        attrs.getNamedAttr("rule", attrs.getStringAttr(r.rule)),
+    }));
+  entry->setAttr("loupe.refused_merges", attrs.getArrayAttr(records));
+}
+
+struct FormClustersPass : loupe::impl::FormClustersBase<FormClustersPass> {
+  using FormClustersBase::FormClustersBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<backends::Preferences> prefs =
+        parsePreferences(module, device, backendOrder, backendOverrides);
+    if (failed(prefs))
+      return signalPassFailure();
+    func::FuncOp entry = lookupEntryFunction(module);
+    if (!entry || entry.isExternal() || !entry.getBody().hasOneBlock())
+      return;
+    if (!entry.getOps<loupeir::FusionOp>().empty())
+      return; // Already clustered.
+    Clusterer(entry, *prefs, fusion, maxOperands).run();
+  }
+};
+
+} // namespace

@@ -1,0 +1,69 @@
+//===- FuseClusters.cpp - Fuse the ops inside each loupe.fusion region ----------===//
+//
+// See Passes.td. The fusion itself is upstream linalg's (ElementwiseOpFusion.cpp); this pass
+// only decides where it may apply: within one region, never out of it.
+//
+//===----------------------------------------------------------------------===//
+#include "OpPatterns.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace loupe {
+#define GEN_PASS_DEF_FUSECLUSTERS
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+
+/// Named linalg ops that become generics so that elementwise fusion sees them (contractions
+/// stay named: library lowering and vectorisation want them; fills stay inits).
+static bool generalizable(Operation *op) {
+  return isa<linalg::LinalgOp>(op) && !isa<linalg::GenericOp, linalg::FillOp>(op) &&
+         loupe::classifyOp(op) != loupe::OpPattern::kOutElemwiseFusable;
+}
+
+/// Fuse `operand`'s producer into its reader only inside one region, and only when the
+/// producer's result does not also leave the region (it would then be computed twice).
+static bool sameCluster(OpOperand *operand) {
+  Operation *producer = operand->get().getDefiningOp();
+  Operation *consumer = operand->getOwner();
+  if (!producer)
+    return false;
+  auto region = producer->getParentOfType<loupe::loupeir::FusionOp>();
+  return region && region == consumer->getParentOfType<loupe::loupeir::FusionOp>() &&
+         llvm::none_of(producer->getUsers(),
+                       [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
+}
+
+namespace {
+struct FuseClustersPass : loupe::impl::FuseClustersBase<FuseClustersPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    IRRewriter rewriter(ctx);
+    getOperation().walk([&](loupe::loupeir::FusionOp fusion) {
+      auto ops = llvm::to_vector(llvm::make_pointer_range(fusion.getBody().front()));
+      if (llvm::count_if(ops, [](Operation *op) { return isa<linalg::LinalgOp>(op); }) < 2)
+        return;
+      for (Operation *op : ops)
+        if (generalizable(op)) {
+          rewriter.setInsertionPoint(op);
+          (void)linalg::generalizeNamedOp(rewriter, cast<linalg::LinalgOp>(op));
+        }
+    });
+
+    // The same pattern set as upstream's linalg-fuse-elementwise-ops, with our control.
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, sameCluster);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, sameCluster);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+    linalg::populateEraseUnnecessaryInputsPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

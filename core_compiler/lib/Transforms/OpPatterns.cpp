@@ -1,0 +1,122 @@
+//===- OpPatterns.cpp - How ops fuse and which backend runs them ----------------===//
+#include "OpPatterns.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+const char *loupe::opPatternName(OpPattern pattern) {
+  switch (pattern) {
+  case OpPattern::kElemWise: return "elemwise";
+  case OpPattern::kBroadcast: return "broadcast";
+  case OpPattern::kInjective: return "injective";
+  case OpPattern::kReduce: return "reduce";
+  case OpPattern::kOutElemwiseFusable: return "out_elemwise_fusable";
+  case OpPattern::kOpaque: return "opaque";
+  }
+  return "opaque";
+}
+
+std::string loupe::libraryOpKind(Operation *op) {
+  if (isa<linalg::MatmulOp>(op))
+    return "matmul";
+  if (isa<linalg::BatchMatmulOp>(op))
+    return "batch_matmul";
+  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
+    return "conv2d";
+  return "";
+}
+
+/// Matmuls and convolutions (not pooling, which reads a window of one input).
+static bool isContraction(linalg::LinalgOp op) {
+  if (isa<linalg::ContractionOpInterface>(op.getOperation()))
+    return true;
+  return isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&
+         !op->getName().getStringRef().starts_with("linalg.pooling");
+}
+
+loupe::OpPattern loupe::classifyOp(Operation *op) {
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::PadOp>(op))
+    return OpPattern::kInjective;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return OpPattern::kOpaque;
+  if (linalgOp.getNumReductionLoops())
+    return isContraction(linalgOp) ? OpPattern::kOutElemwiseFusable : OpPattern::kReduce;
+  if (linalgOp.hasIndexSemantics())
+    return OpPattern::kInjective;
+  bool allIdentity = true, broadcastOnly = true;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+    if (map.isIdentity())
+      continue;
+    allIdentity = false;
+    // A broadcast reads dims in order, dropping some (or pinning them to 0).
+    if (linalgOp.isDpsInit(&operand) || !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      broadcastOnly = false;
+    int64_t last = -1;
+    for (AffineExpr expr : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        if (int64_t(dim.getPosition()) < last)
+          broadcastOnly = false;
+        last = dim.getPosition();
+      }
+  }
+  if (allIdentity)
+    return OpPattern::kElemWise;
+  return broadcastOnly ? OpPattern::kBroadcast : OpPattern::kInjective;
+}
+
+const char *loupe::reductionKind(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0 || linalgOp.getNumDpsInputs() == 0)
+    return nullptr;
+  AffineMap input = linalgOp.getMatchingIndexingMap(linalgOp.getDpsInputOperand(0));
+  if (!input.isProjectedPermutation())
+    return "kInput"; // A window (pooling, convolution).
+  auto last = input.getNumResults() ? dyn_cast<AffineDimExpr>(input.getResults().back())
+                                    : nullptr;
+  bool contiguous = last && linalgOp.getIteratorTypesArray()[last.getPosition()] ==
+                                utils::IteratorType::reduction;
+  return contiguous ? "kRowReduction" : "kColReduction";
+}
+
+bool loupe::isCheapProducer(Operation *op) {
+  if (isa<tensor::EmptyOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return matchPattern(fill.getInputs()[0], m_Constant()) &&
+           fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  // A broadcast of constants: all-parallel, inputs constant, outputs only written.
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics() || linalgOp.getNumReductionLoops() ||
+      linalgOp.getNumDpsInputs() == 0 || linalgOp.hasIndexSemantics())
+    return false;
+  for (OpOperand &init : linalgOp.getDpsInitsMutable())
+    if (linalgOp.payloadUsesValueFromOperand(&init) || !init.get().getDefiningOp<tensor::EmptyOp>())
+      return false;
+  if (!llvm::all_of(linalgOp.getDpsInputs(), [](Value v) { return matchPattern(v, m_Constant()); }))
+    return false;
+  Block *body = linalgOp.getBlock();
+  return body && body->getOperations().size() == 1; // Just the yield of block arguments.
+}
+
+FailureOr<loupe::backends::Preferences>
+loupe::parsePreferences(Operation *anchor, StringRef device, llvm::ArrayRef<std::string> order,
+                        llvm::ArrayRef<std::string> overrides) {
+  backends::Preferences prefs;
+  prefs.device = device.str();
+  prefs.order.assign(order.begin(), order.end());
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  for (const std::string &name : prefs.order)
+    if (!registry.find(name))
+      return anchor->emitError("unknown backend '") << name << "' in --backends";
+  for (const std::string &entry : overrides) {
+    size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
+      return anchor->emitError("backend override '") << entry << "' is not loc=backend";
+    prefs.overrides[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return prefs;
+}

@@ -1,0 +1,48 @@
+//===- OpPatterns.h - How ops fuse and which backend runs them --------*- C++ -*-===//
+//
+// The op classifications the cluster phase and the dispatch table share: TVM/RAF op
+// patterns, DISC fusion kinds, the registry's name of a library-capable op, and the
+// backend preferences passes take as options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_TRANSFORMS_OPPATTERNS_H
+#define LOUPE_TRANSFORMS_OPPATTERNS_H
+
+#include "loupe/Backends/BackendRegistry.h"
+#include "loupe/Transforms/Passes.h"
+
+namespace loupe {
+
+/// TVM's op pattern kinds (RAF FuseOps), from most to least fusable.
+enum class OpPattern { kElemWise, kBroadcast, kInjective, kReduce, kOutElemwiseFusable, kOpaque };
+const char *opPatternName(OpPattern pattern);
+
+/// elemwise: an all-parallel linalg op whose maps are all identities; broadcast: inputs read
+/// through projected permutations that drop dims; injective: other parallel ops, reshapes,
+/// tensor.pad; reduce: linalg ops with reduction loops (pooling included);
+/// out_elemwise_fusable: matmul, batch_matmul, convolutions; opaque: everything else.
+OpPattern classifyOp(mlir::Operation *op);
+
+/// The backend registry's name of a library-capable op ("matmul", "batch_matmul", "conv2d"),
+/// or "".
+std::string libraryOpKind(mlir::Operation *op);
+
+/// The DISC fusion kind of a reduction: kRowReduction when its first input's innermost
+/// dimension is reduced, kColReduction when an outer one is, kInput for windowed reductions
+/// (pooling, convolution). nullptr for an op without reduction loops.
+const char *reductionKind(mlir::Operation *op);
+
+/// Cheap to recompute: tensor.empty, a linalg.fill of a constant, an all-parallel op that
+/// only broadcasts constants. Cloned into each user's cluster (IREE rematerialisation).
+bool isCheapProducer(mlir::Operation *op);
+
+/// Preferences from a pass's `device`, `backends` and `overrides` (loc=backend) options;
+/// emits an error on `anchor` and fails on an unknown backend or a malformed override.
+mlir::FailureOr<backends::Preferences> parsePreferences(mlir::Operation *anchor,
+                                                        llvm::StringRef device,
+                                                        llvm::ArrayRef<std::string> order,
+                                                        llvm::ArrayRef<std::string> overrides);
+
+} // namespace loupe
+
+#endif // LOUPE_TRANSFORMS_OPPATTERNS_H

@@ -1,0 +1,162 @@
+// Clustering decisions of loupe-form-clusters, including every refusal rule.
+// RUN: loupe-opt --split-input-file --loupe-form-clusters %s | FileCheck %s
+// RUN: loupe-opt --split-input-file --loupe-form-clusters="fusion=false" %s | FileCheck %s --check-prefix=OFF
+// RUN: loupe-opt --split-input-file --loupe-form-clusters="max-operands=3" %s | FileCheck %s --check-prefix=CAP
+// RUN: loupe-opt --split-input-file --loupe-form-clusters="backends=openblas,codegen" %s | FileCheck %s --check-prefix=BLAS
+
+// An elementwise chain is one kLoop cluster; its fill and empty tensors are cloned in.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: loupe.refused_merges = []
+// CHECK: %[[R:.*]] = loupe.fusion "kLoop" on "codegen" attributes {id = 0 : i64, pattern = "elemwise"
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.add
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.mul
+// CHECK-NEXT: loupe.yield
+// CHECK: return %[[R]]
+// OFF-LABEL: func.func @chain
+// OFF-SAME: {consumer = "mul", consumer_cluster = 1 : i64, consumer_op = "linalg.mul", producer = "add", producer_cluster = 0 : i64, producer_op = "linalg.add", rule = "fusion off"}
+// OFF: loupe.fusion "kLoop" on "codegen" attributes {id = 0
+// OFF: loupe.fusion "kLoop" on "codegen" attributes {id = 1
+// CAP-LABEL: func.func @chain
+// CAP-SAME: consumer = "mul", {{.*}}producer = "add", {{.*}}rule = "would take 4 kernel arguments (cap 3)"
+func.func @chain(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %s = linalg.add ins(%a, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32> loc("add")
+  %x = linalg.mul ins(%s, %c : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32> loc("mul")
+  return %x : tensor<8x16xf32>
+}
+
+// -----
+
+// %a feeds the add directly and through a matmul the add cannot take: merging %a's cluster
+// with the add's would put the matmul on a path that leaves and re-enters the cluster.
+// CHECK-LABEL: func.func @cycle
+// CHECK-SAME: producer = "neg", producer_cluster = 0 : i64, producer_op = "linalg.negf", rule = "inputs of a library kernel (onednn linalg.matmul) are materialised"
+// CHECK-SAME: consumer = "add", consumer_cluster = 2 : i64, consumer_op = "linalg.add", producer = "neg", producer_cluster = 0 : i64, producer_op = "linalg.negf", rule = "would create a cycle: a path between the two clusters leaves them"
+// CHECK-SAME: producer = "mm", producer_cluster = 1 : i64, producer_op = "linalg.matmul", rule = "onednn linalg.matmul: its result has other readers, so no epilogue can take it"
+func.func @cycle(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %e = tensor.empty() : tensor<16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %a = linalg.negf ins(%x : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32> loc("neg")
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%a, %x : tensor<16x16xf32>, tensor<16x16xf32>) outs(%z : tensor<16x16xf32>) -> tensor<16x16xf32> loc("mm")
+  %s = linalg.add ins(%a, %m : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32> loc("add")
+  return %s, %m : tensor<16x16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// One producer, a row and a column reduction: the second merge would mix them (DISC), and
+// the reduction's result read by an elementwise op would need a stitch fusion.
+// CHECK-LABEL: func.func @reductions
+// CHECK-SAME: consumer = "colsum", {{.*}}producer = "exp", {{.*}}rule = "mixes kColReduction and kRowReduction (DISC: one reduction kind per fusion)"
+// CHECK-SAME: consumer = "scale", {{.*}}producer = "rowsum", {{.*}}rule = "reduction result consumed inside its own fusion (needs kStitch, not generated)"
+// CHECK: loupe.fusion "kRowReduction" on "codegen" attributes {id = 0 : i64, pattern = "reduce", {{.*}}2 ops fused"}
+// CHECK: linalg.exp
+// CHECK: linalg.fill
+// CHECK: linalg.reduce
+// CHECK: loupe.fusion "kColReduction" on "codegen" attributes {id = 1
+// The fill both reductions start from is cloned into each cluster.
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.fill
+// CHECK-NEXT: linalg.reduce
+func.func @reductions(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %ex = linalg.exp ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32> loc("exp")
+  %e8 = tensor.empty() : tensor<8xf32>
+  %z8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %row = linalg.reduce ins(%ex : tensor<8x16xf32>) outs(%z8 : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    } loc("rowsum")
+  %e16 = tensor.empty() : tensor<16xf32>
+  %z16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<16xf32>) -> tensor<16xf32>
+  %col = linalg.reduce ins(%ex : tensor<8x16xf32>) outs(%z16 : tensor<16xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    } loc("colsum")
+  %scaled = linalg.broadcast ins(%row : tensor<8xf32>) outs(%e : tensor<8x16xf32>) dimensions = [1] loc("scale")
+  return %scaled, %col : tensor<8x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// onednn's matmul_bias_act takes the result view, the bias and the ReLU; a different
+// elementwise op after them is refused by the pattern, and openblas has no pattern at all.
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU; not linalg.generic here"
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1
+// BLAS-LABEL: func.func @epilogue
+// BLAS-SAME: consumer = "view", {{.*}}rule = "openblas linalg.batch_matmul takes no other op (openblas registers no fuse pattern for batch_matmul)"
+// BLAS: loupe.fusion "kLibrary" on "openblas" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (0, d1)>
+func.func @epilogue(%x: tensor<1x4x8xf32>, %w: tensor<1x8x16xf32>, %bias: tensor<1x16xf32>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e3 = tensor.empty() : tensor<1x4x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e3 : tensor<1x4x16xf32>) -> tensor<1x4x16xf32>
+  %m = linalg.batch_matmul ins(%x, %w : tensor<1x4x8xf32>, tensor<1x8x16xf32>) outs(%z : tensor<1x4x16xf32>) -> tensor<1x4x16xf32> loc("mm")
+  %c = tensor.collapse_shape %m [[0, 1], [2]] : tensor<1x4x16xf32> into tensor<4x16xf32> loc("view")
+  %e = tensor.empty() : tensor<4x16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : tensor<4x16xf32>, tensor<1x16xf32>) outs(%e : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %bi: f32, %out: f32):
+      %s = arith.addf %in, %bi : f32
+      linalg.yield %s : f32
+  } -> tensor<4x16xf32> loc("bias")
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.maximumf %in, %zero : f32
+      linalg.yield %s : f32
+  } -> tensor<4x16xf32> loc("relu")
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.mulf %in, %two : f32
+      linalg.yield %s : f32
+  } -> tensor<4x16xf32> loc("twice")
+  return %t : tensor<4x16xf32>
+}
+
+// -----
+
+// loupe-fuse-clusters fuses inside a region (the transpose, generalised, included), except a
+// producer that is also an output of the region (it would be computed twice);
+// loupe-inline-clusters dissolves the regions and tags every op.
+// RUN: loupe-opt --split-input-file --loupe-form-clusters --loupe-fuse-clusters %s | FileCheck %s --check-prefix=FUSED
+// RUN: loupe-opt --split-input-file --loupe-form-clusters --loupe-fuse-clusters --loupe-inline-clusters %s | FileCheck %s --check-prefix=INLINED
+// FUSED-LABEL: func.func @fuse
+// FUSED: loupe.fusion "kRowReduction" on "codegen" attributes {id = 0 : i64, pattern = "reduce", {{.*}}3 ops fused"}
+// FUSED-NEXT: tensor.empty
+// FUSED-NEXT: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]}
+// FUSED-NEXT: ^bb0
+// FUSED-NEXT: math.exp
+// FUSED: linalg.fill
+// FUSED-NEXT: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// FUSED: loupe.yield
+// INLINED-LABEL: func.func @fuse
+// INLINED-NOT: loupe.fusion
+// INLINED: linalg.generic {{.*}} attrs = {loupe.cluster = 0 : i64}
+// INLINED: linalg.fill {loupe.cluster = 0 : i64}
+// INLINED: linalg.generic {{.*}} attrs = {loupe.cluster = 0 : i64}
+func.func @fuse(%x: tensor<16x8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %t = linalg.transpose ins(%x : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0] loc("t")
+  %ex = linalg.exp ins(%t : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32> loc("exp")
+  %e8 = tensor.empty() : tensor<8xf32>
+  %z8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %row = linalg.reduce ins(%ex : tensor<8x16xf32>) outs(%z8 : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    } loc("rowsum")
+  return %ex, %row : tensor<8x16xf32>, tensor<8xf32>
+}

@@ -13,6 +13,7 @@
 // LOWER-NOT: tosa.
 // LOWER: linalg.batch_matmul
 
+// RAL: module attributes {loupe.dedup = {kernels = 1 : i64, unique = 1 : i64}}
 // RAL-LABEL: func.func @main
 // RAL-SAME: (%[[CTX:.*]]: !ral.context)
 // RAL-SAME: loupe.dispatches

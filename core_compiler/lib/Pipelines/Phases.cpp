@@ -86,7 +86,8 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches,"
-           "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,canonicalize,cse";
+           "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,"
+           "loupe-dedup-executables,canonicalize,cse";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"

@@ -26,6 +26,7 @@
 // LOWER-NOT: loupe.fusion
 // LOWER: linalg.batch_matmul {{.*}}loupe.cluster = 0
 
+// RAL: module attributes {loupe.dedup = {kernels = 1 : i64, unique = 1 : i64}}
 // RAL-LABEL: func.func @main
 // RAL-SAME: (%[[CTX:.*]]: !ral.context)
 // RAL-SAME: loupe.dispatches

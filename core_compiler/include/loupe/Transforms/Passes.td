@@ -132,6 +132,40 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def DedupExecutables : Pass<"loupe-dedup-executables", "mlir::ModuleOp"> {
+  let summary = "Merge structurally identical CPU kernels into one executable";
+  let description = [{
+    Runs after ral-outline-cpu-kernels, which outlines one private kernel per
+    `scf.parallel`, so a model that applies the same elementwise op to the same
+    shapes in every layer gets many copies of one kernel. As IREE deduplicates
+    identical executables, the private kernels that only `ral.cpu_launch` ops
+    reference are grouped into equivalence classes; in each class the kernel
+    launched first (in program order) is kept, every launch of the others is
+    pointed at it and the others are erased. Other functions are left alone.
+
+    Two kernels are equivalent when their attributes other than the symbol name
+    (function type, `ral.noalias` argument attributes, ...) are equal and their
+    bodies hold the same ops (names, attributes, properties, types) in the same
+    order with the same use-def structure; locations are ignored. Candidates are grouped
+    by a structural hash (the attributes, and upstream
+    `OperationEquivalence::computeHash` of every body op, ignoring locations and
+    operands), then every candidate is confirmed with
+    `OperationEquivalence::isRegionEquivalentTo` (mlir/IR/OperationSupport.h), so
+    a hash collision never merges kernels that differ.
+
+    ```mlir
+    ral.cpu_launch %ctx, @main_kernel_0, %c8, %c32, %a, %b : memref<8x128xf32>, memref<8x128xf32>
+    ral.cpu_launch %ctx, @main_kernel_0, %c8, %c32, %b, %c : memref<8x128xf32>, memref<8x128xf32>
+    // @main_kernel_1, identical to @main_kernel_0, is gone.
+    ```
+
+    The outcome is recorded on the module as
+    `loupe.dedup = {kernels = <before> : i64, unique = <after> : i64}`: the
+    launched kernels before deduplication (counting those merged by earlier
+    runs of the pass, so running it twice records the same) and after it.
+  }];
+}
+
 def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower ral ops to type-erased ral_api_call(ctx, name, args) calls";
   let description = [{

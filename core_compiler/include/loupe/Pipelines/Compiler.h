@@ -67,6 +67,9 @@ struct DispatchSummary {
   std::string backend; ///< "codegen", "onednn", "openblas", ...
   std::string kind;    ///< kLoop, kRowReduction, kColReduction or kLibrary (BladeDISC's names).
   std::string reason;  ///< Why that backend (empty for ops no library backend runs).
+  /// Library kernels the runtime calls instead, in order, when this dispatch's kernel fails at
+  /// run time (RAL API prefixes with the same ABI, e.g. "ral_gemm_openblas"); usually empty.
+  std::vector<std::string> fallbacks;
 };
 
 /// One op of the model after the `graph` phase (TOSA), for the GUI's graph panel.

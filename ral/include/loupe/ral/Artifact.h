@@ -40,6 +40,9 @@ struct DispatchInfo {
   std::string backend; ///< "codegen", "onednn", ... (optional in the manifest; "" if absent).
   std::string kind;    ///< kLoop, kRowReduction, kColReduction, kLibrary (optional; "" if absent).
   std::string reason;  ///< Why the compiler chose that backend (optional; "" if absent).
+  /// Library kernels to call instead, in order, when the dispatch's kernel fails at run time
+  /// (RAL API prefixes with its ABI, e.g. "ral_gemm_openblas"; optional, usually empty).
+  std::vector<std::string> fallbacks;
 };
 
 /// The artifact's self-description.

@@ -22,6 +22,11 @@ static nlohmann::json runSummaryJson(const RunOutcome &o) {
     dispatches.push_back({{"id", d.info.id}, {"name", d.info.name}, {"loc", d.info.loc},
                           {"backend", d.info.backend}, {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()}, {"calls", d.samplesNs.size()}});
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const profiler::FallbackRecord &f : o.fallbacks)
+    fallbacks.push_back({{"dispatch_id", f.dispatchId}, {"failed_kernel", f.failedKernel},
+                         {"fallback_kernel", f.fallbackKernel}, {"message", f.message},
+                         {"executions", f.executions}});
   nlohmann::json check = nullptr;
   if (o.checked) {
     bool passed = true;
@@ -34,6 +39,7 @@ static nlohmann::json runSummaryJson(const RunOutcome &o) {
                       {"median_ns", o.runSummary.median},
                       {"iqr_ns", o.runSummary.iqr()},
                       {"dispatches", dispatches},
+                      {"fallbacks", fallbacks},
                       {"check", check},
                       {"run_id", o.runId >= 0 ? nlohmann::json(o.runId) : nlohmann::json()}};
   if (!o.error.empty())
@@ -51,6 +57,10 @@ static void printHuman(const RunOutcome &o) {
     std::printf("%4lld  %-34s %-9s %-28.28s %12.2f %12.2f %6.1f%%\n", (long long)d.info.id,
                 d.info.name.c_str(), d.info.backend.c_str(), d.info.loc.c_str(),
                 d.summary.median / 1e3, d.summary.iqr() / 1e3, 100 * d.share);
+  for (const profiler::FallbackRecord &f : o.fallbacks)
+    std::printf("fallback: dispatch %lld: %s failed, ran %s instead (%lld executions): %s\n",
+                (long long)f.dispatchId, f.failedKernel.c_str(), f.fallbackKernel.c_str(),
+                (long long)f.executions, f.message.c_str());
   for (const OutputCheck &c : o.checks)
     std::printf("check output %lld: %s%s%s\n", (long long)c.record.outputIdx,
                 c.record.passed ? "pass" : "FAIL", c.message.empty() ? "" : ": ",

@@ -127,6 +127,18 @@ CREATE TABLE comparisons(
   created_ns INTEGER NOT NULL);
 )sql";
 
+/// Version 2: the library kernels that failed at run time and what ran instead.
+const char *const kV2 = R"sql(
+CREATE TABLE fallbacks(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  dispatch_id INTEGER NOT NULL,
+  failed_kernel_id INTEGER NOT NULL REFERENCES strings(id),
+  fallback_kernel_id INTEGER NOT NULL REFERENCES strings(id),
+  message TEXT NOT NULL,
+  executions INTEGER NOT NULL,
+  PRIMARY KEY(run_id, dispatch_id, failed_kernel_id, fallback_kernel_id));
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -135,6 +147,7 @@ struct Step {
 /// Step i turns version i into version i + 1.
 const Step kSteps[] = {
     {1, kV1},
+    {2, kV2},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

@@ -365,6 +365,22 @@ Status Store::addChecks(int64_t runId, const std::vector<CheckRecord> &checks) {
       });
 }
 
+Status Store::addFallbacks(int64_t runId, const std::vector<FallbackRecord> &fallbacks) {
+  Impl &s = *impl_;
+  LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(runId));
+  return insertRunRows(
+      *s.conn, runId,
+      "INSERT INTO fallbacks(run_id, dispatch_id, failed_kernel_id, fallback_kernel_id, "
+      "message, executions) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+      fallbacks, [&s](sqlite::Stmt &insert, const FallbackRecord &f) -> Status {
+        LOUPE_PROF_ASSIGN_OR_RETURN(int64_t failed, s.intern(f.failedKernel));
+        LOUPE_PROF_ASSIGN_OR_RETURN(int64_t fallback, s.intern(f.fallbackKernel));
+        insert.bind(2, f.dispatchId).bind(3, failed).bind(4, fallback).bind(5, f.message);
+        insert.bind(6, f.executions);
+        return Status::ok();
+      });
+}
+
 static const char *const kInsertKernel =
     "INSERT INTO kernels(run_id, rep, dispatch_id, start, \"end\", deviceId, streamId, "
     "correlationId, demangledName, gridX, gridY, gridZ, blockX, blockY, blockZ, "

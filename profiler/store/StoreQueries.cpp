@@ -216,6 +216,22 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         m.dstKind = static_cast<int32_t>(q.int64(10));
         return m;
       }));
+
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT f.dispatch_id, fk.value, nk.value, f.message, f.executions FROM fallbacks f "
+      "JOIN strings fk ON fk.id = f.failed_kernel_id "
+      "JOIN strings nk ON nk.id = f.fallback_kernel_id "
+      "WHERE f.run_id = ?1 ORDER BY f.dispatch_id, fk.value, nk.value",
+      runId, data.fallbacks, [](const sqlite::Stmt &q) {
+        FallbackRecord f;
+        f.dispatchId = q.int64(0);
+        f.failedKernel = q.text(1);
+        f.fallbackKernel = q.text(2);
+        f.message = q.text(3);
+        f.executions = q.int64(4);
+        return f;
+      }));
   return data;
 }
 

@@ -90,6 +90,20 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                          {"rule", r.rule}});
     report["refused_merges"] = refused;
   }
+  json fallbacks = json::array();
+  for (const profiler::FallbackRecord &f : outcome.fallbacks) {
+    std::string name;
+    for (const DispatchStats &d : outcome.dispatches)
+      if (d.info.id == f.dispatchId)
+        name = d.info.name;
+    fallbacks.push_back({{"dispatch_id", f.dispatchId},
+                         {"dispatch", name},
+                         {"failed_kernel", f.failedKernel},
+                         {"fallback_kernel", f.fallbackKernel},
+                         {"message", f.message},
+                         {"executions", f.executions}});
+  }
+  report["fallbacks"] = fallbacks;
   if (!outcome.repNs.empty())
     report["run"] = summaryJson(outcome.runSummary);
 
@@ -308,6 +322,17 @@ static std::string renderRunBody(const json &r, const std::string &h) {
                   d.value("reason", "") + " |\n";
   if (!backends.empty())
     md += "\n" + h + " Backend choices\n\n| dispatch | backend | why |\n|---|---|---|\n" + backends;
+  // Library kernels that failed at run time, and what the runtime ran instead.
+  if (r.contains("fallbacks") && !r["fallbacks"].empty()) {
+    md += "\n" + h + " Fallbacks\n\nLibrary kernels that failed at run time; the dispatch's next "
+          "kernel ran instead, on the same arguments.\n\n| dispatch | failed kernel | ran instead "
+          "| executions | error |\n|---|---|---|---:|---|\n";
+    for (const json &f : r["fallbacks"])
+      md += "| `" + f.value("dispatch", "") + "` | `" + f["failed_kernel"].get<std::string>() +
+            "` | `" + f["fallback_kernel"].get<std::string>() + "` | " +
+            std::to_string(f["executions"].get<int64_t>()) + " | " +
+            f["message"].get<std::string>() + " |\n";
+  }
 
   md += renderClusters(r, h);
 

@@ -51,6 +51,8 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
       return s;
     if (ral::Status s = store->addSamples(*runId, samples); !s)
       return s;
+    if (ral::Status s = store->addFallbacks(*runId, outcome.fallbacks); !s)
+      return s;
     std::vector<profiler::CheckRecord> checks;
     for (const OutputCheck &c : outcome.checks)
       checks.push_back(c.record);

@@ -7,9 +7,9 @@
 
 namespace loupe::sessions {
 
-/// Stores run, compile facts (every snapshot), dispatches, samples and checks in the DB at
-/// request.dbPath and sets outcome.runId. A failure leaves the run 'failed' (or 'running' if
-/// the process dies), never half-hidden.
+/// Stores run, compile facts (every snapshot), dispatches, samples, kernel fallbacks and checks
+/// in the DB at request.dbPath and sets outcome.runId. A failure leaves the run 'failed' (or
+/// 'running' if the process dies), never half-hidden.
 ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
                      const std::vector<profiler::SampleRecord> &samples);
 

@@ -10,15 +10,34 @@
 namespace loupe::sessions {
 
 namespace {
-/// Forwards the artifact's dispatch hooks to the CPU collector.
-class CollectorTracer : public ral::Tracer {
+/// Forwards the artifact's dispatch hooks to the CPU collector (when measuring) and counts its
+/// kernel fallbacks into `fallbacks`.
+class RunTracer : public ral::Tracer {
 public:
-  explicit CollectorTracer(profiler::CpuCollector &collector) : collector_(collector) {}
-  void dispatchBegin(int64_t id) override { collector_.beginDispatch(id); }
-  void dispatchEnd(int64_t id) override { collector_.endDispatch(id); }
+  RunTracer(std::vector<profiler::FallbackRecord> &fallbacks,
+            profiler::CpuCollector *collector = nullptr)
+      : fallbacks_(fallbacks), collector_(collector) {}
+  void dispatchBegin(int64_t id) override {
+    if (collector_)
+      collector_->beginDispatch(id);
+  }
+  void dispatchEnd(int64_t id) override {
+    if (collector_)
+      collector_->endDispatch(id);
+  }
+  void onFallback(const ral::FallbackEvent &e) override {
+    for (profiler::FallbackRecord &r : fallbacks_)
+      if (r.dispatchId == e.dispatchId && r.failedKernel == e.failedKernel &&
+          r.fallbackKernel == e.fallbackKernel) {
+        ++r.executions;
+        return;
+      }
+    fallbacks_.push_back({e.dispatchId, e.failedKernel, e.fallbackKernel, e.message, 1});
+  }
 
 private:
-  profiler::CpuCollector &collector_;
+  std::vector<profiler::FallbackRecord> &fallbacks_;
+  profiler::CpuCollector *collector_;
 };
 
 bool endsWith(const std::string &s, const std::string &suffix) {
@@ -128,13 +147,14 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
 
   // Warm up, then measure.
   std::vector<ral::Tensor> outputs = (*artifact)->allocateOutputs();
+  RunTracer warmupTracer(out.fallbacks);
   for (int i = 0; i < request.run.warmup && !cancelled(); ++i) {
     report("warmup", double(i) / request.run.warmup);
-    if (ral::Status s = (*artifact)->run(inputs, outputs); !s)
+    if (ral::Status s = (*artifact)->run(inputs, outputs, &warmupTracer); !s)
       return fail(exitCodeFor(s), s.message());
   }
   profiler::CpuCollector collector(request.run.reps, out.manifest.dispatches.size());
-  CollectorTracer tracer(collector);
+  RunTracer tracer(out.fallbacks, &collector);
   for (int rep = 0; rep < request.run.reps; ++rep) {
     if (cancelled()) {
       out.cancelled = true;

@@ -92,6 +92,43 @@ PY
   grep -q "mismatch at flat index 79" "$WORK/out" || { cat "$WORK/out"; fail "worst element not printed"; }
 }
 
+# A library kernel that fails at run time falls back to the next kernel of its dispatch
+# (LOUPE_RAL_FAIL_KERNEL injects the failure, docs/ral.md): the outputs still match, and the
+# fallback is printed, stored with the run and shown in the replay report. With the whole chain
+# failing, the run fails with every kernel's message.
+case_run_fallback() {
+  local failing=ral_batch_gemm_onednn fallback=ral_batch_gemm_openblas
+  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" \
+    --check "$MODELS/mlp/test_data_set_0" --warmup 2 --reps 5 --db "$WORK/p.db" >"$WORK/out" ||
+    { cat "$WORK/out"; fail "run with a failing $failing did not pass"; }
+  cat "$WORK/out"
+  grep -Eq "^fallback: dispatch [0-9]+: $failing failed, ran $fallback instead \(7 executions\): $failing: failure injected \(LOUPE_RAL_FAIL_KERNEL\)$" "$WORK/out" ||
+    fail "the fallback is not printed"
+  grep -q "^check output 0: pass" "$WORK/out" || fail "outputs do not match after the fallback"
+  sqlite3 "$WORK/p.db" "select a.value, b.value, f.executions, n.value from fallbacks f
+      join strings a on a.id = f.failed_kernel_id join strings b on b.id = f.fallback_kernel_id
+      join dispatches d on d.run_id = f.run_id and d.dispatch_id = f.dispatch_id
+      join strings n on n.id = d.name_id where f.run_id = 1" >"$WORK/stored"
+  grep -Eqx "$failing\|$fallback\|7\|dispatch_[0-9]+_$failing" "$WORK/stored" ||
+    { cat "$WORK/stored"; fail "the fallback is not stored"; }
+
+  sed "s|\.\./models|$MODELS|g" "$SRC/examples/sessions/mlp.json" >"$WORK/mlp.json"
+  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" replay "$WORK/mlp.json" --db "$WORK/p.db" \
+    --report "$WORK/report.json" >"$WORK/report.md" || fail "replay with a failing $failing failed"
+  python3 - "$WORK/report.json" "$failing" "$fallback" <<'PY'
+import json, sys
+r, failing, fallback = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert r["correctness"]["passed"], r["correctness"]
+[f] = r["fallbacks"]
+assert (f["failed_kernel"], f["fallback_kernel"]) == (failing, fallback), f
+assert f["dispatch"].endswith(failing) and f["executions"] > 0, f
+PY
+  grep -q "^## Fallbacks" "$WORK/report.md" || fail "the Markdown report lacks the fallbacks"
+
+  expect_exit 3 "every kernel failed: $failing: failure injected .*; $fallback: failure injected" \
+    env LOUPE_RAL_FAIL_KERNEL=$failing,$fallback "$LOUPE" run "$MODELS/mlp.onnx" --reps 1
+}
+
 case_replay_sessions() {
   for s in "$SRC"/examples/sessions/*.json; do
     name=$(basename "$s" .json)

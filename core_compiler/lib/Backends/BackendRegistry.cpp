@@ -128,6 +128,25 @@ Selection BackendRegistry::select(const std::string &op, const std::string &loc,
   return chosen;
 }
 
+std::vector<Selection> BackendRegistry::fallbacks(const std::string &op, const Selection &chosen,
+                                                  const Preferences &prefs) const {
+  std::vector<Selection> all = candidates(op, prefs.device);
+  std::vector<Selection> ranked;
+  for (const std::string &name : prefs.order)
+    for (const Selection &s : all)
+      if (s.backend == name)
+        ranked.push_back(s);
+  if (ranked.empty()) // select() fell back to plevels (or no order was given).
+    ranked = all;
+  std::vector<Selection> out;
+  if (chosen.kernel.empty())
+    return out;
+  for (const Selection &s : ranked)
+    if (!s.kernel.empty() && s.backend != chosen.backend)
+      out.push_back(s);
+  return out;
+}
+
 std::vector<std::string> parseBackendList(const std::string &text) {
   std::vector<std::string> out;
   std::string item;

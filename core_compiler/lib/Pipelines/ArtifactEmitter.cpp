@@ -104,8 +104,19 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
     };
     info.dispatches.push_back({cast<IntegerAttr>(dict.get("id")).getInt(), text("name"),
                                text("op"), text("loc"), text("backend"), text("kind"),
-                               text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt()});
+                               text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {}});
   }
+  // ral-lower-to-library-call's fallback kernels, from the dispatches that still carry them.
+  entry.walk([&](Operation *op) {
+    auto id = op->getAttrOfType<IntegerAttr>("loupe.dispatch_id");
+    auto fallbacks = op->getAttrOfType<ArrayAttr>("loupe.fallbacks");
+    if (!id || !fallbacks)
+      return;
+    for (DispatchSummary &d : info.dispatches)
+      if (d.id == id.getInt())
+        for (auto kernel : fallbacks.getAsRange<StringAttr>())
+          d.fallbacks.push_back(kernel.str());
+  });
 }
 
 /// The manifest's dispatch table (ral/lib/core/Artifact.cpp reads it).
@@ -114,7 +125,7 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
   for (const DispatchSummary &d : dispatches)
     out.push_back({{"id", d.id}, {"name", d.name}, {"op", d.op}, {"loc", d.loc},
                    {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
-                   {"cluster", d.cluster}});
+                   {"cluster", d.cluster}, {"fallbacks", d.fallbacks}});
   return out;
 }
 

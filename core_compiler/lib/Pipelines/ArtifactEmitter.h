@@ -38,7 +38,8 @@ struct ArtifactInfo {
 /// a message when there is no entry function or a type is not a static tensor.
 mlir::LogicalResult captureSignature(mlir::ModuleOp module, ArtifactInfo &info,
                                      std::string &error);
-/// Captures the dispatch table that loupe-instrument-dispatches attached to the entry.
+/// Captures the dispatch table that loupe-instrument-dispatches attached to the entry, with
+/// each library dispatch's `loupe.fallbacks` (ral-lower-to-library-call).
 void captureDispatches(mlir::ModuleOp module, ArtifactInfo &info);
 
 /// Translates an LLVM-dialect module to LLVM IR (phase "llvm": one snapshot), then, if

@@ -18,6 +18,27 @@ using namespace mlir;
 using namespace loupe::ralir;
 namespace backends = loupe::backends;
 
+/// The kernels the runtime calls, in order, when `sel`'s kernel fails at run time: the
+/// fallback backends' kernels for `kind`, or for `pattern` when the dispatch is that fused
+/// pattern (the same ABI either way; BackendRegistry::fallbacks).
+static std::vector<std::string> fallbackKernels(const backends::BackendRegistry &registry,
+                                                const std::string &kind,
+                                                const backends::Selection &sel,
+                                                const backends::Preferences &prefs,
+                                                const backends::FusePattern *pattern) {
+  std::vector<std::string> kernels;
+  for (const backends::Selection &s : registry.fallbacks(kind, sel, prefs)) {
+    if (!pattern) {
+      kernels.push_back(s.kernel);
+      continue;
+    }
+    const backends::FusePattern *alternative = registry.findFusePattern(s.backend, pattern->name);
+    if (alternative && !alternative->kernel.empty())
+      kernels.push_back(alternative->kernel);
+  }
+  return kernels;
+}
+
 namespace {
 struct RalLowerToLibraryCallPass
     : loupe::impl::RalLowerToLibraryCallBase<RalLowerToLibraryCallPass> {
@@ -51,7 +72,9 @@ struct RalLowerToLibraryCallPass
           const backends::FusePattern *pattern =
               kind == "conv2d" ? nullptr : registry.findFusePattern(sel.backend, "matmul_bias_act");
           FailureOr<DispatchOp> dispatch = failure();
-          if (pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(op, ctx, pattern->kernel, device)))
+          bool fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(
+                                                op, ctx, pattern->kernel, device));
+          if (fused)
             sel.reason += "; fused with the bias and activation after it (" + pattern->name + ")";
           else
             dispatch = kind == "conv2d"
@@ -63,6 +86,12 @@ struct RalLowerToLibraryCallPass
               (*dispatch)->setAttr("loupe.cluster", cluster);
             op->erase();
             annotated = *dispatch;
+            std::vector<std::string> fallbacks =
+                fallbackKernels(registry, kind, sel, prefs, fused ? pattern : nullptr);
+            if (!fallbacks.empty())
+              annotated->setAttr("loupe.fallbacks",
+                                 attrs.getStrArrayAttr(llvm::SmallVector<StringRef>(
+                                     fallbacks.begin(), fallbacks.end())));
           } else {
             sel = {backends::kCodegen, "", 10,
                    sel.backend + " not used: " + why + " (" + sel.reason + ")"};

@@ -105,7 +105,8 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                               d.at("op").get<std::string>(), d.at("loc").get<std::string>(),
                               d.value("backend", std::string()), d.value("kind", std::string()),
                               d.value("reason", std::string()),
-                              d.value("cluster", int64_t(-1))});
+                              d.value("cluster", int64_t(-1)),
+                              d.value("fallbacks", std::vector<std::string>())});
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {
@@ -151,7 +152,7 @@ StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
       continue;
     if (names->size() <= static_cast<size_t>(d.id))
       names->resize(d.id + 1);
-    (*names)[d.id] = {d.name.c_str(), d.backend.c_str(), d.loc.c_str()};
+    (*names)[d.id] = {d.name.c_str(), d.backend.c_str(), d.loc.c_str(), &d.fallbacks};
   }
   artifact->dispatchNames_ = names;
   if (artifact->ralEntry_) {

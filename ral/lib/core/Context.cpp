@@ -28,14 +28,15 @@ static std::string ownDirectory() {
   return "";
 }
 
-static std::vector<std::string> splitPath(const char *value) {
+/// The non-empty items of a `separator`-separated list (an environment variable's value).
+static std::vector<std::string> splitList(const char *value, char separator) {
   std::vector<std::string> out;
   if (!value)
     return out;
   std::string s = value;
   size_t start = 0;
   while (start <= s.size()) {
-    size_t end = s.find(':', start);
+    size_t end = s.find(separator, start);
     if (end == std::string::npos)
       end = s.size();
     if (end > start)
@@ -53,7 +54,7 @@ const std::vector<PluginStatus> &loadPlugins() {
                      unavailable("plugins disabled by LOUPE_RAL_NO_PLUGINS")});
       return out;
     }
-    std::vector<std::string> dirs = splitPath(std::getenv("LOUPE_RAL_PLUGIN_DIRS"));
+    std::vector<std::string> dirs = splitList(std::getenv("LOUPE_RAL_PLUGIN_DIRS"), ':');
     if (std::string own = ownDirectory(); !own.empty())
       dirs.push_back(own);
     for (const char *name : {"libloupe_ral_kernels_cpu.so"}) {
@@ -93,6 +94,8 @@ Context::Context(ContextOptions options) : options_(std::move(options)) {
     const char *env = std::getenv("LOUPE_CUDA_DEVICE");
     options_.cudaDevice = env ? std::max(0, std::atoi(env)) : 0;
   }
+  if (options_.failKernels.empty())
+    options_.failKernels = splitList(std::getenv("LOUPE_RAL_FAIL_KERNEL"), ',');
   cpu_ = std::make_unique<CpuDriver>(options_.numThreads, options_.cpuCacheLimitBytes);
 }
 
@@ -476,12 +479,32 @@ void ExecutionContext::signalError(Status status) {
   if (status.isOk())
     return;
   std::lock_guard<std::mutex> lock(statusMutex_);
+  if (capturing_) {
+    if (captured_.isOk())
+      captured_ = std::move(status);
+    failed_.store(true, std::memory_order_relaxed);
+    return;
+  }
   if (status_.isOk()) {
     status_ = std::move(status);
     failed_.store(true, std::memory_order_relaxed);
   } else {
     ++suppressedErrors_;
   }
+}
+
+Status ExecutionContext::callCapturingErrors(void (*fn)(void **args), void **args) {
+  bool failedBefore = failed();
+  {
+    std::lock_guard<std::mutex> lock(statusMutex_);
+    capturing_ = true;
+    captured_ = Status();
+  }
+  fn(args);
+  std::lock_guard<std::mutex> lock(statusMutex_);
+  capturing_ = false;
+  failed_.store(failedBefore, std::memory_order_relaxed);
+  return std::move(captured_);
 }
 
 Status ExecutionContext::status() const {
@@ -516,14 +539,18 @@ Context::Resource *ExecutionContext::getOrCreateResource(const std::string &key,
   return resources_.emplace(key, std::move(resource)).first->second.get();
 }
 
+const DispatchNames *ExecutionContext::tableEntry(int64_t dispatchId) const {
+  if (dispatchTable_ && dispatchId >= 0 && static_cast<size_t>(dispatchId) < dispatchTable_->size())
+    return &(*dispatchTable_)[dispatchId];
+  return nullptr;
+}
+
 DispatchEvent ExecutionContext::makeEvent(int64_t dispatchId, const char *name,
                                           const char *backend, const char *loc,
                                           const char *device) const {
   DispatchEvent event;
   event.dispatchId = dispatchId;
-  const DispatchNames *names = nullptr;
-  if (dispatchTable_ && dispatchId >= 0 && static_cast<size_t>(dispatchId) < dispatchTable_->size())
-    names = &(*dispatchTable_)[dispatchId];
+  const DispatchNames *names = tableEntry(dispatchId);
   auto pick = [](const char *given, const char *fallback) {
     return given && *given ? given : (fallback ? fallback : "");
   };
@@ -537,6 +564,11 @@ DispatchEvent ExecutionContext::makeEvent(int64_t dispatchId, const char *name,
 
 void ExecutionContext::dispatchBegin(int64_t dispatchId, const char *name, const char *backend,
                                      const char *loc, const char *device) {
+  activeDispatchId_ = dispatchId;
+  activeDispatch_ = tableEntry(dispatchId);
+  guardsCalls_ = (activeDispatch_ && activeDispatch_->fallbacks &&
+                  !activeDispatch_->fallbacks->empty()) ||
+                 !context_.options().failKernels.empty();
   if (!tracer_)
     return;
   DispatchEvent event = makeEvent(dispatchId, name, backend, loc, device);
@@ -546,6 +578,11 @@ void ExecutionContext::dispatchBegin(int64_t dispatchId, const char *name, const
 }
 
 void ExecutionContext::dispatchEnd(int64_t dispatchId, const char *device) {
+  if (dispatchId == activeDispatchId_) {
+    activeDispatchId_ = -1;
+    activeDispatch_ = nullptr;
+    guardsCalls_ = false;
+  }
   if (!tracer_)
     return;
   for (size_t i = openDispatches_.size(); i-- > 0;) {

@@ -4,10 +4,13 @@
 // per thread in a small direct-mapped table keyed by the name's address: the compiler passes
 // string literals, so a cached call costs a hash of the pointer, two compares and an indirect
 // call (bench/ral: RalDispatchBench). An epoch counter invalidates every thread's table when an
-// artifact is unloaded (its literals' addresses may then name something else).
+// artifact is unloaded (its literals' addresses may then name something else). Inside a
+// dispatch whose kernel has fallbacks (or under fault injection) calls go through
+// detail::callWithFallbacks instead (Fallback.h); elsewhere that costs one flag test.
 //
 //===----------------------------------------------------------------------===//
 #include "ApiCache.h"
+#include "Fallback.h"
 
 #include "loupe/ral/Context.h"
 #include "loupe/ral/ral_api.h"
@@ -53,23 +56,29 @@ ApiFunction lookupApiCached(const char *name) {
 
 } // namespace loupe::ral::detail
 
+namespace {
+/// Calls `fn`, registered as `apiName`, for the execution `ctx` (may be null).
+inline void invoke(loupe::ral::ExecutionContext *execution, const char *apiName,
+                   loupe::ral::ApiFunction fn, void **args) {
+  if (__builtin_expect(execution != nullptr && execution->guardsCalls(), 0))
+    return loupe::ral::detail::callWithFallbacks(*execution, apiName, fn, args);
+  fn(args);
+}
+} // namespace
+
 extern "C" __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *apiName,
                                                                     void **args) {
   using namespace loupe::ral;
+  auto *execution = static_cast<ExecutionContext *>(ctx);
   ApiFunction fn = apiName ? detail::lookupApiCached(apiName) : nullptr;
-  if (__builtin_expect(fn != nullptr, 1)) {
-    fn(args);
-    return;
-  }
+  if (__builtin_expect(fn != nullptr, 1))
+    return invoke(execution, apiName, fn, args);
   // A miss may be a kernel of a plugin not loaded yet: load the plugins (once) and look again.
   if (apiName) {
     loadPlugins();
-    if ((fn = detail::lookupApiCached(apiName))) {
-      fn(args);
-      return;
-    }
+    if ((fn = detail::lookupApiCached(apiName)))
+      return invoke(execution, apiName, fn, args);
   }
-  auto *execution = static_cast<ExecutionContext *>(ctx);
   std::string name = apiName ? apiName : "(null)";
   std::string hint;
   for (const PluginStatus &plugin : loadPlugins())

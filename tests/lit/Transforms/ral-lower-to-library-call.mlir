@@ -2,22 +2,26 @@
 // RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,codegen" --split-input-file %s | FileCheck %s --check-prefix=BLAS
 // RUN: loupe-opt --ral-lower-to-library-call="backends=codegen" --split-input-file %s | FileCheck %s --check-prefix=CODEGEN
 // RUN: loupe-opt --ral-lower-to-library-call="overrides=fc=openblas,conv=codegen" --split-input-file %s | FileCheck %s --check-prefix=OVERRIDE
+// RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,onednn" --split-input-file %s | FileCheck %s --check-prefix=ORDER
 
 // A zero-filled f32 matmul becomes one dispatch of the chosen backend's kernel; the fill goes
 // away. Default: the highest plevel (onednn 15 > openblas 12 > codegen 10); --backends picks
-// the first that runs the op; an override keyed by the op's loc wins over both.
+// the first that runs the op; an override keyed by the op's loc wins over both. The other
+// library backends' kernels, ranked the same way, are the dispatch's run-time fallbacks
+// (none when --backends names no other library).
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: linalg.fill
 // CHECK: %[[F:.*]] = arith.constant false
-// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)", loupe.plevel = 15 : i64}
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)", loupe.fallbacks = ["ral_gemm_openblas"], loupe.plevel = 15 : i64}
 // CHECK-NOT: linalg.matmul
 // CHECK: ral.send_output %{{.*}}, 0, %[[C]]
-// BLAS: callee = "ral_gemm_openblas"{{.*}}loupe.backend = "openblas", loupe.backend_reason = "first of --backends openblas,codegen that runs matmul
+// BLAS: callee = "ral_gemm_openblas"{{.*}}loupe.backend = "openblas", loupe.backend_reason = "first of --backends openblas,codegen that runs matmul{{[^"]*}}", loupe.plevel
 // CODEGEN-NOT: ral.dispatch
 // CODEGEN: linalg.fill
 // CODEGEN: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "first of --backends codegen that runs matmul
-// OVERRIDE: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "override for 'fc'"
+// OVERRIDE: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "override for 'fc'", loupe.fallbacks = ["ral_gemm_onednn"]
+// ORDER: callee = "ral_gemm_openblas"{{.*}}loupe.fallbacks = ["ral_gemm_onednn"]
 func.func @main(%ctx: !ral.context) {
   %a = ral.recv_input %ctx, 0 : memref<4x8xf32>
   %b = ral.recv_input %ctx, 1 : memref<8x16xf32>
@@ -34,7 +38,7 @@ func.func @main(%ctx: !ral.context) {
 // Batched matmul goes to the backend's batched kernel.
 
 // CHECK-LABEL: func.func @main
-// CHECK: ral.dispatch {{.*}}callee = "ral_batch_gemm_onednn"{{.*}} : (memref<2x4x8xf32>, memref<2x8x16xf32>, memref<2x4x16xf32>, i1, i1) -> ()
+// CHECK: ral.dispatch {{.*}}callee = "ral_batch_gemm_onednn"{{.*}}loupe.fallbacks = ["ral_batch_gemm_openblas"]{{.*}} : (memref<2x4x8xf32>, memref<2x8x16xf32>, memref<2x4x16xf32>, i1, i1) -> ()
 // BLAS: callee = "ral_batch_gemm_openblas"
 func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32>, %c: memref<2x4x16xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -81,6 +85,7 @@ func.func @shared_zeros(%ctx: !ral.context, %a: memref<1x4x8xf32>, %b: memref<1x
 // CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[WT]], %[[BIAS]], %[[OUTT]], %[[P]] {abi = "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void", callee = "ral_conv_onednn"
+// CHECK-NOT: loupe.fallbacks
 // CHECK-NOT: linalg.conv_2d_nhwc_fhwc
 // BLAS-LABEL: func.func @conv
 // BLAS: linalg.conv_2d_nhwc_fhwc {{.*}}loupe.backend = "codegen"
@@ -160,7 +165,8 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 // Pattern fusion: a backend that registers matmul_bias_act (onednn) takes the elementwise
 // `max(C + bias, 0)` after a batch-1 matmul into one ral_gemm_epilogue_onednn on 2-D views,
 // writing the elementwise op's output; the fill, matmul and elementwise op go away. openblas
-// registers no such pattern: plain GEMM, the elementwise op stays for codegen.
+// registers no such pattern: plain GEMM, the elementwise op stays for codegen. No other backend
+// registers the pattern either, so the epilogue kernel has no fallback.
 
 // CHECK-LABEL: func.func @matmul_bias_relu
 // CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<1x8x64xf32>, %[[B:.*]]: memref<1x64x32xf32>, %[[BIAS:.*]]: memref<1x32xf32>, %[[D:.*]]: memref<8x32xf32>)
@@ -169,7 +175,7 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : memref<1x8x64xf32> into memref<8x64xf32>
 // CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : memref<1x64x32xf32> into memref<64x32xf32>
-// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)"
+// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.plevel
 // CHECK-NOT: linalg.
 // CHECK: return
 // BLAS-LABEL: func.func @matmul_bias_relu

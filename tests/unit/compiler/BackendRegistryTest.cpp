@@ -74,6 +74,43 @@ TEST(BackendRegistry, UnusablePreferencesFallBackAndSaySo) {
       << s.reason;
 }
 
+/// The kernels of fallbacks(), space-separated.
+std::string fallbackKernels(const BackendRegistry &r, const std::string &op, const std::string &loc,
+                            const Preferences &prefs) {
+  std::string text;
+  for (const Selection &s : r.fallbacks(op, r.select(op, loc, prefs), prefs))
+    text += s.kernel + " ";
+  return text;
+}
+
+TEST(BackendRegistry, FallbacksFollowTheRankingOfTheChoice) {
+  BackendRegistry r = makeRegistry();
+  Preferences prefs;
+  // By plevel: the lower library plevels, never codegen.
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "ral_gemm_openblas ");
+  // The user's order: only the backends it names, in its order.
+  prefs.order = {"openblas", "onednn"};
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "ral_gemm_onednn ");
+  prefs.order = {"openblas", "codegen"};
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "");
+  // An override is tried first, then the order.
+  prefs.order = {"openblas", "codegen"};
+  prefs.overrides["Gemm_0"] = "onednn";
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "ral_gemm_openblas ");
+  // An order that runs nothing for the op: select() used plevels, so do the fallbacks.
+  prefs = {};
+  prefs.order = {"cublas"};
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "ral_gemm_openblas ");
+  // No other library for the op or the device; codegen chosen: nothing.
+  prefs = {};
+  EXPECT_EQ(fallbackKernels(r, "conv2d", "Conv_1", prefs), "");
+  prefs.device = "gpu";
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "");
+  prefs = {};
+  prefs.order = {"codegen"};
+  EXPECT_EQ(fallbackKernels(r, "matmul", "Gemm_0", prefs), "");
+}
+
 TEST(BackendRegistry, RegistrationMistakesAreRecorded) {
   BackendRegistry r = makeRegistry();
   r.addBackend("onednn");

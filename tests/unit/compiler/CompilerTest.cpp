@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 using namespace loupe::compiler;
 
@@ -95,6 +96,34 @@ TEST(CompilerTest, ArtifactIsWritten) {
   EXPECT_EQ(steps, (std::vector<std::string>{"loupe-entry-abi", "llvm-O3", "llvm-codegen",
                                              "link-shared-object"}));
   std::filesystem::remove(result.artifactPath);
+}
+
+TEST(CompilerTest, LibraryDispatchesListTheirFallbacks) {
+  const std::string mlp = std::string(LOUPE_SOURCE_DIR) + "/examples/models/mlp.onnx";
+  auto fallbacksByName = [&](const std::vector<std::string> &backends) {
+    CompileOptions options;
+    options.phaseTo = "ral";
+    options.backends = backends;
+    CompileResult result = compileModel(mlp, options);
+    EXPECT_TRUE(result.ok()) << result.error->message;
+    std::map<std::string, std::vector<std::string>> out;
+    for (const DispatchSummary &d : result.dispatches)
+      if (d.op == "ral.dispatch")
+        out[d.name] = d.fallbacks;
+    return out;
+  };
+  using Chains = std::map<std::string, std::vector<std::string>>;
+  // By plevel: fc2's oneDNN GEMM falls back to OpenBLAS; the oneDNN epilogues have no
+  // alternative.
+  EXPECT_EQ(fallbacksByName({}),
+            (Chains{{"dispatch_0_ral_gemm_epilogue_onednn", {}},
+                    {"dispatch_1_ral_batch_gemm_onednn", {"ral_batch_gemm_openblas"}},
+                    {"dispatch_3_ral_gemm_epilogue_onednn", {}}}));
+  // The user's order: OpenBLAS first (no epilogue fusion), then oneDNN.
+  Chains blasFirst = fallbacksByName({"openblas", "onednn"});
+  EXPECT_EQ(blasFirst.size(), 3u);
+  for (const auto &[name, chain] : blasFirst)
+    EXPECT_EQ(chain, std::vector<std::string>{"ral_batch_gemm_onednn"}) << name;
 }
 
 TEST(CompilerTest, MalformedMlirNamesFileLineColumn) {

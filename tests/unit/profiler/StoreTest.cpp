@@ -3,6 +3,7 @@
 #include "loupe/profiler/Store.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <cmath>
@@ -134,6 +135,10 @@ TEST(Store, RoundTrip) {
   MemcpyRecord copy;
   copy.start = 100, copy.end = 200, copy.bytes = 1 << 20, copy.copyKind = 1, copy.dstKind = 3;
   ASSERT_TRUE(store.addMemcpys(*runId, {copy}).isOk());
+  std::vector<FallbackRecord> fallbacks = {
+      {1, "ral_gemm_onednn", "ral_gemm_openblas", "ral_gemm_onednn: out of memory", 12}};
+  ASSERT_TRUE(store.addFallbacks(*runId, fallbacks).isOk());
+  EXPECT_FALSE(store.addFallbacks(*runId, fallbacks).isOk()); // once per run and pair
   ASSERT_TRUE(store.finishRun(*runId, true).isOk());
 
   auto loaded = store.loadRun(*runId);
@@ -203,6 +208,12 @@ TEST(Store, RoundTrip) {
   EXPECT_EQ(run.memcpys[0].copyKind, 1);
   EXPECT_EQ(run.memcpys[0].dstKind, 3);
   EXPECT_EQ(run.memcpys[0].dispatchId, kWholeRep);
+  ASSERT_EQ(run.fallbacks.size(), 1u);
+  EXPECT_EQ(run.fallbacks[0].dispatchId, 1);
+  EXPECT_EQ(run.fallbacks[0].failedKernel, "ral_gemm_onednn");
+  EXPECT_EQ(run.fallbacks[0].fallbackKernel, "ral_gemm_openblas");
+  EXPECT_EQ(run.fallbacks[0].message, "ral_gemm_onednn: out of memory");
+  EXPECT_EQ(run.fallbacks[0].executions, 12);
 
   auto one = store.runSamples(*runId, 1);
   ASSERT_TRUE(one.isOk());
@@ -367,8 +378,31 @@ TEST_F(StoreFileTest, NewerSchemaVersionIsRejected) {
   const std::string &msg = store.status().message();
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
   EXPECT_NE(msg.find("newer"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("version 2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("version " + std::to_string(kSchemaVersion + 1)), std::string::npos) << msg;
   EXPECT_EQ(readBytes(path), before);
+}
+
+TEST_F(StoreFileTest, VersionOneIsMigrated) {
+  std::string path = file("v1.db");
+  int64_t runId;
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    runId = *store->beginRun(sampleRunInfo());
+  }
+  // What version 1 had: no fallbacks table.
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, "DROP TABLE fallbacks; PRAGMA user_version = 1;", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  ASSERT_TRUE(store->addFallbacks(runId, {{0, "a", "b", "a: failed", 1}}).isOk());
+  EXPECT_EQ(store->loadRun(runId)->fallbacks.size(), 1u);
 }
 
 TEST_F(StoreFileTest, ForeignDatabasesAreRejected) {

@@ -147,5 +147,32 @@ TEST(RunnerTest, ReportHasEverySection) {
                               "## Correctness", "one-shot-bufferize", "**PASS**"})
     EXPECT_NE(md.find(section), std::string::npos) << section;
   EXPECT_FALSE(writeReport(report, "/tmp/report.txt").isOk()) << "unknown extension";
+  EXPECT_TRUE(report["fallbacks"].empty());
+  EXPECT_EQ(md.find("## Fallbacks"), std::string::npos);
+}
+
+TEST(RunnerTest, ReportListsFallbacks) {
+  RunOutcome out;
+  DispatchStats fc2;
+  fc2.info.id = 1;
+  fc2.info.name = "dispatch_1_ral_batch_gemm_onednn";
+  out.dispatches.push_back(fc2);
+  out.fallbacks.push_back({1, "ral_batch_gemm_onednn", "ral_batch_gemm_openblas",
+                           "ral_batch_gemm_onednn: out of memory", 22});
+  nlohmann::json report = buildReport(out, "mlp.onnx", "");
+  ASSERT_EQ(report["fallbacks"].size(), 1u);
+  const nlohmann::json &f = report["fallbacks"][0];
+  EXPECT_EQ(f["dispatch_id"], 1);
+  EXPECT_EQ(f["dispatch"], "dispatch_1_ral_batch_gemm_onednn");
+  EXPECT_EQ(f["failed_kernel"], "ral_batch_gemm_onednn");
+  EXPECT_EQ(f["fallback_kernel"], "ral_batch_gemm_openblas");
+  EXPECT_EQ(f["message"], "ral_batch_gemm_onednn: out of memory");
+  EXPECT_EQ(f["executions"], 22);
+  std::string md = renderMarkdown(report);
+  EXPECT_NE(md.find("## Fallbacks"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `dispatch_1_ral_batch_gemm_onednn` | `ral_batch_gemm_onednn` | "
+                    "`ral_batch_gemm_openblas` | 22 | ral_batch_gemm_onednn: out of memory |"),
+            std::string::npos)
+      << md;
 }
 } // namespace

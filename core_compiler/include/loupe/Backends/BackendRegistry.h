@@ -96,6 +96,15 @@ public:
   /// The backend for `op` with source `loc` under `prefs`. Unknown or unsupported preferred
   /// backends are skipped (the reason says so); codegen is the last resort.
   Selection select(const std::string &op, const std::string &loc, const Preferences &prefs) const;
+  /// The library kernels that may stand in for `chosen` (select()'s result for `op` under
+  /// `prefs`) when it fails at run time, best first: the other backends that register `op` with
+  /// a kernel on prefs.device, ranked as select() ranks them (the backends of prefs.order in
+  /// that order when it names any that run `op`, else by plevel). Every kernel registered for
+  /// one op has that op's ABI (ral/include/loupe/ral/Kernels.h), so any of them can take the
+  /// same arguments. Codegen never appears: no code is generated for an op given to a library.
+  /// Empty when `chosen` has no kernel.
+  std::vector<Selection> fallbacks(const std::string &op, const Selection &chosen,
+                                   const Preferences &prefs) const;
 
 private:
   std::vector<std::unique_ptr<Backend>> backends_;

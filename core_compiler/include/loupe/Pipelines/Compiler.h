@@ -68,6 +68,9 @@ struct DispatchSummary {
   std::string kind;    ///< kLoop, kRowReduction, kColReduction or kLibrary (BladeDISC's names).
   std::string reason;  ///< Why that backend (empty for ops no library backend runs).
   int64_t cluster = -1; ///< ClusterSummary::id of its cluster; -1 for copies bufferization added.
+  /// Library kernels the runtime calls instead, in order, when this dispatch's kernel fails at
+  /// run time (RAL API prefixes with the same ABI, e.g. "ral_gemm_openblas"); usually empty.
+  std::vector<std::string> fallbacks;
 };
 
 /// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel

@@ -83,7 +83,12 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
     The dispatch's `abi` attribute is filled in with the encoded name while the types
     are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
     `loupe.backend_reason` (kept on the op when it stays with codegen or reference);
-    `loupe-instrument-dispatches` copies them into the dispatch table.
+    `loupe-instrument-dispatches` copies them into the dispatch table. A library
+    dispatch whose op other library backends also run on `device` gets
+    `loupe.fallbacks`: their kernels (same ABI), ranked as the choice was made
+    (`BackendRegistry::fallbacks`), e.g. `["ral_gemm_openblas"]` after
+    `ral_gemm_onednn`; the runtime calls them in order when the kernel fails, and the
+    artifact's manifest lists them per dispatch.
   }];
   let options = [
     ListOption<"backendOrder", "backends", "std::string",

@@ -87,6 +87,16 @@ struct CheckRecord {
   double actual = 0;       ///< Actual value at worstIndex (NaN round-trips).
 };
 
+/// A library kernel that failed at run time and the kernel the runtime called instead (the
+/// dispatch's fallback, ral::FallbackEvent), counted over the executions of a run.
+struct FallbackRecord {
+  int64_t dispatchId = 0;
+  std::string failedKernel;   ///< RAL API prefix, e.g. "ral_batch_gemm_onednn".
+  std::string fallbackKernel; ///< The kernel called next, e.g. "ral_batch_gemm_openblas".
+  std::string message;        ///< The failed kernel's error (its first occurrence).
+  int64_t executions = 0;     ///< Executions (warmup included) in which this fallback happened.
+};
+
 /// A GPU kernel execution (CUPTI CONCURRENT_KERNEL); Nsight Systems column names.
 struct KernelRecord {
   int64_t rep = 0;
@@ -164,6 +174,7 @@ struct RunData {
   std::vector<CheckRecord> checks;   ///< By outputIdx.
   std::vector<KernelRecord> kernels; ///< By (rep, start).
   std::vector<MemcpyRecord> memcpys; ///< By (rep, start).
+  std::vector<FallbackRecord> fallbacks; ///< By (dispatchId, failedKernel).
 };
 
 // Field-wise equality, for tests and de-duplication.

@@ -1,7 +1,7 @@
 //===- Store.h - The SQLite profile database ----------------------*- C++ -*-===//
 //
-// Runs, compiles, passes, dispatches, timing samples, numerical checks, GPU activity and
-// verdicts, in one SQLite file (schema: docs/db-schema.md). WAL journal, synchronous=NORMAL,
+// Runs, compiles, passes, dispatches, timing samples, numerical checks, GPU activity, kernel
+// fallbacks and verdicts, in one SQLite file (schema: docs/db-schema.md). WAL journal, synchronous=NORMAL,
 // cached prepared statements, one transaction per add* call (rolled back on any error),
 // indexes built by finishRun. This header does not expose SQLite.
 //
@@ -24,7 +24,7 @@
 namespace loupe::profiler {
 
 /// Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 /// PRAGMA application_id of Loupe profile DBs ("LOUP").
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 
@@ -74,6 +74,9 @@ public:
   ral::Status addChecks(int64_t runId, const std::vector<CheckRecord> &checks);
   ral::Status addKernels(int64_t runId, const std::vector<KernelRecord> &kernels);
   ral::Status addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys);
+  /// Adds the run's kernel fallbacks; a (dispatch, failed kernel, fallback kernel) already
+  /// present for the run is an error.
+  ral::Status addFallbacks(int64_t runId, const std::vector<FallbackRecord> &fallbacks);
   /// Adds a finished run ('complete') with its kernels and copies in one transaction (all or
   /// nothing): what importing another tool's profile does (NsysImport.h). Returns the run id.
   ral::StatusOr<int64_t> addImportedRun(const RunInfo &info,

@@ -41,6 +41,9 @@ struct DispatchInfo {
   std::string kind;    ///< kLoop, kRowReduction, kColReduction, kInput, kLibrary (optional; "" if absent).
   std::string reason;  ///< Why the compiler chose that backend (optional; "" if absent).
   int64_t cluster = -1; ///< The compiler's cluster (loupe.fusion id); -1 if none or absent.
+  /// Library kernels to call instead, in order, when the dispatch's kernel fails at run time
+  /// (RAL API prefixes with its ABI, e.g. "ral_gemm_openblas"; optional, usually empty).
+  std::vector<std::string> fallbacks;
 };
 
 /// The artifact's self-description.

@@ -52,11 +52,15 @@ struct BufferView {
   DeviceKind device = DeviceKind::kCpu;
 };
 
-/// Names reported with a dispatch event when the artifact passes none (from its manifest).
+/// What the runtime knows about a dispatch from the artifact's manifest: the names reported
+/// with its events when the artifact passes none, and its fallback kernels. Not owned.
 struct DispatchNames {
   const char *name = "";
   const char *backend = "";
   const char *loc = "";
+  /// Library kernels (RAL API prefixes, e.g. "ral_gemm_openblas") to call in this order, with
+  /// the same arguments, when the dispatch's kernel fails; null or empty: none.
+  const std::vector<std::string> *fallbacks = nullptr;
 };
 
 struct ContextOptions {
@@ -76,6 +80,11 @@ struct ContextOptions {
   /// RAL API names the artifact calls (manifest "ral_apis"): create() fails naming the first
   /// one that is not registered, so a missing kernel is reported before anything runs.
   std::vector<std::string> requiredApis;
+  /// Fault injection for tests: library kernels (RAL API prefixes, e.g. "ral_gemm_onednn")
+  /// that, called inside a dispatch, signal a kInternal error instead of running, as a kernel
+  /// failing at run time would (so the dispatch falls back). Empty: $LOUPE_RAL_FAIL_KERNEL
+  /// (comma-separated), if set.
+  std::vector<std::string> failKernels;
 };
 
 /// State of one kernel plugin (a shared object that registers RAL APIs when loaded).
@@ -200,7 +209,8 @@ public:
   Status bindOutput(int64_t index, Tensor *destination);
   void setTracer(Tracer *tracer) { tracer_ = tracer; }
   Tracer *tracer() const { return tracer_; }
-  /// Names for dispatch events whose call passes none; indexed by dispatch id; not owned.
+  /// The manifest's dispatches (names for events whose call passes none, fallback kernels);
+  /// indexed by dispatch id; not owned.
   void setDispatchTable(const std::vector<DispatchNames> *table) { dispatchTable_ = table; }
 
   /// After the entry: the copy of output `index` when it was not bound (empty Tensor if it was
@@ -241,6 +251,21 @@ public:
   bool failed() const { return failed_.load(std::memory_order_relaxed); }
   Status status() const;
 
+  /// Calls `fn(args)` (a RAL function's type-erased wrapper) with the errors it signals held
+  /// back instead of recorded, and returns the first of them (Ok when none): one attempt of a
+  /// kernel that has fallbacks. failed() is true during the call once it has signalled. Only
+  /// for the execution's own thread (errors signalled by the threads `fn` itself runs are
+  /// captured too); not reentrant.
+  Status callCapturingErrors(void (*fn)(void **args), void **args);
+  /// True between ral_dispatch_begin and _end of a dispatch whose kernel has fallbacks, or of
+  /// any dispatch when ContextOptions::failKernels is set: ral_api_call then goes through
+  /// detail::callWithFallbacks (ral/lib/core/Fallback.h).
+  bool guardsCalls() const { return guardsCalls_; }
+  /// The open dispatch (ral_dispatch_begin's id, -1 outside one) and its manifest entry (null
+  /// when the dispatch table has none).
+  int64_t activeDispatchId() const { return activeDispatchId_; }
+  const DispatchNames *activeDispatch() const { return activeDispatch_; }
+
   /// Resource `key` with the given lifetime (per-execution ones live in this execution).
   Context::Resource *getOrCreateResource(const std::string &key, Context::Lifetime lifetime,
                                          const Context::ResourceCreator &creator);
@@ -265,6 +290,8 @@ private:
   };
   DispatchEvent makeEvent(int64_t dispatchId, const char *name, const char *backend,
                           const char *loc, const char *device) const;
+  /// The dispatch table's entry for `dispatchId`, or null.
+  const DispatchNames *tableEntry(int64_t dispatchId) const;
 
   Context &context_;
   int64_t id_;
@@ -280,11 +307,16 @@ private:
   void *cudaStream_ = nullptr;
   int64_t sequence_ = 0;
   std::vector<DispatchEvent> openDispatches_;
+  int64_t activeDispatchId_ = -1;
+  const DispatchNames *activeDispatch_ = nullptr;
+  bool guardsCalls_ = false;
   bool finished_ = false;
   std::atomic<bool> failed_{false};
   mutable std::mutex statusMutex_;
   Status status_;
   int64_t suppressedErrors_ = 0;
+  bool capturing_ = false; ///< In callCapturingErrors: errors go to captured_.
+  Status captured_;
 };
 
 } // namespace loupe::ral

@@ -3,14 +3,15 @@
 // Every dispatch of an artifact is bracketed by begin/end events: `loupe_ral_dispatch_begin/end`
 // in loupe-entry-v1 artifacts, `ral_dispatch_begin/end` calls through ral_api_call in
 // loupe-ral-v1 artifacts. The runtime forwards them, on the executing thread, to the tracer of
-// the execution (ExecutionContext::setTracer, Artifact::run). The profiler's collectors are
-// tracers.
+// the execution (ExecutionContext::setTracer, Artifact::run), and so every fallback from a
+// failing library kernel to the next one. The profiler's collectors are tracers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_RAL_TRACER_H
 #define LOUPE_RAL_TRACER_H
 
 #include <cstdint>
+#include <string>
 
 namespace loupe::ral {
 
@@ -26,6 +27,16 @@ struct DispatchEvent {
   int64_t sequence = 0;         ///< 0, 1, 2, ... per execution (CUPTI external correlation id).
 };
 
+/// A library kernel that failed inside a dispatch, and the kernel the runtime called instead
+/// with the same arguments (the dispatch's fallbacks in the manifest; docs/ral.md, Fallbacks).
+struct FallbackEvent {
+  int64_t dispatchId = 0;     ///< The dispatch, as in DispatchEvent.
+  int64_t executionId = 0;    ///< ExecutionContext::id() of the execution it belongs to.
+  std::string failedKernel;   ///< RAL API prefix of the kernel that failed: "ral_gemm_onednn".
+  std::string message;        ///< The error it signalled (names the kernel).
+  std::string fallbackKernel; ///< The kernel called next: "ral_gemm_openblas".
+};
+
 /// Receives the dispatch events of one execution, on the executing thread. Override either the
 /// id-only pair (what the CPU collector uses) or the event pair; by default the event pair
 /// forwards to the id-only pair.
@@ -39,6 +50,8 @@ public:
   /// Output `index` has been sent (ral_send_output): it may be consumed before the entry
   /// returns (partial outputs).
   virtual void outputReady(int64_t index) {}
+  /// A kernel failed and the runtime falls back to the next one; called before that one runs.
+  virtual void onFallback(const FallbackEvent &event) {}
 };
 
 } // namespace loupe::ral

@@ -16,7 +16,7 @@
 namespace loupe::sessions {
 
 /// The report of one run: model, device, pipeline (every pass with phase, time, changed),
-/// dispatches (median/IQR ns, share), run summary, correctness. `sessionName` may be empty.
+/// dispatches (median/IQR ns, share), kernel fallbacks, run summary, correctness. `sessionName` may be empty.
 nlohmann::json buildReport(const RunOutcome &outcome, const std::string &model,
                            const std::string &sessionName);
 

@@ -9,6 +9,7 @@
 
 #include "loupe/Pipelines/Compiler.h"
 #include "loupe/profiler/Check.h"
+#include "loupe/profiler/Records.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Artifact.h"
 #include "loupe/sessions/Session.h"
@@ -53,6 +54,9 @@ struct RunOutcome {
   profiler::Summary runSummary;                  ///< Of repNs.
   std::vector<DispatchStats> dispatches;         ///< By dispatch id.
   std::vector<ral::Tensor> outputs;              ///< Outputs of the last repetition.
+  /// Library kernels that failed at run time and what ran instead (ral::FallbackEvent), one
+  /// per (dispatch, failed kernel, fallback kernel) in the order first seen; warmup included.
+  std::vector<profiler::FallbackRecord> fallbacks;
   bool checked = false;
   std::vector<OutputCheck> checks;
   int64_t runId = -1;                            ///< Id in the profile DB, -1 if not stored.
@@ -63,7 +67,7 @@ struct RunOutcome {
 using ProgressFn = std::function<void(const std::string &stage, double fraction)>;
 
 /// Compiles (unless given an artifact), loads, warms up, runs `reps` times with the CPU
-/// collector as tracer, checks outputs and stores everything. Never throws; failures are in
+/// collector as tracer, records kernel fallbacks, checks outputs and stores everything. Never throws; failures are in
 /// the outcome (exit code and message). `cancel` is polled between repetitions.
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
                     const std::atomic<bool> *cancel = nullptr);

@@ -1,11 +1,11 @@
-//===- BackendFlags.cpp - --backends, --override, --fusion --------------------------===//
+//===- BackendFlags.cpp - --backends, --override, --fusion, --cache -------------------===//
 #include "BackendFlags.h"
 
 #include "loupe/Backends/BackendRegistry.h"
 
 namespace loupe::app {
 
-std::set<std::string> backendFlagNames() { return {"--backends", "--override", "--fusion"}; }
+std::set<std::string> backendFlagNames() { return {"--backends", "--override", "--fusion", "--cache"}; }
 
 bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
                        std::string &error) {
@@ -40,6 +40,12 @@ bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
     return false;
   }
   options.fusion = fusion == "on";
+  std::string cache = cl.get("--cache", "on");
+  if (cache != "on" && cache != "off") {
+    error = "--cache expects on or off, got '" + cache + "'";
+    return false;
+  }
+  options.useCache = cache == "on";
   return true;
 }
 

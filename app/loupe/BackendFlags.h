@@ -1,4 +1,4 @@
-//===- BackendFlags.h - --backends, --override, --fusion for compile and run -*- C++ -*-===//
+//===- BackendFlags.h - compile flags shared by compile and run ---*- C++ -*-===//
 #ifndef LOUPE_APP_BACKENDFLAGS_H
 #define LOUPE_APP_BACKENDFLAGS_H
 
@@ -14,7 +14,7 @@ namespace loupe::app {
 std::set<std::string> backendFlagNames();
 
 /// Applies `--backends onednn,codegen` (ordered preference), `--override Conv_3=codegen,...`
-/// (per-op backends keyed by loc) and `--fusion on|off` to `options`. False with `error` set
+/// (per-op backends keyed by loc), `--fusion on|off` and `--cache on|off` to `options`. False with `error` set
 /// on an unknown backend or a malformed value.
 bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
                        std::string &error);

@@ -115,9 +115,11 @@ int compileCommand(int argc, char **argv, int first) {
   int changed = 0;
   for (const auto &s : result.snapshots)
     changed += s.changed;
-  std::fprintf(stderr, "compiled %s: %zu passes (%d changed the IR) through phase '%s' in %.1f ms\n",
+  std::string cache = result.cache.empty() ? "" : result.cache == "miss" ? " (compile cache: miss, stored)"
+                                                                      : " (compile cache: " + result.cache + " hit)";
+  std::fprintf(stderr, "compiled %s: %zu passes (%d changed the IR) through phase '%s' in %.1f ms%s\n",
                cl.positionals()[0].c_str(), result.snapshots.size(), changed,
-               result.lastPhase.c_str(), result.totalNs / 1e6);
+               result.lastPhase.c_str(), result.totalNs / 1e6, cache.c_str());
   if (!result.artifactPath.empty() && emit == "artifact") {
     std::fprintf(stderr, "artifact: %s\n", result.artifactPath.c_str());
     return 0;

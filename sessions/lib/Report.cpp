@@ -58,7 +58,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                         {"changed", s.changed},
                         {"ir_hash", s.irHash}});
     report["pipeline"] = {{"total_ns", c.totalNs}, {"passes", passes},
-                          {"last_phase", c.lastPhase}};
+                          {"last_phase", c.lastPhase}, {"cache", c.cache}};
   }
   report["artifact"] = outcome.artifactPath;
 
@@ -236,6 +236,13 @@ static std::string medianText(const json &ns) {
   return ns.is_number() ? formatNs(ns.get<double>()) : "missing";
 }
 
+/// ", compile cache: memory hit" etc. (empty when the cache was not used).
+static std::string cacheText(const std::string &cache) {
+  if (cache.empty())
+    return "";
+  return cache == "miss" ? ", compile cache: miss" : ", compile cache: " + cache + " hit";
+}
+
 static std::string clusterText(int64_t id) { return id < 0 ? "-" : std::to_string(id); }
 
 /// The clusters table (kernels and time per cluster) and the merges the clustering refused.
@@ -294,7 +301,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
       changed += pass["changed"].get<bool>();
     md += "\n" + h + " Pipeline\n\n" + std::to_string(p["passes"].size()) + " passes (" +
           std::to_string(changed) + " changed the IR), total " + formatNs(p["total_ns"]) +
-          ".\n\n| # | phase | pass | time | changed |\n|---:|---|---|---:|:---:|\n";
+          cacheText(p.value("cache", "")) + ".\n\n| # | phase | pass | time | changed |\n|---:|---|---|---:|:---:|\n";
     for (const json &pass : p["passes"])
       md += "| " + std::to_string(pass["index"].get<int>()) + " | " +
             pass["phase"].get<std::string>() + " | `" + pass["pass"].get<std::string>() +

@@ -2,6 +2,7 @@
 #include "loupe/Pipelines/Compiler.h"
 
 #include "ArtifactEmitter.h"
+#include "CompileCache.h"
 #include "GraphCapture.h"
 #include "Phases.h"
 #include "SnapshotRecorder.h"
@@ -124,10 +125,25 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
                         nsSince(start));
   result.lastPhase = "import";
 
+  int last = phaseIndex(options.phaseTo);
+  std::string outPath = options.artifactPath.empty() ? defaultArtifactPath(modelPath)
+                                                     : options.artifactPath;
+  std::string cacheKey, cacheDir;
+  if (options.useCache && last >= phaseIndex("artifact")) {
+    std::string moduleText;
+    llvm::raw_string_ostream os(moduleText);
+    SnapshotRecorder::printIr(module.get(), os);
+    cacheKey = compileCacheKey(moduleText, options);
+    cacheDir = compileCacheDir(options);
+    if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {
+      hit->totalNs = nsSince(compileStart);
+      return *hit;
+    }
+  }
+
   ArtifactInfo info;
   info.modelPath = modelPath;
   info.target = options.target;
-  int last = phaseIndex(options.phaseTo);
   for (const char *phase : {"graph", "cluster", "lower", "ral", "llvm"}) {
     if (phaseIndex(phase) > last)
       break;
@@ -167,8 +183,6 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   }
 
   bool toArtifact = last >= phaseIndex("artifact");
-  std::string outPath = options.artifactPath.empty() ? defaultArtifactPath(modelPath)
-                                                     : options.artifactPath;
   if (!emitArtifact(module.get(), info, toArtifact, outPath, recorder, result.finalIr, error))
     return fail(CompileError::Kind::Internal, modelPath + ": " + error);
   result.finalIrKind = IrKind::LlvmIr;
@@ -177,5 +191,9 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     result.lastPhase = "artifact";
   }
   result.totalNs = nsSince(compileStart);
+  if (!cacheKey.empty()) {
+    result.cache = "miss";
+    storeCompile(cacheKey, cacheDir, result);
+  }
   return result;
 }

@@ -56,6 +56,10 @@ struct CompileOptions {
   /// Per-op backend overrides keyed by `loc` (an ONNX node name or file:line).
   std::map<std::string, std::string> backendOverrides;
   bool fusion = true;              ///< Fusion (`--fusion off`: one op per cluster and kernel).
+  /// Reuse an earlier artifact compile of the same module and options (docs/pipeline.md,
+  /// "Compile cache"); only compiles through the artifact phase are cached.
+  bool useCache = true;
+  std::string cacheDir;            ///< Empty: $LOUPE_CACHE_DIR, else ~/.cache/loupe/compile.
 };
 
 /// One kernel of the compiled entry: the dispatch table of loupe-instrument-dispatches.
@@ -126,8 +130,19 @@ struct CompileResult {
   std::vector<ClusterSummary> clusters;    ///< After the cluster phase (when it ran).
   std::vector<RefusedMerge> refusedMerges; ///< Likewise: the fusion explainer's data.
   std::vector<DispatchSummary> dispatches; ///< After the ral phase (when it ran).
+  /// The compile cache's answer: "memory" or "disk" (a hit: snapshots and tables are the
+  /// cached compile's, totalNs the lookup's), "miss" (compiled and stored), "" (not used).
+  std::string cache;
   bool ok() const { return !error.has_value(); }
 };
+
+/// Compile cache counters of this process since it started.
+struct CompileCacheStats {
+  int64_t memoryHits = 0, diskHits = 0, misses = 0;
+};
+CompileCacheStats compileCacheStats();
+/// Forgets the in-memory entries (the disk entries stay); for tests.
+void clearCompileCacheMemory();
 
 /// Compiles the model at `modelPath`: `.mlir` (func + tosa/linalg/arith/tensor) or `.onnx`.
 /// Thread-safe: every call owns its MLIRContext.

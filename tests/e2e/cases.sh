@@ -92,14 +92,15 @@ PY
   grep -q "mismatch at flat index 79" "$WORK/out" || { cat "$WORK/out"; fail "worst element not printed"; }
 }
 
-# A library kernel that fails at run time falls back to the next kernel of its dispatch
+# A library kernel that fails at run time falls back to the next kernel of its dispatch (the
+# CNN's fc is a plain oneDNN batch GEMM; the MLP's matmuls all take oneDNN epilogues)
 # (LOUPE_RAL_FAIL_KERNEL injects the failure, docs/ral.md): the outputs still match, and the
 # fallback is printed, stored with the run and shown in the replay report. With the whole chain
 # failing, the run fails with every kernel's message.
 case_run_fallback() {
   local failing=ral_batch_gemm_onednn fallback=ral_batch_gemm_openblas
-  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" \
-    --check "$MODELS/mlp/test_data_set_0" --warmup 2 --reps 5 --db "$WORK/p.db" >"$WORK/out" ||
+  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" run "$MODELS/cnn.onnx" --inputs "$MODELS/cnn/test_data_set_0" \
+    --check "$MODELS/cnn/test_data_set_0" --warmup 2 --reps 5 --db "$WORK/p.db" >"$WORK/out" ||
     { cat "$WORK/out"; fail "run with a failing $failing did not pass"; }
   cat "$WORK/out"
   grep -Eq "^fallback: dispatch [0-9]+: $failing failed, ran $fallback instead \(7 executions\): $failing: failure injected \(LOUPE_RAL_FAIL_KERNEL\)$" "$WORK/out" ||
@@ -112,8 +113,8 @@ case_run_fallback() {
   grep -Eqx "$failing\|$fallback\|7\|dispatch_[0-9]+_$failing" "$WORK/stored" ||
     { cat "$WORK/stored"; fail "the fallback is not stored"; }
 
-  sed "s|\.\./models|$MODELS|g" "$SRC/examples/sessions/mlp.json" >"$WORK/mlp.json"
-  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" replay "$WORK/mlp.json" --db "$WORK/p.db" \
+  sed "s|\.\./models|$MODELS|g" "$SRC/examples/sessions/cnn.json" >"$WORK/cnn.json"
+  LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" replay "$WORK/cnn.json" --db "$WORK/p.db" \
     --report "$WORK/report.json" >"$WORK/report.md" || fail "replay with a failing $failing failed"
   python3 - "$WORK/report.json" "$failing" "$fallback" <<'PY'
 import json, sys
@@ -126,7 +127,7 @@ PY
   grep -q "^## Fallbacks" "$WORK/report.md" || fail "the Markdown report lacks the fallbacks"
 
   expect_exit 3 "every kernel failed: $failing: failure injected .*; $fallback: failure injected" \
-    env LOUPE_RAL_FAIL_KERNEL=$failing,$fallback "$LOUPE" run "$MODELS/mlp.onnx" --reps 1
+    env LOUPE_RAL_FAIL_KERNEL=$failing,$fallback "$LOUPE" run "$MODELS/cnn.onnx" --reps 1
 }
 
 case_replay_sessions() {

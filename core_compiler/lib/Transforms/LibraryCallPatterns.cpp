@@ -215,6 +215,10 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
   std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
   if (!initializesZeros(init) || !epilogue)
     return failure();
+  // The cluster phase decides what is fused: both ops must be in one cluster.
+  if (Attribute cluster = op->getAttr("loupe.cluster"))
+    if (epilogue->generic->getAttr("loupe.cluster") != cluster)
+      return failure();
   // Computing at the elementwise op: A, B and the bias must not change in between.
   for (Operation *between = op->getNextNode(); between != epilogue->generic;
        between = between->getNextNode())

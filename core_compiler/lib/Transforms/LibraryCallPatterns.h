@@ -23,7 +23,8 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ct
 
 /// A batch-1 matmul whose only reader computes `C + bias[j]` or `max(C + bias[j], 0)` into
 /// another rank-2 buffer D -> kernel(ctx, A, B, bias, D, false, false, act) at that reader
-/// (epilogue kernels, e.g. ral_gemm_epilogue_onednn); the fill and the reader go away.
+/// (epilogue kernels, e.g. ral_gemm_epilogue_onednn); the fill and the reader go away. When
+/// the matmul has a `loupe.cluster`, the reader must be in the same cluster.
 mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::Value ctx,
                                                      llvm::StringRef kernel,
                                                      llvm::StringRef device);

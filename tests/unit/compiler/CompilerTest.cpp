@@ -113,11 +113,11 @@ TEST(CompilerTest, LibraryDispatchesListTheirFallbacks) {
     return out;
   };
   using Chains = std::map<std::string, std::vector<std::string>>;
-  // By plevel: fc2's oneDNN GEMM falls back to OpenBLAS; the oneDNN epilogues have no
-  // alternative.
+  // By plevel: every matmul takes a oneDNN epilogue (bias, fc1's ReLU), which no other
+  // backend has.
   EXPECT_EQ(fallbacksByName({}),
             (Chains{{"dispatch_0_ral_gemm_epilogue_onednn", {}},
-                    {"dispatch_1_ral_batch_gemm_onednn", {"ral_batch_gemm_openblas"}},
+                    {"dispatch_1_ral_gemm_epilogue_onednn", {}},
                     {"dispatch_3_ral_gemm_epilogue_onednn", {}}}));
   // The user's order: OpenBLAS first (no epilogue fusion), then oneDNN.
   Chains blasFirst = fallbacksByName({"openblas", "onednn"});

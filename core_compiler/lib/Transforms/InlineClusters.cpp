@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+
 namespace loupe {
 #define GEN_PASS_DEF_INLINECLUSTERS
 #include "loupe/Transforms/Passes.h.inc"
@@ -19,8 +21,13 @@ struct InlineClustersPass : loupe::impl::InlineClustersBase<InlineClustersPass> 
     getOperation().walk([&](loupe::loupeir::FusionOp fusion) {
       Block &body = fusion.getBody().front();
       auto yield = cast<loupe::loupeir::YieldOp>(body.getTerminator());
+      IntegerAttr id = attrs.getI64IntegerAttr(fusion.getId());
       for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
-        op.setAttr("loupe.cluster", attrs.getI64IntegerAttr(fusion.getId()));
+        op.setAttr("loupe.cluster", id);
+        // Bufferization rebuilds ops that are not destination-style (tensor.pad becomes a
+        // fill and a copy) without their attributes but with their location.
+        if (!isa<DestinationStyleOpInterface>(op))
+          op.setLoc(FusedLoc::get(&getContext(), {op.getLoc()}, id));
         op.moveBefore(fusion);
       }
       fusion.replaceAllUsesWith(yield.getValues());

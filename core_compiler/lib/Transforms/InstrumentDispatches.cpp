@@ -101,6 +101,20 @@ static Location provenance(Operation *op) {
   return FusedLoc::get(op->getContext(), locs);
 }
 
+/// The op's `loupe.cluster`, else the cluster loupe-inline-clusters put in its location's
+/// metadata (ops bufferization made from a tensor.pad), else null.
+static IntegerAttr clusterOf(Operation *op) {
+  if (auto cluster = op->getAttrOfType<IntegerAttr>("loupe.cluster"))
+    return cluster;
+  IntegerAttr found;
+  op->getLoc()->walk([&](Location loc) {
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      found = dyn_cast_or_null<IntegerAttr>(fused.getMetadata());
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
 static bool isTracingCall(Operation *op) {
   auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op);
   return dispatch && dispatch.getCallee().starts_with("ral_dispatch_");
@@ -143,7 +157,7 @@ struct InstrumentDispatchesPass
       std::string backend = chosen ? chosen.str()
                                    : isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
       auto reason = op->getAttrOfType<StringAttr>("loupe.backend_reason");
-      auto cluster = op->getAttrOfType<IntegerAttr>("loupe.cluster");
+      IntegerAttr cluster = clusterOf(op);
       std::string source = loupe::describeLoc(provenance(op));
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
       llvm::SmallVector<Value> beginArgs = {

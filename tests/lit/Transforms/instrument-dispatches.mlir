@@ -2,14 +2,15 @@
 
 // Every top-level linalg op, memref.copy and library dispatch of the entry becomes a numbered
 // dispatch, bracketed by the runtime's tracing APIs; the table names the source op by its loc
-// and carries the backend (and why) that ral-lower-to-library-call recorded on the op.
+// and carries the backend (and why) that ral-lower-to-library-call recorded on the op, and its
+// cluster: the op's loupe.cluster, else its location's metadata (ops bufferization rebuilt).
 
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("dispatch_1_matmul\00")
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("codegen\00")
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("library\00")
 // CHECK-DAG: llvm.mlir.global internal constant @__loupe_str_{{.*}}("Gemm_0\00")
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: loupe.dispatches = [{backend = "codegen", cluster = -1 : i64, id = 0 : i64, kind = "kLoop", loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", cluster = 4 : i64, id = 1 : i64, kind = "kRowReduction", loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", cluster = -1 : i64, id = 2 : i64, kind = "kLibrary", loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", cluster = -1 : i64, id = 3 : i64, kind = "kLoop", loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
+// CHECK-SAME: loupe.dispatches = [{backend = "codegen", cluster = -1 : i64, id = 0 : i64, kind = "kLoop", loc = "fill_site", name = "dispatch_0_fill", op = "linalg.fill", reason = ""}, {backend = "openblas", cluster = 4 : i64, id = 1 : i64, kind = "kRowReduction", loc = "Gemm_0", name = "dispatch_1_matmul", op = "linalg.matmul", reason = "chosen by the test"}, {backend = "library", cluster = -1 : i64, id = 2 : i64, kind = "kLibrary", loc = "sort", name = "dispatch_2_ral_sort", op = "ral.dispatch", reason = ""}, {backend = "codegen", cluster = 5 : i64, id = 3 : i64, kind = "kLoop", loc = "out", name = "dispatch_3_copy", op = "memref.copy", reason = ""}]
 // CHECK: %[[ID0:.*]] = arith.constant 0 : i64
 // CHECK: ral.dispatch %[[CTX:.*]], %[[ID0]], %{{.*}}, %{{.*}}, %{{.*}} {abi = "ral_dispatch_begin___cpu___pvoid_i64_pvoid_pvoid_pvoid___void", callee = "ral_dispatch_begin", device = "cpu", has_side_effect}
 // CHECK-NEXT: linalg.fill {loupe.dispatch_id = 0 : i64}
@@ -27,7 +28,7 @@ func.func @main(%ctx: !ral.context) {
   %true = arith.constant true
   ral.dispatch %ctx, %acc, %true {callee = "ral_sort", device = "cpu", has_side_effect} : (memref<4x16xf32>, i1) -> () loc("sort")
   %out = memref.alloc() : memref<4x16xf32>
-  memref.copy %acc, %out : memref<4x16xf32> to memref<4x16xf32> loc("out")
+  memref.copy %acc, %out : memref<4x16xf32> to memref<4x16xf32> loc(fused<5 : i64>["out"])
   ral.send_output %ctx, 0, %out : memref<4x16xf32>
   return
 }

@@ -262,8 +262,11 @@ def InlineClusters : Pass<"loupe-inline-clusters", "mlir::ModuleOp"> {
   let description = [{
     Moves the ops of every `loupe.fusion` in front of it, replaces its results by
     the values it yields and erases it. Each moved op gets `loupe.cluster = <id>`
-    (and bufferization keeps it), so `loupe-instrument-dispatches` can name the
-    cluster of every kernel. Runs before bufferization.
+    (bufferization keeps it on destination-style ops); an op bufferization rebuilds
+    (tensor.pad) also gets the id as its location's metadata,
+    `loc(fused<3 : i64>["Pad_1"])`, which the new ops inherit. So
+    `loupe-instrument-dispatches` can name the cluster of every kernel. Runs before
+    bufferization.
   }];
 }
 

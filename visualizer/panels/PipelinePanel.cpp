@@ -67,6 +67,15 @@ void PipelinePanel::draw(ViewModel &vm, Actions &actions) {
   } else if (vm.compile) {
     const compiler::CompileResult &r = vm.compile->result;
     ImGui::TextDisabled("%d passes, %s", vm.compile->passCount(), formatNs(r.totalNs).c_str());
+    if (!r.cache.empty()) {
+      // The compile cache's answer for this compile, and its counts in this process.
+      compiler::CompileCacheStats stats = compiler::compileCacheStats();
+      ImGui::SameLine();
+      ImGui::TextDisabled("| compile cache: %s (%lld hits, %lld misses)",
+                          r.cache == "miss" ? "miss" : (r.cache + " hit").c_str(),
+                          static_cast<long long>(stats.memoryHits + stats.diskHits),
+                          static_cast<long long>(stats.misses));
+    }
     if (!r.ok()) {
       ImGui::SameLine();
       textColored(IM_COL32(235, 90, 80, 255), "failed");

@@ -54,6 +54,15 @@ int PipelinePanel::step(ViewModel &vm, int delta) {
   return vm.nav.selectedPass;
 }
 
+std::string PipelinePanel::cacheSummary(const compiler::CompileResult &result,
+                                        const compiler::CompileCacheStats &stats) {
+  if (result.cache.empty())
+    return "";
+  return "compile cache: " + (result.cache == "miss" ? result.cache : result.cache + " hit") +
+         " (" + std::to_string(stats.memoryHits + stats.diskHits) + " hits, " +
+         std::to_string(stats.misses) + " misses)";
+}
+
 void PipelinePanel::draw(ViewModel &vm, Actions &actions) {
   // Header: what was compiled, how far, and the phase to stop after.
   if (!vm.hasModel()) {
@@ -67,14 +76,9 @@ void PipelinePanel::draw(ViewModel &vm, Actions &actions) {
   } else if (vm.compile) {
     const compiler::CompileResult &r = vm.compile->result;
     ImGui::TextDisabled("%d passes, %s", vm.compile->passCount(), formatNs(r.totalNs).c_str());
-    if (!r.cache.empty()) {
-      // The compile cache's answer for this compile, and its counts in this process.
-      compiler::CompileCacheStats stats = compiler::compileCacheStats();
+    if (std::string cache = cacheSummary(r, compiler::compileCacheStats()); !cache.empty()) {
       ImGui::SameLine();
-      ImGui::TextDisabled("| compile cache: %s (%lld hits, %lld misses)",
-                          r.cache == "miss" ? "miss" : (r.cache + " hit").c_str(),
-                          static_cast<long long>(stats.memoryHits + stats.diskHits),
-                          static_cast<long long>(stats.misses));
+      ImGui::TextDisabled("| %s", cache.c_str());
     }
     if (!r.ok()) {
       ImGui::SameLine();

@@ -118,3 +118,13 @@ TEST(PipelinePanel, StepFromTheSourceRowAndClamp) {
   int next = panel.step(vm, 1);
   EXPECT_NE(vm.compile->result.snapshots[next].pass.find("tosa-to-linalg"), std::string::npos);
 }
+
+TEST(PipelinePanel, CacheSummaryNamesTheAnswerAndTheCounts) {
+  loupe::compiler::CompileResult r;
+  loupe::compiler::CompileCacheStats stats{2, 1, 4};
+  EXPECT_EQ(PipelinePanel::cacheSummary(r, stats), "");
+  r.cache = "disk";
+  EXPECT_EQ(PipelinePanel::cacheSummary(r, stats), "compile cache: disk hit (3 hits, 4 misses)");
+  r.cache = "miss";
+  EXPECT_EQ(PipelinePanel::cacheSummary(r, stats), "compile cache: miss (3 hits, 4 misses)");
+}

@@ -22,6 +22,11 @@ public:
   /// Draws into the current window.
   void draw(ViewModel &vm, Actions &actions);
 
+  /// "compile cache: disk hit (3 hits, 1 misses)" for a compile the cache answered, with the
+  /// process's counts; "" when the compile did not use the cache.
+  static std::string cacheSummary(const compiler::CompileResult &result,
+                                  const compiler::CompileCacheStats &stats);
+
   void setChangedOnly(bool on) { changedOnly_ = on; dirty_ = true; }
   bool changedOnly() const { return changedOnly_; }
   /// Case-insensitive substring of the pass name, options, phase or anchor.

@@ -37,10 +37,13 @@ enum class EpilogueStage { kNone, kView, kBias, kActivation };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
 struct ClusterState {
-  llvm::SmallVector<int> members; ///< Node ids.
+  llvm::SmallVector<int> members; ///< Node ids, ascending (program order).
   int library = -1;               ///< Node id of the library op, if any.
   EpilogueStage epilogue = EpilogueStage::kNone;
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
+  /// Kernel arguments: values read from outside (through cheap producers, which are cloned
+  /// in) and values read outside. Kept up to date on every merge.
+  llvm::SmallSetVector<Value, 8> inputs, outputs;
 };
 
 struct Refusal {
@@ -95,13 +98,14 @@ private:
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(ClusterState &lib, const Node &consumer, int producer);
   bool createsCycle(int a, int b);
+  void addInputs(Value v, llvm::SmallSetVector<Value, 8> &inputs);
+  void mergedArguments(const ClusterState &a, const ClusterState &b, ClusterState &into);
   int64_t operandCount(int a, int b);
   void merge(int producer, int consumer);
   void materialize();
 
   int leader(int node) { return clusters.getLeaderValue(node); }
   llvm::SmallVector<int> producersOf(const Node &node);
-  llvm::SmallVector<int> consumersOf(const Node &node);
 
   func::FuncOp entry;
   const backends::Preferences &prefs;
@@ -133,6 +137,11 @@ void Clusterer::collectNodes() {
     clusters.insert(id);
     ClusterState &s = state[id];
     s.members = {id};
+    for (Value v : op.getOperands())
+      addInputs(v, s.inputs);
+    for (Value r : op.getResults())
+      if (!r.use_empty())
+        s.outputs.insert(r);
     if (node.library())
       s.library = id;
     else if (const char *kind = reductionKind(&op))
@@ -146,14 +155,6 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
   for (Value v : node.op->getOperands())
     if (Operation *def = v.getDefiningOp(); def && nodeOf.count(def))
       out.insert(nodeOf[def]);
-  return out.takeVector();
-}
-
-llvm::SmallVector<int> Clusterer::consumersOf(const Node &node) {
-  llvm::SetVector<int> out;
-  for (Operation *user : node.op->getUsers())
-    if (nodeOf.count(user))
-      out.insert(nodeOf[user]);
   return out.takeVector();
 }
 
@@ -230,65 +231,78 @@ std::string Clusterer::whyNot(int producer, int consumer) {
   return "";
 }
 
-/// Distinct values the merged cluster reads from outside (cheap producers count through
-/// their own operands, as they are cloned in) plus the values it gives to outside.
-int64_t Clusterer::operandCount(int a, int b) {
-  llvm::SmallPtrSet<Operation *, 16> members;
-  for (int l : {leader(a), leader(b)})
-    for (int m : state[l].members)
-      members.insert(nodes[m].op);
-  llvm::SmallPtrSet<Value, 32> inputs;
-  int64_t outputs = 0;
-  std::function<void(Value)> addInput = [&](Value v) {
-    Operation *def = v.getDefiningOp();
-    if (def && members.contains(def))
-      return;
-    if (def && !nodeOf.count(def) && !def->hasTrait<OpTrait::ConstantLike>()) {
-      for (Value operand : def->getOperands())
-        addInput(operand); // A cheap producer, cloned into the cluster.
-      return;
-    }
-    if (!def || !matchPattern(v, m_Constant()) || isa<ShapedType>(v.getType()))
-      inputs.insert(v);
-  };
-  for (Operation *op : members) {
-    for (Value v : op->getOperands())
-      addInput(v);
-    for (Value r : op->getResults())
-      if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !members.contains(u); }))
-        ++outputs;
+/// Adds `v` to a cluster's inputs; a cheap producer's own operands instead, as it is cloned.
+void Clusterer::addInputs(Value v, llvm::SmallSetVector<Value, 8> &inputs) {
+  Operation *def = v.getDefiningOp();
+  if (def && !nodeOf.count(def) && !def->hasTrait<OpTrait::ConstantLike>()) {
+    for (Value operand : def->getOperands())
+      addInputs(operand, inputs);
+    return;
   }
-  return int64_t(inputs.size()) + outputs;
+  if (!def || !matchPattern(v, m_Constant()) || isa<ShapedType>(v.getType()))
+    inputs.insert(v);
+}
+
+/// The inputs and outputs of clusters `a` and `b` merged into `into`.
+void Clusterer::mergedArguments(const ClusterState &a, const ClusterState &b,
+                                ClusterState &into) {
+  auto inside = [&](Operation *op) {
+    auto it = nodeOf.find(op);
+    return it != nodeOf.end() &&
+           (leader(it->second) == leader(a.members[0]) || leader(it->second) == leader(b.members[0]));
+  };
+  llvm::SmallSetVector<Value, 8> inputs, outputs;
+  for (const ClusterState *s : {&a, &b}) {
+    for (Value v : s->inputs)
+      if (!v.getDefiningOp() || !inside(v.getDefiningOp()))
+        inputs.insert(v);
+    for (Value v : s->outputs)
+      if (llvm::any_of(v.getUsers(), [&](Operation *user) { return !inside(user); }))
+        outputs.insert(v);
+  }
+  into.inputs = std::move(inputs);
+  into.outputs = std::move(outputs);
+}
+
+int64_t Clusterer::operandCount(int a, int b) {
+  ClusterState merged;
+  mergedArguments(state[leader(a)], state[leader(b)], merged);
+  return int64_t(merged.inputs.size() + merged.outputs.size());
 }
 
 /// True when some path from one cluster to the other passes through a third cluster, so the
-/// merged cluster would both feed and read that third one.
+/// merged cluster would both feed and read that third one. Nodes are in program order (a
+/// topological order), so the search skips clusters that start after the target ends.
 bool Clusterer::createsCycle(int a, int b) {
-  int la = leader(a), lb = leader(b);
   auto reaches = [&](int from, int to) {
-    // DFS over clusters, starting at the clusters `from` feeds other than `to` itself.
+    int last = state[to].members.back();
     llvm::SmallVector<int> stack;
-    llvm::DenseSet<int> seen = {from};
-    auto push = [&](int cluster) {
-      for (int m : state[cluster].members)
-        for (int user : consumersOf(nodes[m])) {
-          int lu = leader(user);
-          if (seen.insert(lu).second)
+    llvm::DenseSet<int> seen = {from, to};
+    auto push = [&](int cluster, bool skipTarget) {
+      for (Value v : state[cluster].outputs)
+        for (Operation *user : v.getUsers()) {
+          auto it = nodeOf.find(user);
+          if (it == nodeOf.end())
+            continue;
+          int lu = leader(it->second);
+          if (lu == to && !skipTarget)
             stack.push_back(lu);
+          else if (!seen.contains(lu) && state[lu].members.front() <= last) {
+            seen.insert(lu);
+            stack.push_back(lu);
+          }
         }
     };
-    push(from);
-    if (llvm::is_contained(stack, to))
-      llvm::erase(stack, to); // The direct edge is the merge itself.
-    seen.erase(to);
+    push(from, /*skipTarget=*/true); // The direct edge is the merge itself.
     while (!stack.empty()) {
       int cluster = stack.pop_back_val();
       if (cluster == to)
         return true;
-      push(cluster);
+      push(cluster, /*skipTarget=*/false);
     }
     return false;
   };
+  int la = leader(a), lb = leader(b);
   return reaches(la, lb) || reaches(lb, la);
 }
 
@@ -310,6 +324,7 @@ void Clusterer::merge(int producer, int consumer) {
   llvm::sort(ps.members);
   ps.reductions.insert(cs.reductions.begin(), cs.reductions.end());
   clusters.unionSets(producer, consumer);
+  mergedArguments(ps, cs, ps); // Both already answer to the new leader.
   state[leader(producer)] = std::move(ps);
 }
 

@@ -5,11 +5,15 @@
 //   hashes       - a snapshot per pass, hash only (what `loupe run` / `replay` record)
 //   text         - a snapshot per pass with the IR text of every changed pass (the GUI, --dump-dir)
 // bench/run.sh prints hashes/passes_only and text/passes_only.
+// And the compile cache: a whole artifact compile (cache off, the peer) against a memory hit
+// and a disk hit of the same compile (artifact copied to the requested path).
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Pipelines/Compiler.h"
 
 #include <benchmark/benchmark.h>
+
+#include <filesystem>
 
 using namespace loupe::compiler;
 
@@ -37,7 +41,35 @@ void compile(benchmark::State &state, const char *model, Mode mode) {
   state.counters["snapshots"] = snapshots;
   state.counters["ir_text_bytes"] = textBytes;
 }
+enum CacheMode { kCacheOff, kMemoryHit, kDiskHit };
+
+void compileArtifact(benchmark::State &state, const char *model, CacheMode mode) {
+  auto dir = std::filesystem::temp_directory_path() / "loupe-bench-cache";
+  CompileOptions options;
+  options.keepIrText = false;
+  options.useCache = mode != kCacheOff;
+  options.cacheDir = (dir / "cache").string();
+  options.artifactPath = (dir / "out.so").string();
+  std::filesystem::create_directories(dir);
+  std::string path = std::string(LOUPE_SOURCE_DIR) + "/examples/models/" + model;
+  if (mode != kCacheOff)
+    (void)compileModel(path, options); // Fills the cache.
+  for (auto _ : state) {
+    if (mode == kDiskHit)
+      clearCompileCacheMemory();
+    CompileResult result = compileModel(path, options);
+    if (!result.ok() || (mode != kCacheOff && result.cache == "miss")) {
+      state.SkipWithError(result.ok() ? "the cache missed" : result.error->message.c_str());
+      return;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
 } // namespace
+
+BENCHMARK_CAPTURE(compileArtifact, cache_cnn_peer, "cnn.onnx", kCacheOff)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(compileArtifact, cache_cnn_memory, "cnn.onnx", kMemoryHit)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(compileArtifact, cache_cnn_disk, "cnn.onnx", kDiskHit)->Unit(benchmark::kMillisecond);
 
 #define LOUPE_COMPILE_BENCH(model, name)                                                      \
   BENCHMARK_CAPTURE(compile, name##_passes_only, model, kPassesOnly)->Unit(benchmark::kMillisecond); \

@@ -13,8 +13,6 @@ namespace {
 enum Column { ColId, ColName, ColLoc, ColKind, ColBackend, ColPlevel, ColOverride, ColWhy,
               ColAlternatives, ColOp, ColCount };
 
-ScreenRect lastItem() { return {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
-
 /// The reason in a word or two for the table (the whole reason is in the tooltip and under
 /// the table): the rule of BackendRegistry::select that decided.
 std::string shortReason(const std::string &reason) {
@@ -85,7 +83,7 @@ void DispatchPanel::drawToolbar(ViewModel &vm, Actions &actions) {
   std::string label = pending ? "Recompile (overrides changed)" : "Recompile";
   if (ImGui::Button(label.c_str()))
     recompile(vm, actions);
-  recompileRect_ = lastItem();
+  recompileRect_ = lastItemRect();
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(!vm.hasModel());
@@ -205,7 +203,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
         bool open = ImGui::BeginCombo("##override", preview.c_str());
         if (current != was)
           ImGui::PopStyleColor();
-        overrideRects_[s.id] = lastItem();
+        overrideRects_[s.id] = lastItemRect();
         if (ImGui::IsItemHovered() && !open)
           ImGui::SetTooltip("Backend of %s (%s); '*': not compiled yet", d.overrideLoc.c_str(),
                             d.opKind.c_str());
@@ -213,13 +211,13 @@ void DispatchPanel::drawTable(ViewModel &vm) {
           popupRects_.clear();
           if (ImGui::Selectable("default", current.empty()))
             setOverride(d.overrideLoc, "");
-          popupRects_[""] = lastItem();
+          popupRects_[""] = lastItemRect();
           for (const graph::Alternative &alt : d.alternatives) {
             ImGui::BeginDisabled(!alt.available);
             std::string item = alt.backend + " (" + std::to_string(alt.plevel) + ")";
             if (ImGui::Selectable(item.c_str(), current == alt.backend))
               setOverride(d.overrideLoc, alt.backend);
-            popupRects_[alt.backend] = lastItem();
+            popupRects_[alt.backend] = lastItemRect();
             ImGui::EndDisabled();
             if (!alt.available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
               ImGui::SetTooltip("unavailable: %s", alt.why.c_str());

@@ -15,6 +15,7 @@
 #define LOUPE_VISUALIZER_PANELS_DISPATCHPANEL_H
 
 #include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
 
 #include <imgui.h>
@@ -24,13 +25,6 @@
 #include <string>
 
 namespace loupe::visualizer {
-
-/// A rectangle on screen, pixels.
-struct ScreenRect {
-  ImVec2 min{0, 0}, max{0, 0};
-  ImVec2 center() const { return ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f); }
-  bool empty() const { return max.x <= min.x || max.y <= min.y; }
-};
 
 class DispatchPanel {
 public:

@@ -102,6 +102,7 @@ const RunClusters *RunClustersCache::get(const ViewModel &vm) {
     profile_ = vm.profile;
     compile_ = vm.compile;
     value_ = joinRunClusters(*profile_, compile_ ? compile_->graph.get() : nullptr);
+    ++generation_;
   }
   return &*value_;
 }

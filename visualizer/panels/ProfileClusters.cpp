@@ -7,17 +7,22 @@
 
 namespace loupe::visualizer {
 
-std::vector<int> ProfilePanel::clusterOrder(const ViewModel &vm) {
-  std::vector<int> order;
+const std::vector<int> &ProfilePanel::clusterOrder(const ViewModel &vm) {
   const clusters::RunClusters *run = clusters_.get(vm);
-  if (!run)
-    return order;
-  order.resize(run->clusters.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+  if (!run) {
+    clusterOrder_.clear();
+    clusterOrderFor_ = 0;
+    return clusterOrder_;
+  }
+  if (clusterOrderFor_ == clusters_.generation())
+    return clusterOrder_;
+  clusterOrderFor_ = clusters_.generation();
+  clusterOrder_.resize(run->clusters.size());
+  std::iota(clusterOrder_.begin(), clusterOrder_.end(), 0);
+  std::stable_sort(clusterOrder_.begin(), clusterOrder_.end(), [&](int a, int b) {
     return run->clusters[a].medianSumNs > run->clusters[b].medianSumNs;
   });
-  return order;
+  return clusterOrder_;
 }
 
 void ProfilePanel::clusterLink(ViewModel &vm, const clusters::RunClusters &run, int cluster,
@@ -83,8 +88,10 @@ void ProfilePanel::locLink(ViewModel &vm, const DispatchRow &row) {
 void ProfilePanel::drawClusters(ViewModel &vm, float height) {
   const clusters::RunClusters *run = clusters_.get(vm);
   if (!run || run->unknown) {
-    ImGui::TextDisabled("This run stored no clusters (it predates them) and the compile shown is "
-                        "not its program: recompile with its settings.");
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("This run stored no cluster ids (it predates them): they come from the "
+                        "compile shown once it is the run's program (recompile with its settings).");
+    ImGui::PopTextWrapPos();
     return;
   }
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
@@ -102,7 +109,7 @@ void ProfilePanel::drawClusters(ViewModel &vm, float height) {
   ImGui::TableSetupColumn("share");
   ImGui::TableSetupColumn("source ops");
   ImGui::TableHeadersRow();
-  std::vector<int> order = clusterOrder(vm);
+  const std::vector<int> &order = clusterOrder(vm);
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(order.size()));
   while (clipper.Step())

@@ -60,11 +60,14 @@ class RunClustersCache {
 public:
   /// Null when no run is shown.
   const RunClusters *get(const ViewModel &vm);
+  /// Changes whenever get() recomputes (callers cache what they derive from it).
+  uint64_t generation() const { return generation_; }
 
 private:
   std::shared_ptr<const ProfileView> profile_;
   std::shared_ptr<const CompileView> compile_;
   std::optional<RunClusters> value_;
+  uint64_t generation_ = 0;
 };
 
 } // namespace loupe::visualizer::clusters

@@ -44,8 +44,8 @@ public:
   /// The run's kernels by cluster, joined with the compile shown; null without a run.
   const clusters::RunClusters *runClusters(const ViewModel &vm) { return clusters_.get(vm); }
   /// Indices into RunClusters::clusters in the order of the clusters table (summed median,
-  /// highest first).
-  std::vector<int> clusterOrder(const ViewModel &vm);
+  /// highest first); cached per join.
+  const std::vector<int> &clusterOrder(const ViewModel &vm);
   /// Screen rectangles of the last frame's links: "kernel:<id>" the cluster cell of kernel
   /// `id`, "cluster:<id>" the id cell of run cluster `id` in the clusters table. Zero-size
   /// when not drawn.
@@ -78,6 +78,8 @@ private:
   int64_t timelineFor_ = -1;
   TimelineView timeline_;
   clusters::RunClustersCache clusters_;
+  std::vector<int> clusterOrder_;
+  uint64_t clusterOrderFor_ = 0; ///< clusters_.generation() clusterOrder_ is of; 0: none.
   std::map<std::string, ScreenRect> rects_;
 };
 

@@ -46,7 +46,8 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
     }
     std::vector<profiler::DispatchRecord> dispatches;
     for (const ral::DispatchInfo &d : outcome.manifest.dispatches)
-      dispatches.push_back({d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1});
+      dispatches.push_back(
+          {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, d.cluster});
     if (ral::Status s = store->addDispatches(*runId, dispatches); !s)
       return s;
     if (ral::Status s = store->addSamples(*runId, samples); !s)

@@ -2,8 +2,9 @@
 # The workbench in a real window under Xvfb: one screenshot per panel of the CNN example
 # session, each checked not to be blank (check_png.py).
 #
-#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR setup        # profile DBs: two runs of the CNN, and
-#                                                         # its two variants (cnn_variants.json)
+#   screenshots.sh LOUPE SOURCE_DIR OUT_DIR setup        # profile DBs: two runs of the CNN (the
+#                                                         # second with a kernel fallback), and its
+#                                                         # variants fused and unfused
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
 # PANEL: pipeline ir diff graph dispatches run profile compare log. OUT_DIR/PANEL.png are the images (the user
@@ -20,14 +21,36 @@ if ! command -v xvfb-run >/dev/null; then
   echo "xvfb-run not found: skipping"; exit 77
 fi
 
+# session_copy SRC OUT EDIT: session SRC written to OUT with its paths made absolute, after the
+# Python statement EDIT changed it (the session is `s`).
+session_copy() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, os, sys
+src, out, edit = sys.argv[1:4]
+s = json.load(open(src))
+base = os.path.dirname(os.path.abspath(src))
+s["model"] = os.path.normpath(os.path.join(base, s["model"]))
+for k in ("inputs", "check"):
+    if k in s.get("run", {}):
+        s["run"][k] = os.path.normpath(os.path.join(base, s["run"][k]))
+exec(edit)
+json.dump(s, open(out, "w"), indent=2)
+PY
+}
+
 if [ "${1:-}" = setup ]; then
   rm -f "$OUT/p.db" "$OUT/p.db-wal" "$OUT/p.db-shm"
-  # Two runs with different settings: the session's test data, then random inputs.
+  # Two runs with different settings: the session's test data, then random inputs with fc's
+  # oneDNN batch GEMM failing (fault injection), so the run records a fallback to OpenBLAS.
   "$LOUPE" replay "$SESSION" --db "$OUT/p.db" > "$OUT/replay.md"
-  "$LOUPE" run "$SRC/examples/models/cnn.onnx" --reps 30 --warmup 3 --seed 1 --db "$OUT/p.db" --json > "$OUT/run.json"
-  # The Compare panel shows two variants of a session: replayed into their own DB.
+  LOUPE_RAL_FAIL_KERNEL=ral_batch_gemm_onednn "$LOUPE" run "$SRC/examples/models/cnn.onnx" \
+    --reps 30 --warmup 3 --seed 1 --db "$OUT/p.db" --json > "$OUT/run.json"
+  # The Compare panel shows two variants of a session, fusion on and off (cnn_backends.json
+  # comparing `library` with `fusion_off`): replayed into their own DB.
+  session_copy "$SRC/examples/sessions/cnn_backends.json" "$OUT/cnn_fusion.json" \
+    's["name"] = "cnn_fusion"; s["compare"] = ["library", "fusion_off"]'
   rm -f "$OUT/variants.db" "$OUT/variants.db-wal" "$OUT/variants.db-shm"
-  "$LOUPE" replay "$SRC/examples/sessions/cnn_variants.json" --db "$OUT/variants.db" > "$OUT/variants.md"
+  "$LOUPE" replay "$OUT/cnn_fusion.json" --db "$OUT/variants.db" > "$OUT/variants.md"
   echo "profile DBs: $OUT/p.db $OUT/variants.db"
   exit 0
 fi
@@ -51,23 +74,14 @@ MLIR
     ir) extra=(--pass tosa-to-linalg --search linalg.conv_2d) ;;
     diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
-    compare) open=(--session "$SRC/examples/sessions/cnn_variants.json"); db=$OUT/variants.db ;;
+    compare) open=(--session "$OUT/cnn_fusion.json"); db=$OUT/variants.db ;;
     graph)
       # The transformer block: branches, fused clusters, matmuls on oneDNN.
       open=(--session "$SRC/examples/sessions/transformer_block.json"); extra=(--search head0_scores) ;;
     dispatches)
       # cnn_backends.json with conv1 forced to codegen (what the override drop-down saves).
-      python3 - "$SRC/examples/sessions/cnn_backends.json" "$OUT/cnn_override.json" <<'PY'
-import json, os, sys
-src, out = sys.argv[1], sys.argv[2]
-s = json.load(open(src))
-base = os.path.dirname(os.path.abspath(src))
-s["model"] = os.path.normpath(os.path.join(base, s["model"]))
-for k in ("inputs", "check"):
-    s["run"][k] = os.path.normpath(os.path.join(base, s["run"][k]))
-s["pipeline"]["overrides"] = {"conv1": "codegen"}
-json.dump(s, open(out, "w"), indent=2)
-PY
+      session_copy "$SRC/examples/sessions/cnn_backends.json" "$OUT/cnn_override.json" \
+        's["pipeline"]["overrides"] = {"conv1": "codegen"}'
       open=(--session "$OUT/cnn_override.json"); extra=(--search conv1) ;;
   esac
   "${XVFB[@]}" "$LOUPE" gui "${open[@]}" --db "$db" --screenshot "$OUT/$panel.png" \

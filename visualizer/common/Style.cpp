@@ -131,6 +131,20 @@ void helpMarker(const char *description) {
   }
 }
 
+bool linkButton(const std::string &label) {
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(110, 170, 250, 255));
+  ImVec2 size = ImGui::CalcTextSize(label.c_str(), nullptr, true);
+  bool pressed = ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_None, size);
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) {
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    ImGui::GetWindowDrawList()->AddLine(ImVec2(a.x, b.y - 1), ImVec2(a.x + size.x, b.y - 1),
+                                        IM_COL32(110, 170, 250, 255));
+    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+  }
+  return pressed;
+}
+
 namespace {
 int resizeCallback(ImGuiInputTextCallbackData *data) {
   if (data->EventFlag == ImGuiInputTextFlags_CallbackResize) {

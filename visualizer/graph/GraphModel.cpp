@@ -1,5 +1,7 @@
-//===- GraphModel.cpp - Ops, dispatches and backend choices of a compile -------===//
+//===- GraphModel.cpp - Ops, clusters, dispatches and backend choices ---------===//
 #include "loupe/visualizer/graph/GraphModel.h"
+
+#include "GraphClusters.h"
 
 #include "loupe/Backends/BackendRegistry.h"
 #include "loupe/sessions/BackendAvailability.h"
@@ -14,14 +16,6 @@ namespace loupe::visualizer::graph {
 
 namespace {
 bool contains(const std::string &s, const char *part) { return s.find(part) != std::string::npos; }
-
-/// "dispatch_12_generic" -> "generic".
-std::string kernelKind(const std::string &name) {
-  if (name.rfind("dispatch_", 0) != 0)
-    return name;
-  size_t end = name.find('_', 9);
-  return end == std::string::npos ? name : name.substr(end + 1);
-}
 
 /// "tosa.max_pool2d" -> "max", "tosa.conv2d" -> "conv": the op's leading word.
 std::string opStem(const std::string &op) {
@@ -48,6 +42,19 @@ int affinity(const compiler::GraphNode &node, const DispatchEntry &d) {
   return score;
 }
 } // namespace
+
+std::string kernelKind(const std::string &name) {
+  if (name.rfind("dispatch_", 0) != 0)
+    return name;
+  size_t end = name.find('_', 9);
+  return end == std::string::npos ? name : name.substr(end + 1);
+}
+
+std::pair<std::string, std::string> splitClusterOp(const std::string &op) {
+  size_t at = op.find('@');
+  return at == std::string::npos ? std::pair{op, std::string()}
+                                 : std::pair{op.substr(0, at), op.substr(at + 1)};
+}
 
 std::vector<std::string> splitLoc(const std::string &loc) {
   std::vector<std::string> out;
@@ -90,19 +97,24 @@ std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSu
   return "";
 }
 
-std::string dispatchKind(const compiler::DispatchSummary &d) {
-  // The compiler's fusion kind (BladeDISC's names) when it records one.
+std::string fusionKindName(const std::string &kind) {
   static const std::map<std::string, std::string> kNames = {
       {"kLoop", "loop"},       {"kRowReduction", "row reduction"},
       {"kColReduction", "column reduction"}, {"kLibrary", "library"},
       {"kInput", "input fusion"}, {"kStitch", "stitch"}};
-  if (auto it = kNames.find(d.kind); it != kNames.end())
+  if (auto it = kNames.find(kind); it != kNames.end())
     return it->second;
-  if (d.kind.size() > 1 && d.kind[0] == 'k') {
-    std::string word = d.kind.substr(1);
+  if (kind.size() > 1 && kind[0] == 'k') {
+    std::string word = kind.substr(1);
     word[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[0])));
     return word;
   }
+  return "";
+}
+
+std::string dispatchKind(const compiler::DispatchSummary &d) {
+  if (std::string name = fusionKindName(d.kind); !name.empty())
+    return name;
   if (d.op == "ral.dispatch")
     return "library";
   if (contains(d.name, "reduce") || contains(d.name, "pooling") || d.op == "linalg.reduce")
@@ -113,10 +125,33 @@ std::string dispatchKind(const compiler::DispatchSummary &d) {
 }
 
 int GraphModel::dispatchIndex(int64_t id) const {
+  if (id >= 0 && size_t(id) < dispatches.size() && dispatches[id].summary.id == id)
+    return static_cast<int>(id); // ids are dense in program order
   for (size_t i = 0; i < dispatches.size(); ++i)
     if (dispatches[i].summary.id == id)
       return static_cast<int>(i);
   return -1;
+}
+
+int GraphModel::clusterIndex(int64_t id) const {
+  if (id >= 0 && size_t(id) < clusters.size() && clusters[id].summary.id == id)
+    return static_cast<int>(id);
+  for (size_t i = 0; i < clusters.size(); ++i)
+    if (clusters[i].summary.id == id)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int GraphModel::nodeNamed(const std::string &name) const {
+  int first = -1;
+  for (auto [it, end] = nodesByName.equal_range(name); it != end; ++it) {
+    const NodeEntry &n = nodes[it->second];
+    if (n.dispatch >= 0 && !dispatches[n.dispatch].opKind.empty())
+      return it->second;
+    if (first < 0 || it->second < first)
+      first = it->second;
+  }
+  return first;
 }
 
 std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult &result,
@@ -127,7 +162,7 @@ std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult 
   for (const compiler::GraphNode &n : result.graph.nodes) {
     indexOfId[n.id] = static_cast<int>(model->nodes.size());
     model->nodesByName.emplace(n.name, static_cast<int>(model->nodes.size()));
-    model->nodes.push_back({n, {}, -1, ""});
+    model->nodes.push_back({n, {}, -1, {}, -1, ""});
   }
   for (auto [from, to] : result.graph.edges) {
     auto a = indexOfId.find(from), b = indexOfId.find(to);
@@ -167,10 +202,11 @@ std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult 
       if (score > bestScore)
         best = d, bestScore = score;
     }
-    n.cluster = best;
+    n.dispatch = best;
     if (best >= 0)
       n.backend = model->dispatches[best].summary.backend;
   }
+  addClusters(*model, result);
   return model;
 }
 

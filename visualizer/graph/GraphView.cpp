@@ -52,7 +52,11 @@ ImU32 GraphView::nodeColor(const GraphModel &model, int index) const {
     return scaled(backendColor(n.backend), 0.55f);
   if (n.cluster < 0)
     return IM_COL32(62, 64, 70, 255);
-  return scaled(paletteColor(static_cast<int>(model.dispatches[n.cluster].summary.id)), 0.55f);
+  return scaled(clusterColor(model, n.cluster), 0.55f);
+}
+
+ImU32 GraphView::clusterColor(const GraphModel &model, int cluster) {
+  return paletteColor(static_cast<int>(model.clusters[cluster].summary.id));
 }
 
 void GraphView::prepare(const GraphModel &model, const GraphLayout &layout) {
@@ -67,21 +71,24 @@ void GraphView::prepare(const GraphModel &model, const GraphLayout &layout) {
       b = {std::min(b.x0, p.x), std::min(b.y0, p.y), std::max(b.x1, p.x), std::max(b.y1, p.y)};
     edgeBoxes_.push_back(b);
   }
-  // Fused dispatches (several source ops in one kernel) get an outline around their ops.
-  clusterBoxes_.clear();
-  for (size_t d = 0; d < model.dispatches.size(); ++d) {
-    const DispatchEntry &entry = model.dispatches[d];
-    if (splitLoc(entry.summary.loc).size() < 2 || entry.nodes.size() < 2)
+  // Clusters drawn around several ops get an outline around them.
+  std::vector<Box> boxes(model.clusters.size(), Box{1e30f, 1e30f, -1e30f, -1e30f});
+  std::vector<int> members(model.clusters.size(), 0);
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    int c = model.nodes[i].cluster;
+    if (c < 0)
       continue;
-    Box b{1e30f, 1e30f, -1e30f, -1e30f};
-    for (int n : entry.nodes) {
-      const NodeBox &nb = layout.nodes[n];
-      b = {std::min(b.x0, nb.left()), std::min(b.y0, nb.top()), std::max(b.x1, nb.right()),
-           std::max(b.y1, nb.bottom())};
-    }
-    clusterBoxes_.push_back({static_cast<int>(d), {b.x0 - kClusterPad, b.y0 - kClusterPad,
-                                                   b.x1 + kClusterPad, b.y1 + kClusterPad}});
+    const NodeBox &nb = layout.nodes[i];
+    Box &b = boxes[c];
+    b = {std::min(b.x0, nb.left()), std::min(b.y0, nb.top()), std::max(b.x1, nb.right()),
+         std::max(b.y1, nb.bottom())};
+    ++members[c];
   }
+  clusterBoxes_.clear();
+  for (size_t c = 0; c < boxes.size(); ++c)
+    if (members[c] >= 2)
+      clusterBoxes_.push_back({static_cast<int>(c), {boxes[c].x0 - kClusterPad, boxes[c].y0 - kClusterPad,
+                                                     boxes[c].x1 + kClusterPad, boxes[c].y1 + kClusterPad}});
 }
 
 int GraphView::nodeAt(const GraphLayout &layout, Point p) const {
@@ -108,16 +115,12 @@ int GraphView::clusterAt(const GraphModel &model, const GraphLayout &layout, Poi
 void GraphView::select(const GraphModel &model, const GraphLayout &layout, Navigation &nav,
                        ImVec2 mouse) {
   Point p = toLayout(mouse);
-  int node = nodeAt(layout, p);
-  if (node >= 0) {
-    nav.selectedNode = node;
-    int cluster = model.nodes[node].cluster;
-    nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
+  if (int node = nodeAt(layout, p); node >= 0) {
+    nav.selectOp(model, node);
     return;
   }
   int cluster = clusterAt(model, layout, p);
-  nav.selectedNode = -1;
-  nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
+  nav.selectCluster(model, cluster >= 0 ? model.clusters[cluster].summary.id : -1);
 }
 
 void GraphView::focus(const GraphModel &model, const GraphLayout &layout, Navigation &nav) {
@@ -130,6 +133,9 @@ void GraphView::focus(const GraphModel &model, const GraphLayout &layout, Naviga
   };
   if (nav.selectedNode >= 0 && size_t(nav.selectedNode) < layout.nodes.size())
     add(nav.selectedNode);
+  else if (int c = model.clusterIndex(nav.selectedCluster); c >= 0)
+    for (int n : model.clusters[c].nodes)
+      add(n);
   else if (int d = model.dispatchIndex(nav.selectedDispatch); d >= 0)
     for (int n : model.dispatches[d].nodes)
       add(n);
@@ -186,16 +192,17 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
   };
   auto S = [&](Point p) { return toScreen(p); };
   drawnNodes_ = drawnEdges_ = drawnLabels_ = 0;
-  int selectedIndex = model.dispatchIndex(nav.selectedDispatch);
+  int selectedCluster = model.clusterIndex(nav.selectedCluster);
+  int selectedDispatch = selectedCluster < 0 ? model.dispatchIndex(nav.selectedDispatch) : -1;
 
-  // Fused clusters: a tinted outline around their ops.
-  for (const auto &[d, b] : clusterBoxes_) {
+  // Clusters of several ops: a tinted outline around them.
+  for (const auto &[c, b] : clusterBoxes_) {
     if (!visible(b.x0, b.y0, b.x1, b.y1))
       continue;
-    ImU32 c = paletteColor(static_cast<int>(model.dispatches[d].summary.id));
-    dl->AddRectFilled(S({b.x0, b.y0}), S({b.x1, b.y1}), scaled(c, 1.0f, 40), 6 * zoom_);
-    dl->AddRect(S({b.x0, b.y0}), S({b.x1, b.y1}), scaled(c, 1.0f, d == selectedIndex ? 255 : 150),
-                6 * zoom_, 0, d == selectedIndex ? 2.5f : 1.0f);
+    ImU32 col = clusterColor(model, c);
+    dl->AddRectFilled(S({b.x0, b.y0}), S({b.x1, b.y1}), scaled(col, 1.0f, 40), 6 * zoom_);
+    dl->AddRect(S({b.x0, b.y0}), S({b.x1, b.y1}), scaled(col, 1.0f, c == selectedCluster ? 255 : 150),
+                6 * zoom_, 0, c == selectedCluster ? 2.5f : 1.0f);
   }
 
   // Edges.
@@ -260,17 +267,16 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
     float round = std::min(4.0f, 4 * zoom_);
     dl->AddRectFilled(a, c, nodeColor(model, static_cast<int>(i)), round);
     // A stripe of the other colouring: the backend in cluster mode, the cluster in backend mode.
-    ImU32 stripe = colorBy == ColorBy::Cluster
-                       ? backendColor(n.backend)
-                       : (n.cluster >= 0 ? paletteColor(static_cast<int>(
-                                               model.dispatches[n.cluster].summary.id))
-                                         : IM_COL32(90, 90, 90, 255));
+    ImU32 stripe = colorBy == ColorBy::Cluster ? backendColor(n.backend)
+                   : n.cluster >= 0            ? clusterColor(model, n.cluster)
+                                               : IM_COL32(90, 90, 90, 255);
     dl->AddRectFilled(a, ImVec2(a.x + std::max(2.0f, 4 * zoom_), c.y), stripe, round,
                       ImDrawFlags_RoundCornersLeft);
     bool selected = static_cast<int>(i) == nav.selectedNode;
-    bool inSelected = selectedIndex >= 0 &&
-                      std::find(n.dispatches.begin(), n.dispatches.end(), selectedIndex) !=
-                          n.dispatches.end();
+    // In the selected cluster (every op it names), else in the selected dispatch.
+    const std::vector<int> &in = selectedCluster >= 0 ? n.clusters : n.dispatches;
+    int selectedIndex = selectedCluster >= 0 ? selectedCluster : selectedDispatch;
+    bool inSelected = selectedIndex >= 0 && std::find(in.begin(), in.end(), selectedIndex) != in.end();
     if (selected || inSelected)
       dl->AddRect(a, c, selected ? IM_COL32(255, 255, 255, 255) : IM_COL32(250, 210, 80, 255),
                   round, 0, selected ? 2.5f : 1.5f);
@@ -279,24 +285,29 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
     ++drawnLabels_;
     float pad = 6 * zoom_;
     std::string op = n.node.op == "input" ? "input" : shortOp(n.node.op);
-    std::string second = n.cluster >= 0 ? n.backend : n.node.name; // no dispatch: its loc
+    bool placed = !n.backend.empty();
+    std::string second = placed ? n.backend : n.node.name; // in no cluster or kernel: its loc
     dl->AddText(font, fontPx, ImVec2(a.x + pad + 2 * zoom_, a.y + pad * 0.6f),
                 IM_COL32(240, 240, 240, 255), op.c_str());
     dl->AddText(font, fontPx, ImVec2(a.x + pad + 2 * zoom_, a.y + pad * 0.6f + fontPx),
-                n.cluster >= 0 ? scaled(backendColor(n.backend), 1.25f) : IM_COL32(170, 170, 170, 255),
+                placed ? scaled(backendColor(n.backend), 1.25f) : IM_COL32(170, 170, 170, 255),
                 second.c_str());
   }
   dl->PopClipRect();
 
-  // Hover: the op's name, type and dispatches.
+  // Hover: the op's name, type, clusters and dispatches.
   if (hovered && !active) {
     int node = nodeAt(layout, toLayout(io.MousePos));
     if (node >= 0) {
       const NodeEntry &n = model.nodes[node];
       std::string tip = n.node.name + "\n" + n.node.op + "  " + n.node.type;
+      for (int c : n.clusters) {
+        const compiler::ClusterSummary &s = model.clusters[c].summary;
+        tip += "\n" + std::string(c == n.cluster ? "* " : "  ") + "cluster " +
+               std::to_string(s.id) + " " + s.kind + " on " + s.backend;
+      }
       for (int d : n.dispatches)
-        tip += "\n" + std::string(d == n.cluster ? "* " : "  ") + model.dispatches[d].summary.name +
-               " (" + model.dispatches[d].summary.backend + ")";
+        tip += "\n  " + model.dispatches[d].summary.name + " (" + model.dispatches[d].summary.backend + ")";
       ImGui::SetTooltip("%s", tip.c_str());
     }
   }

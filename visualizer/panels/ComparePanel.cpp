@@ -17,18 +17,32 @@ std::string runLabel(const profiler::RunSummary &r) {
          (r.status == profiler::RunStatus::Complete ? "" : std::string("  ") + profiler::runStatusName(r.status));
 }
 
-/// A verdict as a coloured label; hover shows the reason.
-void verdictCell(const profiler::Comparison &c) {
+} // namespace
+
+void ComparePanel::verdictCell(const profiler::Comparison &c) {
   textColored(verdictColor(c.verdict), profiler::verdictName(c.verdict));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s\np = %.4g, %zu vs %zu samples", c.reason.c_str(), c.test.pValue,
                       c.baseline.count, c.candidate.count);
 }
 
-double medianOr(const profiler::Summary &s) {
+double ComparePanel::medianOr(const profiler::Summary &s) {
   return s.count ? s.median : std::nan("");
 }
-} // namespace
+
+void ComparePanel::backendPair(const std::string &a, const std::string &b) {
+  if (a.empty() && b.empty())
+    ImGui::TextDisabled("-");
+  else if (a == b || a.empty() || b.empty())
+    textColored(backendColor(a.empty() ? b : a), a.empty() ? b : a);
+  else {
+    textColored(backendColor(a), a);
+    ImGui::SameLine(0, 4);
+    ImGui::TextDisabled("->");
+    ImGui::SameLine(0, 4);
+    textColored(backendColor(b), b);
+  }
+}
 
 void ComparePanel::setSort(Column column, bool ascending) {
   sortColumn_ = column;
@@ -235,7 +249,7 @@ void ComparePanel::drawTable(const CompareView &c) {
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                           ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
                           ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit;
-  float height = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.5f);
+  float height = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.4f);
   if (!ImGui::BeginTable("compare", ColCount + 2, flags, ImVec2(0, height)))
     return;
   ImGui::TableSetupScrollFreeze(0, 2);
@@ -269,18 +283,7 @@ void ComparePanel::drawTable(const CompareView &c) {
                         renamed ? r.candidateName.c_str() : "");
     // Each side's backend: "onednn", or "onednn -> codegen" when the candidate's differs.
     ImGui::TableNextColumn();
-    const std::string &a = r.baselineBackend, &b = r.candidateBackend;
-    if (a.empty() && b.empty())
-      ImGui::TextDisabled("-");
-    else if (a == b || a.empty() || b.empty())
-      textColored(backendColor(a.empty() ? b : a), a.empty() ? b : a);
-    else {
-      textColored(backendColor(a), a);
-      ImGui::SameLine(0, 4);
-      ImGui::TextDisabled("->");
-      ImGui::SameLine(0, 4);
-      textColored(backendColor(b), b);
-    }
+    backendPair(r.baselineBackend, r.candidateBackend);
     ImGui::TableNextColumn();
     showText(r.inBaseline ? formatNs(medianOr(r.comparison.baseline)) : "missing");
     ImGui::TableNextColumn();
@@ -405,6 +408,9 @@ void ComparePanel::draw(ViewModel &vm, Actions &actions) {
   sortedRows(vm);
   drawTable(c);
   sortedRows(vm); // the table may have changed the sort
+  if (ImGui::CollapsingHeader("clusters: kernel durations summed per repetition",
+                              ImGuiTreeNodeFlags_DefaultOpen))
+    drawClusters(c.clusters);
   drawBars(c);
 }
 

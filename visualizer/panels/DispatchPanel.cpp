@@ -3,6 +3,7 @@
 
 #include "loupe/visualizer/Format.h"
 #include "loupe/visualizer/Style.h"
+#include "loupe/visualizer/clusters/ClusterMatch.h"
 #include "loupe/visualizer/panels/BackendSettings.h"
 
 #include <algorithm>
@@ -10,10 +11,8 @@
 namespace loupe::visualizer {
 
 namespace {
-enum Column { ColId, ColName, ColLoc, ColKind, ColBackend, ColPlevel, ColOverride, ColWhy,
-              ColAlternatives, ColOp, ColCount };
-
-ScreenRect lastItem() { return {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
+enum Column { ColId, ColName, ColLoc, ColKind, ColCluster, ColBackend, ColPlevel, ColOverride,
+              ColWhy, ColAlternatives, ColOp, ColCount };
 
 /// The reason in a word or two for the table (the whole reason is in the tooltip and under
 /// the table): the rule of BackendRegistry::select that decided.
@@ -33,6 +32,11 @@ std::string shortReason(const std::string &reason) {
 ScreenRect DispatchPanel::overrideRect(int64_t id) const {
   auto it = overrideRects_.find(id);
   return it == overrideRects_.end() ? ScreenRect{} : it->second;
+}
+
+ScreenRect DispatchPanel::clusterRect(int64_t id) const {
+  auto it = clusterRects_.find(id);
+  return it == clusterRects_.end() ? ScreenRect{} : it->second;
 }
 
 ScreenRect DispatchPanel::popupItemRect(const std::string &backend) const {
@@ -85,7 +89,7 @@ void DispatchPanel::drawToolbar(ViewModel &vm, Actions &actions) {
   std::string label = pending ? "Recompile (overrides changed)" : "Recompile";
   if (ImGui::Button(label.c_str()))
     recompile(vm, actions);
-  recompileRect_ = lastItem();
+  recompileRect_ = lastItemRect();
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(!vm.hasModel());
@@ -107,8 +111,9 @@ void DispatchPanel::drawToolbar(ViewModel &vm, Actions &actions) {
   std::string counts;
   for (const auto &[backend, n] : byBackend)
     counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + backend;
-  ImGui::TextDisabled("%zu dispatches: %s; %zu override%s", model.dispatches.size(),
-                      counts.c_str(), edited_.size(), edited_.size() == 1 ? "" : "s");
+  ImGui::TextDisabled("%zu dispatches in %zu clusters: %s; %zu override%s",
+                      model.dispatches.size(), model.clusters.size(), counts.c_str(),
+                      edited_.size(), edited_.size() == 1 ? "" : "s");
   if (ImGui::CollapsingHeader("session backends: order and fusion")) {
     ImGui::Indent();
     if (drawBackendSettings(vm.session.pipeline))
@@ -118,6 +123,30 @@ void DispatchPanel::drawToolbar(ViewModel &vm, Actions &actions) {
   }
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
   inputTextWithHint("##filter", "filter (name, op, loc, backend)", filter_);
+}
+
+void DispatchPanel::drawClusterCell(ViewModel &vm, const compiler::DispatchSummary &s) {
+  const graph::GraphModel &model = *vm.compile->graph;
+  int c = model.clusterIndex(s.cluster);
+  if (c < 0) {
+    ImGui::TextDisabled("-");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("In no cluster: a copy bufferization added");
+    return;
+  }
+  if (linkButton(std::to_string(s.cluster) + "##cluster")) {
+    vm.nav.selectCluster(model, s.cluster);
+    vm.nav.selectedDispatch = s.id;
+    vm.nav.showInGraph();
+  }
+  clusterRects_[s.id] = lastItemRect();
+  if (ImGui::IsItemHovered()) {
+    const graph::ClusterEntry &e = model.clusters[c];
+    ImGui::SetTooltip("cluster %lld: %s on %s, %zu kernel%s\n%s\nclick: explain it in the graph",
+                      static_cast<long long>(s.cluster), e.summary.kind.c_str(),
+                      e.summary.backend.c_str(), e.dispatches.size(),
+                      e.dispatches.size() == 1 ? "" : "s", e.summary.reason.c_str());
+  }
 }
 
 void DispatchPanel::drawTable(ViewModel &vm) {
@@ -143,6 +172,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableSetupColumn("dispatch");
   ImGui::TableSetupColumn("loc");
   ImGui::TableSetupColumn("kind");
+  ImGui::TableSetupColumn("cluster");
   ImGui::TableSetupColumn("backend");
   ImGui::TableSetupColumn("plevel");
   ImGui::TableSetupColumn("override");
@@ -152,6 +182,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableHeadersRow();
 
   overrideRects_.clear();
+  clusterRects_.clear();
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(rows.size()));
   while (clipper.Step())
@@ -188,6 +219,8 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       ImGui::TableNextColumn();
       showText(d.kind);
       ImGui::TableNextColumn();
+      drawClusterCell(vm, s);
+      ImGui::TableNextColumn();
       textColored(backendColor(s.backend), s.backend);
       ImGui::TableNextColumn();
       ImGui::Text("%d", d.plevel);
@@ -205,7 +238,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
         bool open = ImGui::BeginCombo("##override", preview.c_str());
         if (current != was)
           ImGui::PopStyleColor();
-        overrideRects_[s.id] = lastItem();
+        overrideRects_[s.id] = lastItemRect();
         if (ImGui::IsItemHovered() && !open)
           ImGui::SetTooltip("Backend of %s (%s); '*': not compiled yet", d.overrideLoc.c_str(),
                             d.opKind.c_str());
@@ -213,13 +246,13 @@ void DispatchPanel::drawTable(ViewModel &vm) {
           popupRects_.clear();
           if (ImGui::Selectable("default", current.empty()))
             setOverride(d.overrideLoc, "");
-          popupRects_[""] = lastItem();
+          popupRects_[""] = lastItemRect();
           for (const graph::Alternative &alt : d.alternatives) {
             ImGui::BeginDisabled(!alt.available);
             std::string item = alt.backend + " (" + std::to_string(alt.plevel) + ")";
             if (ImGui::Selectable(item.c_str(), current == alt.backend))
               setOverride(d.overrideLoc, alt.backend);
-            popupRects_[alt.backend] = lastItem();
+            popupRects_[alt.backend] = lastItemRect();
             ImGui::EndDisabled();
             if (!alt.available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
               ImGui::SetTooltip("unavailable: %s", alt.why.c_str());
@@ -249,6 +282,13 @@ void DispatchPanel::drawTable(ViewModel &vm) {
                             d.opKind.c_str(), alt.plevel,
                             alt.kernel.empty() ? "(generated)" : alt.kernel.c_str(),
                             alt.available ? "runs here" : ("unavailable: " + alt.why).c_str());
+      }
+      if (!s.fallbacks.empty()) {
+        ImGui::SameLine(0, 12);
+        ImGui::TextDisabled("fallbacks: %s", clusters::joinNames(s.fallbacks, ", ").c_str());
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("If its kernel fails at run time, the runtime calls these instead, "
+                            "in order (a run's Profile lists the fallbacks that happened)");
       }
       ImGui::TableNextColumn();
       showText(s.op);

@@ -11,7 +11,7 @@ namespace loupe::visualizer {
 
 namespace {
 constexpr size_t kCacheEntries = 4;
-constexpr float kDetailsWidth = 330;
+constexpr float kDetailsWidth = 380;
 
 uint64_t fnv(uint64_t h, const void *data, size_t n) {
   const auto *p = static_cast<const unsigned char *>(data);
@@ -87,7 +87,7 @@ bool GraphPanel::find(ViewModel &vm, const std::string &text) {
   for (size_t i = 0; i < model.nodes.size() && bestScore < 3; ++i) {
     const graph::NodeEntry &n = model.nodes[i];
     bool exact = n.node.name.size() == text.size() && containsIgnoreCase(n.node.name, text);
-    int score = exact ? (n.cluster >= 0 && !model.dispatches[n.cluster].opKind.empty() ? 3 : 2)
+    int score = exact ? (n.dispatch >= 0 && !model.dispatches[n.dispatch].opKind.empty() ? 3 : 2)
                 : containsIgnoreCase(n.node.name, text) || containsIgnoreCase(n.node.op, text) ? 1
                                                                                             : 0;
     if (score > bestScore)
@@ -95,88 +95,9 @@ bool GraphPanel::find(ViewModel &vm, const std::string &text) {
   }
   if (best < 0)
     return false;
-  vm.nav.selectedNode = best;
-  int cluster = model.nodes[best].cluster;
-  vm.nav.selectedDispatch = cluster >= 0 ? model.dispatches[cluster].summary.id : -1;
+  vm.nav.selectOp(model, best);
   vm.nav.graphFocus = true;
   return true;
-}
-
-void GraphPanel::drawDetails(ViewModel &vm, const graph::GraphModel &model) {
-  Navigation &nav = vm.nav;
-  auto row = [](const char *name, const std::string &value, ImU32 color = 0) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextDisabled("%s", name);
-    ImGui::TableNextColumn();
-    if (color)
-      textColored(color, value);
-    else
-      showText(value);
-  };
-  if (nav.selectedNode >= 0 && size_t(nav.selectedNode) < model.nodes.size()) {
-    const graph::NodeEntry &n = model.nodes[nav.selectedNode];
-    ImGui::TextUnformatted("op");
-    if (ImGui::BeginTable("op_details", 2, ImGuiTableFlags_SizingFixedFit)) {
-      row("name", n.node.name);
-      row("op", n.node.op);
-      row("type", n.node.type);
-      ImGui::EndTable();
-    }
-    ImGui::TextDisabled("in %zu dispatch%s", n.dispatches.size(),
-                        n.dispatches.size() == 1 ? "" : "es");
-    for (int d : n.dispatches) {
-      const compiler::DispatchSummary &s = model.dispatches[d].summary;
-      std::string label = (d == n.cluster ? "* " : "  ") + s.name + " (" + s.backend + ")";
-      if (ImGui::Selectable(label.c_str(), s.id == nav.selectedDispatch))
-        nav.selectedDispatch = s.id;
-    }
-    ImGui::Separator();
-  }
-  int d = model.dispatchIndex(nav.selectedDispatch);
-  if (d < 0) {
-    if (nav.selectedNode < 0)
-      ImGui::TextDisabled("Click an op or a fused cluster.");
-    return;
-  }
-  const graph::DispatchEntry &e = model.dispatches[d];
-  ImGui::TextUnformatted("cluster");
-  if (ImGui::BeginTable("cluster_details", 2, ImGuiTableFlags_SizingFixedFit)) {
-    ImGui::TableSetupColumn("k", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("kernel op").x);
-    ImGui::TableSetupColumn("v", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::PushTextWrapPos(0); // wrap long reasons at the column's edge
-    row("dispatch", "#" + std::to_string(e.summary.id) + " " + e.summary.name);
-    row("kind", e.summary.kind.empty() ? e.kind : e.kind + " (" + e.summary.kind + ")");
-    row("kernel op", e.summary.op);
-    row("backend", e.summary.backend, backendColor(e.summary.backend));
-    row("plevel", std::to_string(e.plevel));
-    row("reason", e.summary.reason.empty() ? "codegen runs every op; no library backend runs " +
-                                                 e.kind + " kernels"
-                                           : e.summary.reason);
-    row("loc", e.summary.loc);
-    ImGui::PopTextWrapPos();
-    ImGui::EndTable();
-  }
-  if (!e.alternatives.empty()) {
-    ImGui::TextDisabled("alternatives for %s", e.opKind.c_str());
-    for (const graph::Alternative &a : e.alternatives) {
-      std::string line = (a.backend == e.summary.backend ? "> " : "  ") + a.backend + " " +
-                         std::to_string(a.plevel) + (a.available ? "" : "  (unavailable: " + a.why + ")");
-      textColored(a.available ? backendColor(a.backend) : IM_COL32(130, 130, 130, 255), line);
-    }
-  }
-  ImGui::TextDisabled("%zu op%s", e.nodes.size(), e.nodes.size() == 1 ? "" : "s");
-  for (int n : e.nodes) {
-    const compiler::GraphNode &node = model.nodes[n].node;
-    std::string label = node.name + "  " + node.op + "##op" + std::to_string(n);
-    if (ImGui::Selectable(label.c_str(), n == nav.selectedNode)) {
-      nav.selectedNode = n;
-      nav.graphFocus = true;
-    }
-  }
-  if (ImGui::Button("Show in the dispatch table"))
-    nav.tabRequest = Tab::Dispatches;
 }
 
 void GraphPanel::draw(ViewModel &vm, Actions &) {
@@ -214,8 +135,8 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
       !find(vm, findText_))
     vm.log.add(LogLevel::Warning, "graph", "no op matches '" + findText_ + "'");
   ImGui::SameLine();
-  ImGui::TextDisabled("%zu ops, %zu edges, %zu dispatches", model->nodes.size(),
-                      model->edges.size(), model->dispatches.size());
+  ImGui::TextDisabled("%zu ops, %zu edges, %zu clusters, %zu dispatches", model->nodes.size(),
+                      model->edges.size(), model->clusters.size(), model->dispatches.size());
   if (layout && layout->ok()) {
     ImGui::SameLine();
     ImGui::TextDisabled("| dot %s%s", formatNs(static_cast<double>(layout->layoutNs)).c_str(),
@@ -242,7 +163,7 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
   view_.draw(*model, *layout, vm.nav, ImVec2(avail.x - details - 6, avail.y));
   ImGui::SameLine();
   ImGui::BeginChild("graph_details", ImVec2(0, avail.y), true);
-  drawDetails(vm, *model);
+  details_.draw(vm, *model);
   ImGui::EndChild();
 }
 

@@ -39,6 +39,11 @@ const std::vector<int> &ProfilePanel::sortedRows(const ViewModel &vm) {
   order_.resize(view->rows.size());
   std::iota(order_.begin(), order_.end(), 0);
   const std::vector<DispatchRow> &rows = view->rows;
+  const clusters::RunClusters *run = clusters_.get(vm);
+  auto clusterOf = [&](int row) {
+    int c = run ? run->clusterOfRow[row] : -1;
+    return c < 0 ? int64_t(-1) : run->clusters[c].id;
+  };
   Column col = sortColumn_;
   bool asc = sortAscending_;
   std::stable_sort(order_.begin(), order_.end(), [&](int ia, int ib) {
@@ -48,6 +53,7 @@ const std::vector<int> &ProfilePanel::sortedRows(const ViewModel &vm) {
     switch (col) {
     case ColId: c = cmp(a.id, b.id); break;
     case ColName: c = a.name.compare(b.name); break;
+    case ColCluster: c = cmp(clusterOf(ia), clusterOf(ib)); break;
     case ColLoc: c = a.loc.compare(b.loc); break;
     case ColBackend: c = a.backend.compare(b.backend); break;
     case ColCalls: c = cmp(a.calls, b.calls); break;
@@ -121,14 +127,19 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
   ImGui::EndTable();
 }
 
-void ProfilePanel::drawDispatches(ViewModel &vm) {
+ScreenRect ProfilePanel::linkRect(const std::string &key) const {
+  auto it = rects_.find(key);
+  return it == rects_.end() ? ScreenRect{} : it->second;
+}
+
+void ProfilePanel::drawDispatches(ViewModel &vm, float height) {
   const ProfileView &p = *vm.profile;
+  const clusters::RunClusters *run = clusters_.get(vm);
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                           ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_Resizable |
                           ImGuiTableFlags_Sortable | ImGuiTableFlags_SizingFixedFit |
                           ImGuiTableFlags_Hideable;
-  float tableHeight = std::max(120.0f, ImGui::GetContentRegionAvail().y * 0.55f);
-  if (!ImGui::BeginTable("dispatches", ColCount, flags, ImVec2(0, tableHeight)))
+  if (!ImGui::BeginTable("dispatches", ColCount, flags, ImVec2(0, height)))
     return;
   ImGui::TableSetupScrollFreeze(0, 1);
   auto defaultSort = [&](Column c) {
@@ -140,7 +151,9 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
   ImGui::TableSetupColumn("id", defaultSort(ColId), 0, ColId);
   ImGui::TableSetupColumn("dispatch", defaultSort(ColName) | ImGuiTableColumnFlags_WidthStretch,
                           0, ColName);
-  ImGui::TableSetupColumn("loc", defaultSort(ColLoc), 0, ColLoc);
+  ImGui::TableSetupColumn("cluster", defaultSort(ColCluster), 0, ColCluster);
+  // A long loc (a kernel fusing several source ops) is clipped: its tooltip has all of it.
+  ImGui::TableSetupColumn("loc", defaultSort(ColLoc), ImGui::CalcTextSize("pool2,relu2").x, ColLoc);
   ImGui::TableSetupColumn("backend", defaultSort(ColBackend), 0, ColBackend);
   ImGui::TableSetupColumn("calls", defaultSort(ColCalls), 0, ColCalls);
   ImGui::TableSetupColumn("median", defaultSort(ColMedian), 0, ColMedian);
@@ -187,6 +200,7 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const DispatchRow &row = p.rows[order[i]];
+      ImGui::PushID(order[i]);
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       ImGui::Text("%lld", static_cast<long long>(row.id));
@@ -197,14 +211,19 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
       ImGui::GetWindowDrawList()->AddRectFilled(
           cell, ImVec2(cell.x + w * static_cast<float>(row.share), cell.y + ImGui::GetTextLineHeight()),
           (paletteColor(static_cast<int>(row.id)) & 0x00FFFFFF) | 0x50000000);
-      showText(row.name);
+      showText(graph::kernelKind(row.name)); // the id is in the first column
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s\nop: %s\nbackend: %s\nmin %s, max %s", row.name.c_str(),
                           row.op.c_str(), row.backend.c_str(),
                           formatNs(static_cast<double>(row.minNs)).c_str(),
                           formatNs(static_cast<double>(row.maxNs)).c_str());
       ImGui::TableNextColumn();
-      showText(row.loc);
+      if (run && run->clusterOfRow[order[i]] >= 0)
+        clusterLink(vm, *run, run->clusterOfRow[order[i]], "kernel:" + std::to_string(row.id));
+      else
+        ImGui::TextDisabled("-");
+      ImGui::TableNextColumn();
+      locLink(vm, row);
       ImGui::TableNextColumn();
       textColored(backendColor(row.backend), row.backend.empty() ? "-" : row.backend);
       ImGui::TableNextColumn();
@@ -215,12 +234,13 @@ void ProfilePanel::drawDispatches(ViewModel &vm) {
       showText(formatNs(row.iqrNs));
       ImGui::TableNextColumn();
       showText(formatPercent(row.share));
+      ImGui::PopID();
     }
   ImGui::EndTable();
 }
 
 void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
-  float runsWidth = std::min(ImGui::GetFontSize() * 22, ImGui::GetContentRegionAvail().x * 0.35f);
+  float runsWidth = std::min(ImGui::GetFontSize() * 19, ImGui::GetContentRegionAvail().x * 0.3f);
   ImGui::BeginChild("runs_list", ImVec2(runsWidth, 0), true);
   drawRuns(vm, actions);
   ImGui::EndChild();
@@ -250,7 +270,16 @@ void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
   if (ImGui::IsItemHovered() && !p.configJson.empty())
     ImGui::SetTooltip("%s", p.configJson.c_str());
 
-  drawDispatches(vm);
+  // Kernels, clusters and fallbacks above the timeline, each given a share of the height.
+  rects_.clear();
+  float avail = ImGui::GetContentRegionAvail().y;
+  drawDispatches(vm, std::max(120.0f, avail * 0.36f));
+  if (ImGui::CollapsingHeader("clusters: kernel medians summed", ImGuiTreeNodeFlags_DefaultOpen))
+    drawClusters(vm, std::max(100.0f, avail * 0.26f));
+  if (!p.fallbacks.empty() &&
+      ImGui::CollapsingHeader(("kernel fallbacks (" + std::to_string(p.fallbacks.size()) + ")").c_str(),
+                              ImGuiTreeNodeFlags_DefaultOpen))
+    drawFallbacks(vm);
 
   // Timeline of one repetition.
   int reps = static_cast<int>(p.reps.size());

@@ -90,6 +90,7 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
   view->configJson = data.configJson;
   view->deviceDetailsJson = data.deviceDetailsJson;
   view->checks = data.checks;
+  view->fallbacks = data.fallbacks;
   view->whole = profiler::summarize(durations(data, profiler::kWholeRep));
 
   std::map<int64_t, int32_t> rowOf;
@@ -101,6 +102,7 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
     row.op = d.op;
     row.loc = d.loc;
     row.backend = d.backend;
+    row.cluster = d.clusterId;
     std::vector<int64_t> samples = durations(data, d.dispatchId);
     profiler::Summary s = profiler::summarize(samples);
     row.calls = s.count;
@@ -159,6 +161,7 @@ std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &base
       sessions::compareTimings(sessions::timedRun(baseline), sessions::timedRun(candidate), threshold);
   view->total = std::move(c.total);
   view->rows = std::move(c.rows);
+  view->clusters = clusters::compareClusters(baseline, candidate, threshold);
   return view;
 }
 
@@ -190,6 +193,23 @@ const char *tabName(Tab tab) {
     return "Compare";
   }
   return "?";
+}
+
+void Navigation::selectOp(const graph::GraphModel &model, int node) {
+  bool valid = node >= 0 && size_t(node) < model.nodes.size();
+  selectedNode = valid ? node : -1;
+  const graph::NodeEntry *n = valid ? &model.nodes[node] : nullptr;
+  selectedCluster = n && n->cluster >= 0 ? model.clusters[n->cluster].summary.id : -1;
+  selectedDispatch = n && n->dispatch >= 0 ? model.dispatches[n->dispatch].summary.id : -1;
+}
+
+void Navigation::selectCluster(const graph::GraphModel &model, int64_t id) {
+  int c = model.clusterIndex(id);
+  selectedNode = -1;
+  selectedCluster = c >= 0 ? id : -1;
+  selectedDispatch = c >= 0 && model.clusters[c].dispatches.size() == 1
+                         ? model.dispatches[model.clusters[c].dispatches[0]].summary.id
+                         : -1;
 }
 
 void ViewModel::selectPass(int index) {

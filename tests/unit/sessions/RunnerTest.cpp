@@ -51,7 +51,13 @@ TEST(RunnerTest, RunsChecksAndStores) {
   EXPECT_EQ(run->summary.status, profiler::RunStatus::Complete);
   ASSERT_EQ(run->compiles.size(), 1u);
   EXPECT_EQ(run->compiles[0].passes.size(), out.compile->snapshots.size());
-  EXPECT_EQ(run->dispatches.size(), out.dispatches.size());
+  ASSERT_EQ(run->dispatches.size(), out.dispatches.size());
+  bool clustered = false;
+  for (size_t i = 0; i < out.dispatches.size(); ++i) {
+    EXPECT_EQ(run->dispatches[i].clusterId, out.dispatches[i].info.cluster) << "stored cluster";
+    clustered |= run->dispatches[i].clusterId >= 0;
+  }
+  EXPECT_TRUE(clustered) << "the runner stores each kernel's cluster";
   EXPECT_EQ(run->samples.at(profiler::kWholeRep).size(), 9u);
   std::filesystem::remove(db);
 }

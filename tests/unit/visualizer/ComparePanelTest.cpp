@@ -2,6 +2,7 @@
 #include "loupe/visualizer/panels/ComparePanel.h"
 
 #include "Fixtures.h"
+#include "GeneratedGraph.h"
 #include "ImGuiHarness.h"
 #include "RunDataFactory.h"
 
@@ -53,6 +54,69 @@ TEST(CompareView, EachSideKeepsItsBackend) {
   ImGuiHarness ui;
   ui.frames(2, [&] { panel.draw(vm, actions); });
   EXPECT_EQ(panel.lastDrawnBars(), 4);
+}
+
+TEST(CompareView, ClustersMatchedBySourceOps) {
+  // Baseline: one block of the generated graph (5 clusters, one kernel each). Candidate: the
+  // same with fusion off: add2, res and mul in three clusters, every later id shifted, and a
+  // copy in no cluster.
+  std::vector<profiler::DispatchRecord> base = recordsOf(generatedGraph(9));
+  std::vector<profiler::DispatchRecord> cand;
+  auto add = [&](const std::string &kernel, const std::string &loc, const std::string &backend,
+                 int64_t cluster) {
+    int64_t id = static_cast<int64_t>(cand.size());
+    cand.push_back({id, "dispatch_" + std::to_string(id) + "_" + kernel, "linalg.generic", loc,
+                    backend, cluster});
+  };
+  add("ral_gemm_epilogue_onednn", "b0_mm1,b0_add1,b0_relu1", "onednn", 0);
+  add("ral_gemm_onednn", "b0_mm2", "onednn", 1);
+  add("generic", "b0_add2", "codegen", 2);
+  add("generic", "b0_res", "codegen", 3);
+  add("generic", "b0_mul", "codegen", 4);
+  add("generic_reduce", "b0_rsum", "codegen", 5);
+  add("generic", "b0_sub", "codegen", 6);
+  add("copy", "b0_sub", "codegen", -1);
+  profiler::RunData a = makeRunOf(1, base, {10000, 20000, 30000, 4000, 5000}, 20, 0.01, 1);
+  profiler::RunData b =
+      makeRunOf(2, cand, {10000, 20000, 15000, 15000, 15000, 4000, 5000, 1000}, 20, 0.01, 2);
+  auto view = makeCompareView(a, b, 0.05);
+  const loupe::visualizer::clusters::ClusterComparison &c = view->clusters;
+  ASSERT_TRUE(c.recorded);
+  ASSERT_EQ(c.rows.size(), 6u);
+  EXPECT_EQ(c.corresponding, 4);
+  auto ids = [](const std::vector<int64_t> &v) { return v; };
+  EXPECT_EQ(ids(c.rows[0].baselineClusters), (std::vector<int64_t>{0}));
+  EXPECT_EQ(ids(c.rows[0].candidateClusters), (std::vector<int64_t>{0}));
+  EXPECT_TRUE(c.rows[0].sameKernels);
+  EXPECT_EQ(c.rows[0].comparison.verdict, Verdict::Same);
+  // add2+res+mul: one cluster here, three there; compared as sums (30 us -> 45 us).
+  const auto &split = c.rows[2];
+  EXPECT_FALSE(split.corresponds);
+  EXPECT_EQ(split.baselineClusters, (std::vector<int64_t>{2}));
+  EXPECT_EQ(split.candidateClusters, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(split.sources, "b0_add2,b0_mul,b0_res");
+  EXPECT_EQ(split.candidateKernels, 3u);
+  EXPECT_NEAR(split.ratio, 1.5, 0.03);
+  EXPECT_EQ(split.comparison.verdict, Verdict::Slower);
+  // rsum and sub: the same clusters under other ids.
+  EXPECT_EQ(c.rows[3].baselineClusters, (std::vector<int64_t>{3}));
+  EXPECT_EQ(c.rows[3].candidateClusters, (std::vector<int64_t>{5}));
+  EXPECT_TRUE(c.rows[3].sameKernels);
+  EXPECT_EQ(c.rows[4].candidateClusters, (std::vector<int64_t>{6}));
+  // The copy: in no cluster, only in the candidate.
+  EXPECT_TRUE(c.rows[5].outsideClusters);
+  EXPECT_EQ(c.rows[5].baselineKernels, 0u);
+  EXPECT_EQ(c.rows[5].candidateKernels, 1u);
+  // Drawn in the panel.
+  ViewModel vm;
+  vm.comparison = view;
+  ComparePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui;
+  ui.frames(2, [&] { panel.draw(vm, actions); });
+  // Runs without stored clusters have no cluster rows.
+  EXPECT_FALSE(makeCompareView(makeRun(1, {1000}, 9, 0.01, 1), makeRun(2, {1000}, 9, 0.01, 2), 0.05)
+                   ->clusters.recorded);
 }
 
 TEST(CompareView, DispatchesMissingOnOneSide) {

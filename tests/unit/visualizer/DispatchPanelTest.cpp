@@ -128,4 +128,33 @@ TEST(DispatchPanel, EditsFollowTheSessionAndTableIsClipped) {
   EXPECT_EQ(actions.compiles, 1);
 }
 
+TEST(DispatchPanel, ClusterColumnExplainsTheClusterInTheGraph) {
+  ViewModel vm;
+  vm.session.model = "generated.onnx";
+  compiler::CompileResult result = generatedGraph(18);
+  result.dispatches[1].fallbacks = {"ral_gemm_openblas"};
+  vm.compile = makeCompileView("generated.onnx", {}, result, 0, 0);
+  DispatchPanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui(1800, 900);
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(2, draw);
+  // Dispatch 7 (b1_add2, b1_res, b1_mul) is cluster 7's kernel: its cluster cell is a link.
+  ScreenRect link = panel.clusterRect(7);
+  ASSERT_FALSE(link.empty());
+  ui.click(link.center(), draw);
+  EXPECT_EQ(vm.nav.selectedCluster, 7);
+  EXPECT_EQ(vm.nav.selectedDispatch, 7);
+  EXPECT_EQ(vm.nav.selectedNode, -1);
+  ASSERT_TRUE(vm.nav.tabRequest.has_value());
+  EXPECT_EQ(*vm.nav.tabRequest, Tab::Graph);
+  EXPECT_TRUE(vm.nav.graphFocus);
+  // A copy bufferization added (no cluster) has no link.
+  result.dispatches[3].cluster = -1;
+  vm.compile = makeCompileView("generated.onnx", {}, result, 1, 0);
+  ui.frames(2, draw);
+  EXPECT_TRUE(panel.clusterRect(3).empty());
+  EXPECT_FALSE(panel.clusterRect(4).empty());
+}
+
 } // namespace

@@ -6,7 +6,8 @@
 //   x -> mm1 -> add1 -> relu1 -> mm2 -> add2 -> res(+x) -> mul -> rsum -> sub(mul - rsum)
 //
 // mm1+add1+relu1 run as one oneDNN epilogue dispatch, mm2 on oneDNN, add2+res+mul as one fused
-// loop, rsum as a reduction, sub as a loop: 5 dispatches and 11 edges per block.
+// loop, rsum as a reduction, sub as a loop: 5 clusters (ids as their dispatches'), 5 dispatches
+// and 11 edges per block, and 3 refused merges (relu1 -> mm2, mm2 -> add2, rsum -> sub).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H
@@ -15,6 +16,7 @@
 #include "loupe/Pipelines/Compiler.h"
 
 #include <string>
+#include <vector>
 
 namespace loupe::visualizer::testing {
 
@@ -28,8 +30,19 @@ inline compiler::CompileResult generatedGraph(int ops) {
   };
   auto dispatch = [&](const std::string &kernel, const std::string &op, const std::string &loc,
                       const std::string &backend, const std::string &kind,
-                      const std::string &reason) {
+                      const std::string &reason, const std::vector<std::string> &ops) {
+    compiler::ClusterSummary c;
+    c.id = static_cast<int64_t>(r.clusters.size());
+    c.kind = kind;
+    c.backend = backend;
+    c.pattern = backend == "codegen" ? "injective" : "matmul_bias_act";
+    c.plevel = backend == "codegen" ? 10 : 15;
+    c.reason = reason.empty() ? "codegen: no library backend runs " + op : reason;
+    c.ops = ops;
+    c.loc = loc;
+    r.clusters.push_back(c);
     compiler::DispatchSummary d;
+    d.cluster = c.id;
     d.id = static_cast<int64_t>(r.dispatches.size());
     d.name = "dispatch_" + std::to_string(d.id) + "_" + kernel;
     d.op = op;
@@ -51,13 +64,30 @@ inline compiler::CompileResult generatedGraph(int ops) {
                         {add2, res}, {x, res}, {res, mul}, {mul, rsum}, {mul, sub}, {rsum, sub}})
       r.graph.edges.push_back({a, c});
     std::string why = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)";
+    int64_t c0 = static_cast<int64_t>(r.clusters.size());
     dispatch("ral_gemm_epilogue_onednn", "ral.dispatch", p + "mm1," + p + "add1," + p + "relu1",
-             "onednn", "kLibrary", why);
-    dispatch("ral_gemm_onednn", "ral.dispatch", p + "mm2", "onednn", "kLibrary", why);
+             "onednn", "kLibrary", why,
+             {"linalg.matmul@" + p + "mm1", "linalg.generic@" + p + "add1",
+              "linalg.generic@" + p + "relu1"});
+    dispatch("ral_gemm_onednn", "ral.dispatch", p + "mm2", "onednn", "kLibrary", why,
+             {"tensor.empty@" + p + "mm2", "linalg.matmul@" + p + "mm2"});
     dispatch("generic", "linalg.generic", p + "add2," + p + "res," + p + "mul", "codegen", "kLoop",
-             "");
-    dispatch("generic_reduce", "linalg.generic", p + "rsum", "codegen", "kRowReduction", "");
-    dispatch("generic", "linalg.generic", p + "sub", "codegen", "kLoop", "");
+             "", {"linalg.generic@" + p + "add2,"  + p + "res," + p + "mul"});
+    dispatch("generic_reduce", "linalg.generic", p + "rsum", "codegen", "kRowReduction", "",
+             {"linalg.fill@" + p + "rsum", "linalg.reduce@" + p + "rsum"});
+    dispatch("generic", "linalg.generic", p + "sub", "codegen", "kLoop", "",
+             {"linalg.generic@" + p + "sub"});
+    auto refuse = [&](const std::string &from, const std::string &fromOp, int64_t fromCluster,
+                      const std::string &to, const std::string &toOp, int64_t toCluster,
+                      const std::string &rule) {
+      r.refusedMerges.push_back({p + from, fromOp, c0 + fromCluster, p + to, toOp, c0 + toCluster, rule});
+    };
+    refuse("relu1", "linalg.generic", 0, "mm2", "linalg.matmul", 1,
+           "inputs of a library kernel (onednn linalg.matmul) are materialised");
+    refuse("mm2", "linalg.matmul", 1, "add2", "linalg.generic", 2,
+           "onednn linalg.matmul: its result has other readers, so no epilogue can take it");
+    refuse("rsum", "linalg.reduce", 3, "sub", "linalg.generic", 4,
+           "reduction result consumed inside its own fusion (needs kStitch, not generated)");
     x = sub;
   }
   r.lastPhase = "artifact";

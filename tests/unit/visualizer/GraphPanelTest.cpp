@@ -4,8 +4,13 @@
 #include "Fixtures.h"
 #include "GeneratedGraph.h"
 #include "ImGuiHarness.h"
+#include "RunDataFactory.h"
+
+#include "loupe/visualizer/Format.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace loupe::visualizer;
 using namespace loupe::visualizer::testing;
@@ -69,6 +74,41 @@ TEST(GraphModel, OpsJoinDispatchesByLoc) {
   EXPECT_EQ(m.nodes[8].cluster, 3) << "b0_rsum";
 }
 
+TEST(GraphModel, OpsJoinClustersByLoc) {
+  auto view = generatedView(18);
+  const graph::GraphModel &m = *view->graph;
+  ASSERT_EQ(m.clusters.size(), 10u);
+  ASSERT_EQ(m.refusedMerges.size(), 6u);
+  // b0_mm1, b0_add1, b0_relu1: one oneDNN library cluster, drawn in it.
+  const graph::ClusterEntry &epilogue = m.clusters[0];
+  EXPECT_EQ(epilogue.kind, "library");
+  EXPECT_EQ(epilogue.nodes, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(epilogue.dispatches, (std::vector<int>{0}));
+  for (int n : {1, 2, 3}) {
+    EXPECT_EQ(m.nodes[n].clusters, (std::vector<int>{0}));
+    EXPECT_EQ(m.nodes[n].cluster, 0);
+  }
+  EXPECT_EQ(m.nodes[4].cluster, 1) << "b0_mm2";
+  EXPECT_EQ(m.nodes[4].backend, "onednn");
+  for (int n : {5, 6, 7}) // add2, res, mul: one loop cluster named by one fused op's loc
+    EXPECT_EQ(m.nodes[n].cluster, 2);
+  EXPECT_EQ(m.nodes[8].cluster, 3) << "b0_rsum";
+  EXPECT_EQ(m.nodes[10].cluster, 5) << "b1_mm1";
+  // The refused merges around b0_mm2's cluster: from the epilogue (its input is
+  // materialised) and into the add2 loop.
+  const graph::ClusterEntry &mm2 = m.clusters[1];
+  ASSERT_EQ(mm2.refusedMerges.size(), 2u);
+  const compiler::RefusedMerge &in = m.refusedMerges[mm2.refusedMerges[0]];
+  const compiler::RefusedMerge &out = m.refusedMerges[mm2.refusedMerges[1]];
+  EXPECT_EQ(in.producerCluster, 0);
+  EXPECT_EQ(in.consumerCluster, 1);
+  EXPECT_NE(in.rule.find("materialised"), std::string::npos);
+  EXPECT_EQ(out.producerCluster, 1);
+  EXPECT_EQ(out.consumerCluster, 2);
+  EXPECT_EQ(m.clusterIndex(7), 7);
+  EXPECT_EQ(m.clusterIndex(99), -1);
+}
+
 TEST(GraphModel, MapsGraphOpsToRegistryOps) {
   auto summary = [](std::string name, std::string op, std::string kind = "") {
     compiler::DispatchSummary d;
@@ -112,8 +152,8 @@ TEST(GraphModel, RealCnnCompile) {
     if (n.node.op != "tosa.conv2d")
       continue;
     ++convs;
-    ASSERT_GE(n.cluster, 0) << n.node.name;
-    const graph::DispatchEntry &d = m.dispatches[n.cluster];
+    ASSERT_GE(n.dispatch, 0) << n.node.name;
+    const graph::DispatchEntry &d = m.dispatches[n.dispatch];
     EXPECT_EQ(d.kind, "library") << "a conv is drawn in its library dispatch, not a transpose";
     EXPECT_EQ(d.opKind, "conv2d");
     EXPECT_EQ(d.overrideLoc, n.node.name);
@@ -129,6 +169,60 @@ TEST(GraphModel, RealCnnCompile) {
   EXPECT_EQ(m.nodes[vm.nav.selectedNode].node.op, "tosa.conv2d");
   EXPECT_EQ(m.nodes[vm.nav.selectedNode].node.name, "conv1");
   EXPECT_TRUE(vm.nav.graphFocus);
+}
+
+TEST(GraphModel, RealCnnClusters) {
+  compiler::CompileOptions options;
+  options.keepIrText = false;
+  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
+  auto view = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  ASSERT_TRUE(view->result.ok()) << view->result.error->message;
+  const graph::GraphModel &m = *view->graph;
+  ASSERT_FALSE(m.clusters.empty());
+  ASSERT_FALSE(m.refusedMerges.empty());
+  // Every kernel is in the cluster its id names, or in none (copies bufferization added).
+  for (size_t d = 0; d < m.dispatches.size(); ++d) {
+    int c = m.clusterIndex(m.dispatches[d].summary.cluster);
+    if (m.dispatches[d].summary.cluster < 0)
+      continue;
+    ASSERT_GE(c, 0) << m.dispatches[d].summary.name;
+    const std::vector<int> &kernels = m.clusters[c].dispatches;
+    EXPECT_NE(std::find(kernels.begin(), kernels.end(), static_cast<int>(d)), kernels.end());
+  }
+  auto clusterOf = [&](const std::string &name, const std::string &op) {
+    for (const graph::NodeEntry &n : m.nodes)
+      if (n.node.name == name && n.node.op == op)
+        return n.cluster < 0 ? nullptr : &m.clusters[n.cluster];
+    return static_cast<const graph::ClusterEntry *>(nullptr);
+  };
+  // conv1's ops are named by three clusters (input transpose, pad, the convolution): each is
+  // drawn in the convolution's library cluster.
+  const graph::ClusterEntry *conv = clusterOf("conv1", "tosa.conv2d");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->summary.kind, "kLibrary");
+  EXPECT_EQ(conv->summary.backend, "onednn");
+  EXPECT_EQ(clusterOf("conv1", "tosa.transpose"), conv);
+  for (const graph::NodeEntry &n : m.nodes)
+    if (n.node.name == "conv1")
+      EXPECT_EQ(n.clusters.size(), 3u);
+  // bn1 and relu1 were fused into the pooling kernel's body before clustering: named only by
+  // that kernel's loc, they belong to its cluster.
+  const graph::ClusterEntry *pool = clusterOf("pool1", "tosa.max_pool2d");
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pool->summary.kind, "kInput");
+  EXPECT_EQ(clusterOf("bn1", "tosa.mul"), pool);
+  EXPECT_EQ(clusterOf("relu1", "tosa.clamp"), pool);
+  // Around the convolution: the pad before it and the pooling after it were refused.
+  std::vector<std::string> around;
+  for (int r : conv->refusedMerges) {
+    const compiler::RefusedMerge &merge = m.refusedMerges[r];
+    bool producer = merge.producerCluster == conv->summary.id;
+    EXPECT_TRUE(producer || merge.consumerCluster == conv->summary.id);
+    int other = m.clusterIndex(producer ? merge.consumerCluster : merge.producerCluster);
+    ASSERT_GE(other, 0);
+    around.push_back((producer ? "into " : "from ") + m.clusters[other].summary.ops.back());
+  }
+  EXPECT_EQ(around, (std::vector<std::string>{"from tensor.pad@conv1", "into linalg.generic@pool1"}));
 }
 
 TEST(GraphLayout, DotLaysOutLayersWithoutOverlaps) {
@@ -189,7 +283,7 @@ TEST(GraphPanel, ColoursByClusterAndClickShowsDetails) {
   graph::GraphView &view = f.panel.view();
   EXPECT_GT(view.lastDrawnNodes(), 0);
   EXPECT_GT(view.lastDrawnLabels(), 0) << "opens readable, at most 100%";
-  // Ops fused into one dispatch share its colour; the next dispatch has another.
+  // Ops of one cluster share its colour; the next cluster has another.
   EXPECT_EQ(view.nodeColor(m, 1), view.nodeColor(m, 2));
   EXPECT_EQ(view.nodeColor(m, 1), view.nodeColor(m, 3));
   EXPECT_NE(view.nodeColor(m, 3), view.nodeColor(m, 4));
@@ -202,16 +296,19 @@ TEST(GraphPanel, ColoursByClusterAndClickShowsDetails) {
   f.ui.click(f.centreOf(3), f.draw);
   EXPECT_EQ(f.vm.nav.selectedNode, 3);
   EXPECT_EQ(f.vm.nav.selectedDispatch, 0);
+  EXPECT_EQ(f.vm.nav.selectedCluster, 0);
   // Between b0_mm1 and b0_add1 (inside their fused cluster's outline, on no op): the cluster.
   const graph::NodeBox &mm1 = layout->nodes[1], &add1 = layout->nodes[2];
   ImVec2 gap = view.toScreen({mm1.x, (mm1.bottom() + add1.top()) * 0.5f});
   f.ui.click(gap, f.draw);
   EXPECT_EQ(f.vm.nav.selectedNode, -1);
-  EXPECT_EQ(f.vm.nav.selectedDispatch, 0);
+  EXPECT_EQ(f.vm.nav.selectedCluster, 0);
+  EXPECT_EQ(f.vm.nav.selectedDispatch, 0) << "the cluster's only kernel";
   // Empty canvas: nothing.
   ImVec2 empty = view.toScreen({layout->maxX + 200, mm1.y});
   f.ui.click(empty, f.draw);
   EXPECT_EQ(f.vm.nav.selectedDispatch, -1);
+  EXPECT_EQ(f.vm.nav.selectedCluster, -1);
   // The details pane's "Show in the dispatch table" is a request to the workbench.
   f.ui.click(f.centreOf(8), f.draw);
   EXPECT_EQ(f.vm.nav.selectedDispatch, 3);
@@ -276,6 +373,8 @@ TEST(GraphPanel, ZoomPanFindAndLayoutCache) {
   compiler::CompileResult other = generatedGraph(900);
   for (compiler::DispatchSummary &d : other.dispatches)
     d.backend = "codegen";
+  for (compiler::ClusterSummary &c : other.clusters)
+    c.backend = "codegen";
   f.vm.compile = makeCompileView("generated.onnx", {}, other, 1, 0);
   f.ui.frame(f.draw);
   EXPECT_EQ(f.panel.layoutsComputed(), 1);
@@ -285,5 +384,54 @@ TEST(GraphPanel, ZoomPanFindAndLayoutCache) {
   f.vm.compile = generatedView(99);
   f.settle();
   EXPECT_EQ(f.panel.layoutsComputed(), 2);
+}
+} // namespace
+
+namespace {
+TEST(GraphPanel, ClusterExplainerOnTheCnn) {
+  PanelFixture f;
+  compiler::CompileOptions options;
+  options.keepIrText = false;
+  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
+  f.vm.compile = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  ASSERT_TRUE(f.vm.compile->result.ok());
+  f.settle();
+  const graph::GraphModel &m = *f.vm.compile->graph;
+  // Finding conv1 explains the convolution's cluster.
+  ASSERT_TRUE(f.panel.find(f.vm, "conv1"));
+  int conv = m.clusterIndex(f.vm.nav.selectedCluster);
+  ASSERT_GE(conv, 0);
+  const graph::ClusterEntry &c = m.clusters[conv];
+  EXPECT_EQ(c.summary.kind, "kLibrary");
+  f.ui.frames(2, f.draw);
+  GraphDetails &details = f.panel.details();
+  ASSERT_EQ(c.dispatches.size(), 1u);
+  int64_t kernel = m.dispatches[c.dispatches[0]].summary.id;
+  EXPECT_FALSE(details.linkRect("kernel:" + std::to_string(kernel)).empty());
+  EXPECT_TRUE(details.shownMedians().empty()) << "no run shown";
+  // The refused merge into the pooling names its cluster: a click explains that one.
+  int64_t pool = -1;
+  for (int r : c.refusedMerges)
+    if (m.refusedMerges[r].producerCluster == c.summary.id)
+      pool = m.refusedMerges[r].consumerCluster;
+  ASSERT_GE(pool, 0);
+  ScreenRect link = details.linkRect("cluster:" + std::to_string(pool));
+  ASSERT_FALSE(link.empty());
+  f.ui.click(link.center(), f.draw);
+  EXPECT_EQ(f.vm.nav.selectedCluster, pool);
+  EXPECT_EQ(f.vm.nav.selectedNode, -1);
+  // With a run of this program shown in the Profile panel, its kernels have their medians.
+  std::vector<double> medians;
+  for (size_t d = 0; d < m.dispatches.size(); ++d)
+    medians.push_back(1000.0 * static_cast<double>(d + 1));
+  f.vm.profile = makeProfileView(makeRunOf(3, recordsOf(f.vm.compile->result), medians, 9, 0, 1));
+  f.ui.frames(2, f.draw);
+  const graph::ClusterEntry &pooling = m.clusters[m.clusterIndex(pool)];
+  ASSERT_EQ(pooling.dispatches.size(), 2u) << "fill and pooling";
+  for (int d : pooling.dispatches) {
+    int64_t id = m.dispatches[d].summary.id;
+    ASSERT_TRUE(details.shownMedians().count(id)) << id;
+    EXPECT_EQ(details.shownMedians().at(id), formatNs(medians[d]));
+  }
 }
 } // namespace

@@ -38,6 +38,18 @@ void helpMarker(const char *description);
 /// InputText on a std::string (ImGui 1.86 has no std::string overload without imgui_stdlib).
 bool inputText(const char *label, std::string &value, int flags = 0);
 bool inputTextWithHint(const char *label, const char *hint, std::string &value, int flags = 0);
+/// Text that navigates somewhere when clicked (link-coloured, underlined when hovered); its ID
+/// is `label` (use ## or PushID for repeated labels). True on the frame it is clicked.
+bool linkButton(const std::string &label);
+
+/// A rectangle on screen, pixels (tests click on the items panels report).
+struct ScreenRect {
+  ImVec2 min{0, 0}, max{0, 0};
+  ImVec2 center() const { return ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f); }
+  bool empty() const { return max.x <= min.x || max.y <= min.y; }
+};
+/// The last item's rectangle.
+inline ScreenRect lastItemRect() { return {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
 
 } // namespace loupe::visualizer
 

@@ -19,6 +19,7 @@
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
 #include "loupe/visualizer/Worker.h"
+#include "loupe/visualizer/clusters/ClusterComparison.h"
 #include "loupe/visualizer/graph/GraphModel.h"
 
 #include <cstdint>
@@ -82,6 +83,7 @@ struct RunListView {
 struct DispatchRow {
   int64_t id = 0;
   std::string name, op, loc, backend;
+  int64_t cluster = -1;   ///< Its cluster's id in the run's program; -1: none or not recorded.
   size_t calls = 0;       ///< Measured samples.
   double medianNs = 0;
   double iqrNs = 0;
@@ -106,6 +108,8 @@ struct ProfileView {
   std::vector<std::vector<TimelineSlice>> reps; ///< Per repetition, sorted by startNs.
   std::vector<int64_t> repDurationNs;  ///< Per repetition.
   std::vector<profiler::CheckRecord> checks;
+  /// Library kernels that failed at run time and what ran instead, by (dispatch, kernel).
+  std::vector<profiler::FallbackRecord> fallbacks;
   std::string error;
 };
 
@@ -123,10 +127,12 @@ struct CompareView {
   double threshold = 0.05;
   CompareRow total;              ///< Whole repetitions.
   std::vector<CompareRow> rows;  ///< Dispatches, matched by id (and name), by id.
+  clusters::ClusterComparison clusters; ///< Clusters, matched by their source ops.
   std::string error;
 };
 
-/// Compares two stored runs dispatch by dispatch (sessions::compareTimings).
+/// Compares two stored runs dispatch by dispatch (sessions::compareTimings) and cluster by
+/// cluster (clusters::compareClusters).
 std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
                                                    const profiler::RunData &candidate,
                                                    double threshold);
@@ -182,12 +188,24 @@ struct Navigation {
   /// when it compares variants (their newest runs), both empty when it compares runs by id.
   std::string baselineVariant, candidateVariant;
   double compareThreshold = 0.05;
-  /// Graph and dispatch panels: the selected op (index into GraphModel::nodes) and dispatch
-  /// (DispatchSummary::id), -1 when none; `graphFocus` asks the graph to centre on them.
+  /// Graph, dispatch and profile panels: the selected op (index into GraphModel::nodes),
+  /// dispatch (DispatchSummary::id) and cluster (ClusterSummary::id) of the compile shown, -1
+  /// when none; `graphFocus` asks the graph to centre on them.
   int selectedNode = -1;
   int64_t selectedDispatch = -1;
+  int64_t selectedCluster = -1;
   bool graphFocus = false;
   bool comparesVariants() const { return !baselineVariant.empty() && !candidateVariant.empty(); }
+  /// Selects op `node` of `model` (an index; -1: none) with the cluster it is drawn in and the
+  /// dispatch that stands for it.
+  void selectOp(const graph::GraphModel &model, int node);
+  /// Selects cluster `id` of `model` alone (no op), and its kernel when it has exactly one.
+  void selectCluster(const graph::GraphModel &model, int64_t id);
+  /// Asks for the graph tab, centred on the selection.
+  void showInGraph() {
+    tabRequest = Tab::Graph;
+    graphFocus = true;
+  }
 };
 
 struct ViewModel {

@@ -1,9 +1,11 @@
-//===- GraphModel.h - Ops, dispatches and backend choices of a compile -*- C++ -*-===//
+//===- GraphModel.h - Ops, clusters, dispatches and backend choices -*- C++ -*-===//
 //
 // Joins the op graph a compile captured after its graph phase (CompileResult::graph) with the
-// dispatch table of its ral phase (CompileResult::dispatches) through `loc` provenance: an op
-// belongs to every dispatch whose comma-separated `loc` names it. The graph and dispatch panels
-// read this model; it is built once per compile on the worker (makeCompileView). No ImGui.
+// clusters of its cluster phase (CompileResult::clusters, refusedMerges) and the dispatch table
+// of its ral phase (CompileResult::dispatches) through `loc` provenance: an op belongs to every
+// cluster and every dispatch whose comma-separated `loc` names it. The graph, dispatch and
+// profile panels read this model; it is built once per compile on the worker
+// (makeCompileView). No ImGui.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_GRAPH_GRAPHMODEL_H
@@ -38,11 +40,20 @@ std::vector<Alternative> alternativesFor(const std::string &opKind, const std::s
 /// graph op (`tosa.matmul`, `tosa.conv2d`), or "" when `d` is not that op's library-capable
 /// kernel (e.g. the transposes around a conv, or an op no library backend runs).
 std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSummary &d);
-/// The kind of kernel a dispatch is, in words: the compiler's fusion kind when it records one
-/// (kLoop "loop", kRowReduction "row reduction", kColReduction "column reduction", kLibrary
-/// "library", kInput "input fusion", kStitch "stitch"), else from its op and name: "library"
-/// (ral.dispatch), "reduction" (a reduce or pooling), "copy" (memref.copy), else "loop".
+/// The compiler's fusion kind in words (BladeDISC's names): kLoop "loop", kRowReduction "row
+/// reduction", kColReduction "column reduction", kLibrary "library", kInput "input fusion",
+/// kStitch "stitch", another kFoo "foo"; "" when `kind` is not such a name.
+std::string fusionKindName(const std::string &kind);
+/// The kind of kernel a dispatch is, in words: fusionKindName() of the kind the compiler
+/// records, else from its op and name: "library" (ral.dispatch), "reduction" (a reduce or
+/// pooling), "copy" (memref.copy), else "loop".
 std::string dispatchKind(const compiler::DispatchSummary &d);
+/// A kernel's name without its position in the program: "dispatch_12_generic" -> "generic".
+std::string kernelKind(const std::string &name);
+/// Ops that only create, move or reshape data (tensor.empty, tensor.pad, tensor.expand_shape,
+/// linalg.transpose, linalg.fill, ...): in a cluster they stand for their source op less than
+/// its compute ops do.
+bool isViewOp(const std::string &op);
 
 /// One dispatch (cluster) with what the panels show about it.
 struct DispatchEntry {
@@ -55,13 +66,30 @@ struct DispatchEntry {
   std::vector<Alternative> alternatives; ///< For opKind on the device; empty without opKind.
 };
 
+/// One cluster of the compiler's cluster phase (a loupe.fusion region).
+struct ClusterEntry {
+  compiler::ClusterSummary summary;
+  std::string kind;               ///< fusionKindName(summary.kind).
+  /// Graph nodes it names, by index: in its loc or its ops' locs, or in the loc of one of its
+  /// kernels (which adds the sources of ops fused into a kernel's body before clustering).
+  std::vector<int> nodes;
+  std::vector<int> dispatches;    ///< Its kernels (DispatchSummary::cluster == id), by index.
+  /// Indices into GraphModel::refusedMerges where it is the producer or the consumer cluster.
+  std::vector<int> refusedMerges;
+};
+
 struct NodeEntry {
   compiler::GraphNode node;
   std::vector<int> dispatches; ///< Dispatches whose loc names it, by index.
-  /// The dispatch it is drawn in (coloured by): the one that best matches the op (its library
-  /// kernel, a kernel named like the op, a fused one...), -1 when none names it.
+  /// The dispatch that stands for it best (its library kernel, a kernel named like the op, a
+  /// fused one...), -1 when none names it.
+  int dispatch = -1;
+  std::vector<int> clusters;   ///< Clusters that name it (ClusterEntry::nodes), by index.
+  /// The cluster it is drawn in (coloured by), -1 when none names it. Of its clusters: one with
+  /// a compute (not view) op of its name first, then, for a conv or matmul, a library cluster,
+  /// then one whose own loc names it, then the lowest id.
   int cluster = -1;
-  std::string backend;         ///< The cluster's backend ("" when none).
+  std::string backend;         ///< Its cluster's backend, else its dispatch's ("" when none).
 };
 
 struct GraphModel {
@@ -69,19 +97,29 @@ struct GraphModel {
   std::vector<NodeEntry> nodes;         ///< CompileResult::graph order.
   std::vector<std::pair<int, int>> edges; ///< Producer -> consumer node indices.
   std::vector<DispatchEntry> dispatches;  ///< CompileResult::dispatches order.
+  std::vector<ClusterEntry> clusters;     ///< CompileResult::clusters order.
+  std::vector<compiler::RefusedMerge> refusedMerges; ///< CompileResult::refusedMerges order.
   std::multimap<std::string, int> nodesByName;
 
   /// Index of the dispatch with this id, or -1.
   int dispatchIndex(int64_t id) const;
+  /// Index of the cluster with this id, or -1.
+  int clusterIndex(int64_t id) const;
+  /// Of the ops named `name` (exactly), the one a library backend could run (a conv rather
+  /// than the transposes around it), else the first; -1 when none.
+  int nodeNamed(const std::string &name) const;
 };
 
 /// Builds the model of a finished compile for `target` ("cpu", "cuda"). Edges naming unknown
-/// node ids are dropped.
+/// node ids are dropped; so are refused merges' and dispatches' references to unknown clusters.
 std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult &result,
                                                   const std::string &target);
 
 /// Splits "fc1,relu1" into its names.
 std::vector<std::string> splitLoc(const std::string &loc);
+/// Splits an op of ClusterSummary::ops, "linalg.generic@relu1,bn1", into its name and loc
+/// ({"linalg.generic", "relu1,bn1"}; the loc is empty without an '@').
+std::pair<std::string, std::string> splitClusterOp(const std::string &op);
 
 } // namespace loupe::visualizer::graph
 

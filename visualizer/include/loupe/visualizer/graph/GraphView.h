@@ -1,10 +1,10 @@
 //===- GraphView.h - The op graph on a pannable, zoomable canvas ---*- C++ -*-===//
 //
 // Draws a laid-out GraphModel with ImDrawList: ops as boxes labelled with op and backend,
-// coloured by the dispatch (cluster) they ended up in or by backend, fused dispatches outlined,
-// edges as Bézier curves with arrow heads. The mouse wheel zooms around the cursor, dragging
-// pans, a click selects an op (and its cluster) or a fused cluster's outline, writing the
-// selection into Navigation.
+// coloured by the compiler cluster they are drawn in (NodeEntry::cluster) or by backend,
+// clusters of several ops outlined, edges as Bézier curves with arrow heads. The mouse wheel
+// zooms around the cursor, dragging pans, a click selects an op (with its cluster and
+// dispatch) or a cluster's outline, writing the selection into Navigation.
 //
 // Stays fluid on 10,000 ops: everything is culled against the visible rectangle (precomputed
 // bounding boxes), labels are drawn only when legible, edges become straight lines and arrow
@@ -52,6 +52,8 @@ public:
   ColorBy colorBy = ColorBy::Cluster;
   /// Fill colour of node `index` under colorBy.
   ImU32 nodeColor(const GraphModel &model, int index) const;
+  /// The colour of cluster `cluster` (an index into GraphModel::clusters), by its id.
+  static ImU32 clusterColor(const GraphModel &model, int cluster);
 
   /// Screen position of a layout point in the last drawn canvas (tests click on nodes).
   ImVec2 toScreen(Point p) const;
@@ -60,8 +62,8 @@ public:
   ImVec2 canvasCenter() const {
     return ImVec2(canvasMin_.x + canvasSize_.x * 0.5f, canvasMin_.y + canvasSize_.y * 0.5f);
   }
-  /// Node under layout point `p`, or -1; then the smallest fused cluster outline around it
-  /// (as a dispatch index), or -1.
+  /// Node under layout point `p`, or -1; then the smallest cluster outline around it (an
+  /// index into GraphModel::clusters), or -1.
   int nodeAt(const GraphLayout &layout, Point p) const;
   int clusterAt(const GraphModel &model, const GraphLayout &layout, Point p);
 
@@ -82,7 +84,7 @@ private:
   const GraphLayout *preparedFor_ = nullptr;
   const GraphModel *preparedModel_ = nullptr;
   std::vector<Box> edgeBoxes_;
-  std::vector<std::pair<int, Box>> clusterBoxes_; ///< Fused dispatches (index, outline).
+  std::vector<std::pair<int, Box>> clusterBoxes_; ///< Outlined clusters (index, outline).
   std::vector<uint8_t> specks_; ///< Canvas pixels already holding a sub-pixel op this frame.
   ImVec2 canvasMin_{0, 0}, canvasSize_{1, 1};
   Point origin_;     ///< Layout point at the canvas's top-left corner.

@@ -6,7 +6,9 @@
 // (profiler::compare on every dispatch's samples and on whole repetitions). The
 // table shows both medians, the ratio candidate/baseline, the change and the verdict
 // (SAME / FASTER / SLOWER / AMBIGUOUS: Mann-Whitney U p < 0.05 with >= 9 samples each AND
-// |median change| >= threshold); the bar chart (ImDrawList) puts both medians side by side.
+// |median change| >= threshold); the clusters table compares the runs cluster by cluster
+// (clusters::compareClusters: matched by source ops, saying where the two programs clustered
+// them otherwise); the bar chart (ImDrawList) puts both medians side by side.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_PANELS_COMPAREPANEL_H
@@ -45,7 +47,14 @@ private:
   bool drawRunPickers(ViewModel &vm, int64_t &base, int64_t &cand);
   bool drawVariantPickers(ViewModel &vm, Actions &actions);
   void drawTable(const CompareView &c);
+  void drawClusters(const clusters::ClusterComparison &c);
   void drawBars(const CompareView &c);
+  /// A verdict as a coloured label; hover shows the reason.
+  static void verdictCell(const profiler::Comparison &c);
+  /// The summary's median, NaN when it has no samples.
+  static double medianOr(const profiler::Summary &s);
+  /// Each side's backend: "onednn", or "onednn -> codegen" when they differ.
+  static void backendPair(const std::string &baseline, const std::string &candidate);
 
   Column sortColumn_ = ColId;
   bool sortAscending_ = true;

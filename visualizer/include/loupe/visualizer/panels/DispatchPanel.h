@@ -1,10 +1,12 @@
 //===- DispatchPanel.h - Every dispatch, its backend and overrides -*- C++ -*-===//
 //
-// The dispatch table of the last compile: id, dispatch, kernel op, source ops (loc), kind,
-// backend, plevel, the alternatives the backend registry offers for the op on the device (with
-// plevels and whether they run here), an override drop-down for every library-capable dispatch
-// (matmul, batch_matmul, conv2d) and why the compiler chose its backend (the rule in a word; the
-// whole reason in its tooltip and, for the selected row, under the table).
+// The dispatch table of the last compile: id, dispatch, kernel op, source ops (loc), kind, the
+// compiler cluster it belongs to (a link: explained in the graph panel), backend, plevel, the
+// alternatives the backend registry offers for the op on the device (with plevels and whether
+// they run here) and the fallback kernels the runtime calls if it fails, an override drop-down
+// for every library-capable dispatch (matmul, batch_matmul, conv2d) and why the compiler chose
+// its backend (the rule in a word; the whole reason in its tooltip and, for the selected row,
+// under the table).
 //
 // Overrides are edited here and kept pending; Recompile writes them into the session
 // (`pipeline.overrides`, keyed by the op's loc) and compiles; Save writes them into the session
@@ -15,6 +17,7 @@
 #define LOUPE_VISUALIZER_PANELS_DISPATCHPANEL_H
 
 #include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
 
 #include <imgui.h>
@@ -24,13 +27,6 @@
 #include <string>
 
 namespace loupe::visualizer {
-
-/// A rectangle on screen, pixels.
-struct ScreenRect {
-  ImVec2 min{0, 0}, max{0, 0};
-  ImVec2 center() const { return ImVec2((min.x + max.x) * 0.5f, (min.y + max.y) * 0.5f); }
-  bool empty() const { return max.x <= min.x || max.y <= min.y; }
-};
 
 class DispatchPanel {
 public:
@@ -55,6 +51,8 @@ public:
   /// dispatch with id `id`, an item of the open drop-down's list, the Recompile button.
   /// A zero-size rectangle when it was not drawn.
   ScreenRect overrideRect(int64_t id) const;
+  /// The cluster link of the dispatch with id `id`.
+  ScreenRect clusterRect(int64_t id) const;
   ScreenRect popupItemRect(const std::string &backend) const;
   ScreenRect recompileRect() const { return recompileRect_; }
 
@@ -62,6 +60,7 @@ private:
   void syncWithSession(const ViewModel &vm);
   void drawToolbar(ViewModel &vm, Actions &actions);
   void drawTable(ViewModel &vm);
+  void drawClusterCell(ViewModel &vm, const compiler::DispatchSummary &s);
 
   SaveFn save_;
   std::map<std::string, std::string> edited_;
@@ -69,6 +68,7 @@ private:
   bool synced_ = false;
   std::string filter_;
   std::map<int64_t, ScreenRect> overrideRects_;
+  std::map<int64_t, ScreenRect> clusterRects_;
   std::map<std::string, ScreenRect> popupRects_;
   ScreenRect recompileRect_;
 };

@@ -1,10 +1,10 @@
 //===- GraphPanel.h - The op graph coloured by cluster and backend -*- C++ -*-===//
 //
 // The ops of the last compile (after its graph phase) laid out by Graphviz `dot`, each coloured
-// by the dispatch (cluster) it ended up in and labelled with its op and backend (GraphView).
+// by the compiler cluster it is drawn in and labelled with its op and backend (GraphView).
 // A toolbar fits, zooms, switches the colouring and finds an op by name; the pane on the right
-// shows the selection: an op (name, op, type, its dispatches) or a cluster (its ops, kind,
-// backend, plevel, the reason for the backend and the alternatives).
+// (GraphDetails) shows the selection: an op, the cluster explainer (why these ops share a
+// kernel, its kernels and their medians, the merges refused around it) and a kernel.
 //
 // Layouts run on the panel's own worker thread (graph::layoutGraph) and are cached by graph
 // structure (op labels and edges), so a recompile that only changes backends reuses its layout.
@@ -18,6 +18,7 @@
 #include "loupe/visualizer/Worker.h"
 #include "loupe/visualizer/graph/GraphLayout.h"
 #include "loupe/visualizer/graph/GraphView.h"
+#include "loupe/visualizer/panels/GraphDetails.h"
 
 #include <list>
 #include <memory>
@@ -44,6 +45,7 @@ public:
   int layoutsComputed() const { return computed_; }
 
   graph::GraphView &view() { return view_; }
+  GraphDetails &details() { return details_; }
   /// Finds an op by name (case-insensitive): of the ops named `text`, the one in a
   /// library-capable dispatch, else the first; else the first whose name or op contains it.
   /// Selects it and its cluster and centres it; false when none matches.
@@ -55,7 +57,6 @@ private:
     std::shared_ptr<const graph::GraphLayout> layout; ///< null while computing
   };
   static uint64_t keyOf(const graph::LayoutInput &input);
-  void drawDetails(ViewModel &vm, const graph::GraphModel &model);
 
   Worker worker_{"loupe-layout"};
   std::list<Entry> cache_; ///< Most recently used first; a few entries.
@@ -63,6 +64,7 @@ private:
   uint64_t modelKey_ = 0;
   const graph::GraphLayout *shownLayout_ = nullptr;
   graph::GraphView view_;
+  GraphDetails details_;
   std::string findText_;
   int computed_ = 0;
 };

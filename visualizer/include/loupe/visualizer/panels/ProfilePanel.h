@@ -2,16 +2,24 @@
 //
 // Left: the runs of the current model in the profile DB (Store::listRuns, newest first).
 // Right: the selected run (Store::loadRun): its whole-repetition summary, a per-dispatch table
-// sortable by id, name, loc, backend, calls, median, IQR and share (ImGuiTableFlags_Sortable; the order is
-// cached per run and sort spec), and the timeline of one repetition (TimelineView).
+// sortable by id, name, cluster, loc, backend, calls, median, IQR and share
+// (ImGuiTableFlags_Sortable; the order is cached per run and sort spec) whose cluster and loc
+// cells link to the graph panel, the per-cluster timings (the run's kernels grouped by cluster:
+// summed medians, kernel count, kind and backend; clusters::RunClusters), the kernel fallbacks
+// the run recorded, and the timeline of one repetition (TimelineView).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_PANELS_PROFILEPANEL_H
 #define LOUPE_VISUALIZER_PANELS_PROFILEPANEL_H
 
 #include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
+#include "loupe/visualizer/clusters/RunClusters.h"
 #include "loupe/visualizer/timeline/TimelineView.h"
+
+#include <map>
+#include <string>
 
 #include <vector>
 
@@ -20,8 +28,8 @@ namespace loupe::visualizer {
 class ProfilePanel {
 public:
   /// Columns of the dispatch table, in display order.
-  enum Column { ColId, ColName, ColLoc, ColBackend, ColCalls, ColMedian, ColIqr, ColShare,
-                ColCount };
+  enum Column { ColId, ColName, ColCluster, ColLoc, ColBackend, ColCalls, ColMedian, ColIqr,
+                ColShare, ColCount };
 
   void draw(ViewModel &vm, Actions &actions);
 
@@ -33,6 +41,15 @@ public:
   const std::vector<int> &sortedRows(const ViewModel &vm);
   /// Screen rectangle of a column header in the last frame (tests click on it).
   void headerRect(Column column, float *minX, float *minY, float *maxX, float *maxY) const;
+  /// The run's kernels by cluster, joined with the compile shown; null without a run.
+  const clusters::RunClusters *runClusters(const ViewModel &vm) { return clusters_.get(vm); }
+  /// Indices into RunClusters::clusters in the order of the clusters table (summed median,
+  /// highest first); cached per join.
+  const std::vector<int> &clusterOrder(const ViewModel &vm);
+  /// Screen rectangles of the last frame's links: "kernel:<id>" the cluster cell of kernel
+  /// `id`, "cluster:<id>" the id cell of run cluster `id` in the clusters table. Zero-size
+  /// when not drawn.
+  ScreenRect linkRect(const std::string &key) const;
 
   int repetition() const { return rep_; }
   void setRepetition(int rep) { rep_ = rep; }
@@ -40,7 +57,15 @@ public:
 
 private:
   void drawRuns(ViewModel &vm, Actions &actions);
-  void drawDispatches(ViewModel &vm);
+  void drawDispatches(ViewModel &vm, float height);
+  void drawClusters(ViewModel &vm, float height);
+  void drawFallbacks(const ViewModel &vm);
+  /// A link to run cluster `cluster` (an index into RunClusters::clusters): shows the compile
+  /// cluster with the same source ops in the graph panel, or says why there is none.
+  void clusterLink(ViewModel &vm, const clusters::RunClusters &run, int cluster,
+                   const std::string &key);
+  /// The source ops of a kernel, each a menu: show it in the graph or in the IR.
+  void locLink(ViewModel &vm, const DispatchRow &row);
 
   Column sortColumn_ = ColMedian;
   bool sortAscending_ = false;
@@ -52,6 +77,10 @@ private:
   int rep_ = 0;
   int64_t timelineFor_ = -1;
   TimelineView timeline_;
+  clusters::RunClustersCache clusters_;
+  std::vector<int> clusterOrder_;
+  uint64_t clusterOrderFor_ = 0; ///< clusters_.generation() clusterOrder_ is of; 0: none.
+  std::map<std::string, ScreenRect> rects_;
 };
 
 } // namespace loupe::visualizer

@@ -8,7 +8,6 @@
 #include "OpPatterns.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
@@ -96,7 +95,7 @@ public:
 private:
   void collectNodes();
   std::string whyNot(int producer, int consumer);
-  std::string libraryRule(ClusterState &lib, const Node &consumer, int producer);
+  std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
   bool createsCycle(int a, int b);
   void addInputs(Value v, llvm::SmallSetVector<Value, 8> &inputs);
   void mergedArguments(const ClusterState &a, const ClusterState &b, ClusterState &into);
@@ -149,7 +148,7 @@ void Clusterer::collectNodes() {
   }
 }
 
-/// The node ids whose results `node` reads (through cheap producers too), in operand order.
+/// The node ids whose results `node` reads directly, in operand order.
 llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
   llvm::SetVector<int> out;
   for (Value v : node.op->getOperands())
@@ -159,7 +158,7 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
 }
 
 /// The rule that refuses merging a library cluster with its consumer, or "".
-std::string Clusterer::libraryRule(ClusterState &lib, const Node &consumer, int producer) {
+std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer, int producer) {
   const Node &op = nodes[lib.library];
   std::string kind = libraryOpKind(op.op);
   const backends::FusePattern *pattern =

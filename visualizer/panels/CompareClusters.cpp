@@ -90,17 +90,7 @@ void ComparePanel::drawClusters(const clusters::ClusterComparison &c) {
       ImGui::TableNextColumn();
       ImGui::Text(r.baselineKernels == r.candidateKernels ? "%zu" : "%zu -> %zu",
                   r.baselineKernels, r.candidateKernels);
-      ImGui::TableNextColumn();
-      showText(r.baselineKernels ? formatNs(medianOr(r.comparison.baseline)) : "missing");
-      ImGui::TableNextColumn();
-      showText(r.candidateKernels ? formatNs(medianOr(r.comparison.candidate)) : "missing");
-      ImGui::TableNextColumn();
-      if (std::isnan(r.ratio))
-        ImGui::TextDisabled("-");
-      else
-        ImGui::Text("%.3fx", r.ratio);
-      ImGui::TableNextColumn();
-      verdictCell(r.comparison);
+      timingCells(r.comparison, r.baselineKernels > 0, r.candidateKernels > 0, r.ratio);
       ImGui::TableNextColumn();
       showText(r.sources);
       ImGui::PopID();

@@ -26,6 +26,21 @@ void ComparePanel::verdictCell(const profiler::Comparison &c) {
                       c.baseline.count, c.candidate.count);
 }
 
+void ComparePanel::timingCells(const profiler::Comparison &c, bool inBaseline, bool inCandidate,
+                               double ratio) {
+  ImGui::TableNextColumn();
+  showText(inBaseline ? formatNs(medianOr(c.baseline)) : "missing");
+  ImGui::TableNextColumn();
+  showText(inCandidate ? formatNs(medianOr(c.candidate)) : "missing");
+  ImGui::TableNextColumn();
+  if (std::isnan(ratio))
+    ImGui::TextDisabled("-");
+  else
+    ImGui::Text("%.3fx", ratio);
+  ImGui::TableNextColumn();
+  verdictCell(c);
+}
+
 double ComparePanel::medianOr(const profiler::Summary &s) {
   return s.count ? s.median : std::nan("");
 }
@@ -284,17 +299,7 @@ void ComparePanel::drawTable(const CompareView &c) {
     // Each side's backend: "onednn", or "onednn -> codegen" when the candidate's differs.
     ImGui::TableNextColumn();
     backendPair(r.baselineBackend, r.candidateBackend);
-    ImGui::TableNextColumn();
-    showText(r.inBaseline ? formatNs(medianOr(r.comparison.baseline)) : "missing");
-    ImGui::TableNextColumn();
-    showText(r.inCandidate ? formatNs(medianOr(r.comparison.candidate)) : "missing");
-    ImGui::TableNextColumn();
-    if (std::isnan(r.ratio))
-      ImGui::TextDisabled("-");
-    else
-      ImGui::Text("%.3fx", r.ratio);
-    ImGui::TableNextColumn();
-    verdictCell(r.comparison);
+    timingCells(r.comparison, r.inBaseline, r.inCandidate, r.ratio);
     ImGui::TableNextColumn();
     showText(formatChange(r.comparison.change));
   };

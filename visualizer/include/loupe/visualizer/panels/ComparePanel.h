@@ -55,6 +55,10 @@ private:
   static double medianOr(const profiler::Summary &s);
   /// Each side's backend: "onednn", or "onednn -> codegen" when they differ.
   static void backendPair(const std::string &baseline, const std::string &candidate);
+  /// The baseline and candidate medians ("missing" for a side without the row), the ratio
+  /// ("-" when NaN) and the verdict, one table cell each.
+  static void timingCells(const profiler::Comparison &c, bool inBaseline, bool inCandidate,
+                          double ratio);
 
   Column sortColumn_ = ColId;
   bool sortAscending_ = true;

@@ -8,6 +8,7 @@
 #include "OpPatterns.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
@@ -32,13 +33,14 @@ struct Node {
 };
 
 /// How far a library cluster's fuse pattern (matmul_bias_act) has got.
-enum class EpilogueStage { kNone, kView, kBias, kActivation };
+enum class EpilogueStage { kNone, kView, kBias, kGelu, kActivation };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
 struct ClusterState {
   llvm::SmallVector<int> members; ///< Node ids, ascending (program order).
   int library = -1;               ///< Node id of the library op, if any.
   EpilogueStage epilogue = EpilogueStage::kNone;
+  llvm::SmallPtrSet<Operation *, 8> gelu; ///< The GELU ops after the bias, when they form one.
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
   /// Kernel arguments: values read from outside (through cheap producers, which are cloned
   /// in) and values read outside. Kept up to date on every merge.
@@ -75,6 +77,43 @@ bool isRelu(Operation *op) {
          llvm::any_of(max->getOperands(), [&](Value v) {
            return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
          });
+}
+
+/// The one op of an elementwise generic's body, if it has exactly one besides the yield.
+Operation *singleBodyOp(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() || generic.getBlock()->getOperations().size() != 2)
+    return nullptr;
+  return &generic.getBlock()->front();
+}
+
+/// The only user of `op`'s result, or null.
+Operation *onlyUser(Operation *op) {
+  return op->getNumResults() == 1 && op->getResult(0).hasOneUse()
+             ? *op->getResult(0).getUsers().begin()
+             : nullptr;
+}
+
+/// The ops of `x * 0.5 * (1 + erf(x * 0.7071))` read from `x`'s result (ONNX's exact GELU as
+/// TOSA lowers it): mul, erf, add, mul by x, mul. Empty when they do not form one.
+llvm::SmallPtrSet<Operation *, 8> geluAfter(Operation *x) {
+  llvm::SmallVector<Operation *> users(x->getUsers());
+  if (users.size() != 2)
+    return {};
+  for (int first : {0, 1}) {
+    Operation *scale = users[first], *times = users[1 - first];
+    Operation *erf = onlyUser(scale);
+    Operation *plus = erf ? onlyUser(erf) : nullptr;
+    Operation *half = onlyUser(times);
+    auto is = [](Operation *op, auto kind) {
+      Operation *body = singleBodyOp(op);
+      return body && isa<decltype(kind)>(body);
+    };
+    if (is(scale, arith::MulFOp()) && is(erf, math::ErfOp()) && is(plus, arith::AddFOp()) &&
+        plus && onlyUser(plus) == times && is(times, arith::MulFOp()) && is(half, arith::MulFOp()))
+      return {scale, erf, plus, times, half};
+  }
+  return {};
 }
 
 bool hasStaticF32Operands(Operation *op) {
@@ -169,6 +208,9 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
   if (!pattern)
     return who + " takes no other op (" + op.backend.backend + " registers no fuse pattern for " +
            kind + ")";
+  if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
+      lib.gelu.contains(consumer.op))
+    return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
   if (!nodes[producer].op->hasOneUse())
     return who + ": its result has other readers, so no epilogue can take it";
   bool view = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(consumer.op);
@@ -178,7 +220,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
     return "";
-  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU; not " +
+  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU or GELU; not " +
          consumer.op->getName().getStringRef().str() + " here";
 }
 
@@ -312,9 +354,14 @@ void Clusterer::merge(int producer, int consumer) {
   state.erase(lc);
   if (ps.library >= 0) { // The library kernel takes the next step of its fuse pattern.
     Operation *next = nodes[consumer].op;
-    ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next) ? EpilogueStage::kView
-                  : isBiasAdd(next)                                      ? EpilogueStage::kBias
-                                                                         : EpilogueStage::kActivation;
+    if (ps.gelu.contains(next))
+      ps.epilogue = EpilogueStage::kGelu;
+    else if (isBiasAdd(next))
+      ps.epilogue = EpilogueStage::kBias, ps.gelu = geluAfter(next);
+    else
+      ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next)
+                        ? EpilogueStage::kView
+                        : EpilogueStage::kActivation;
   } else {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
@@ -398,7 +445,9 @@ void Clusterer::materialize() {
     if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
       pattern = "matmul_bias_act";
       reason += "; takes the bias" +
-                std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU" : "") +
+                std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU"
+                            : s.epilogue == EpilogueStage::kGelu     ? " and GELU"
+                                                                     : "") +
                 " after it as its epilogue";
     } else if (reason.empty()) {
       reason = "codegen: no library backend runs " + lead.op->getName().getStringRef().str();

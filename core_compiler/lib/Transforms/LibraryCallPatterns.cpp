@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "LibraryCallPatterns.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
@@ -127,9 +128,38 @@ namespace {
 struct BiasActivation {
   linalg::GenericOp generic;
   Value bias;         ///< [N] or [1, N].
-  int32_t activation; ///< ral Activation code: 0 none, 1 relu.
+  int32_t activation; ///< ral Activation code: 0 none, 1 relu, 3 gelu_erf.
 };
 } // namespace
+
+/// True when `value` is a float constant within 1e-6 of `expected`.
+static bool isConstant(Value value, double expected) {
+  FloatAttr attr;
+  return matchPattern(value, m_Constant(&attr)) &&
+         std::abs(attr.getValueAsDouble() - expected) < 1e-6;
+}
+
+/// `ops` (after ops[0] = C + bias = s) compute the exact GELU of s and yield it:
+/// t = s * 1/sqrt(2); e = erf(t); a = e + 1; m = s * a; yield m * 0.5 (operands in any order).
+static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value yielded) {
+  Value s = ops[0]->getResult(0);
+  auto binary = [](Operation *op, Value v, double constant) {
+    return op->getNumOperands() == 2 &&
+           ((op->getOperand(0) == v && isConstant(op->getOperand(1), constant)) ||
+            (op->getOperand(1) == v && isConstant(op->getOperand(0), constant)));
+  };
+  auto pair = [](Operation *op, Value a, Value b) {
+    return op->getNumOperands() == 2 &&
+           ((op->getOperand(0) == a && op->getOperand(1) == b) ||
+            (op->getOperand(0) == b && op->getOperand(1) == a));
+  };
+  return isa<arith::MulFOp>(ops[1]) && binary(ops[1], s, M_SQRT1_2) &&
+         isa<math::ErfOp>(ops[2]) && ops[2]->getOperand(0) == ops[1]->getResult(0) &&
+         isa<arith::AddFOp>(ops[3]) && binary(ops[3], ops[2]->getResult(0), 1.0) &&
+         isa<arith::MulFOp>(ops[4]) && pair(ops[4], s, ops[3]->getResult(0)) &&
+         isa<arith::MulFOp>(ops[5]) && binary(ops[5], ops[4]->getResult(0), 0.5) &&
+         yielded == ops[5]->getResult(0);
+}
 
 /// Matches the only reader of C (or of its one rank-2 collapse) as an elementwise generic
 /// computing `C + bias[j]` or `max(C + bias[j], 0)` into a separate rank-2 buffer.
@@ -184,6 +214,8 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
     return std::nullopt;
   if (ops.size() == 1 && yielded == ops[0]->getResult(0))
     return BiasActivation{generic, bias, 0};
+  if (ops.size() == 6 && isGeluErf(ops, yielded))
+    return BiasActivation{generic, bias, 3};
   FloatAttr zero;
   if (ops.size() == 2 && isa<arith::MaximumFOp>(ops[1]) && yielded == ops[1]->getResult(0) &&
       llvm::is_contained(ops[1]->getOperands(), ops[0]->getResult(0)) &&

@@ -21,7 +21,8 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ct
                                              llvm::StringRef kernel, llvm::StringRef device,
                                              std::string &why);
 
-/// A batch-1 matmul whose only reader computes `C + bias[j]` or `max(C + bias[j], 0)` into
+/// A batch-1 matmul whose only reader computes `C + bias[j]`, `max(C + bias[j], 0)` or the
+/// exact GELU of `C + bias[j]` (oneDNN gelu_erf) into
 /// another rank-2 buffer D -> kernel(ctx, A, B, bias, D, false, false, act) at that reader
 /// (epilogue kernels, e.g. ral_gemm_epilogue_onednn); the fill and the reader go away. When
 /// the matmul has a `loupe.cluster`, the reader must be in the same cluster.

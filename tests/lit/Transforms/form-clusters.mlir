@@ -88,7 +88,7 @@ func.func @reductions(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>
 // onednn's matmul_bias_act takes the result view, the bias and the ReLU; a different
 // elementwise op after them is refused by the pattern, and openblas has no pattern at all.
 // CHECK-LABEL: func.func @epilogue
-// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU; not linalg.generic here"
+// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU; not linalg.generic here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
 // CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1
 // BLAS-LABEL: func.func @epilogue

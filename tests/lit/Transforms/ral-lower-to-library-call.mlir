@@ -202,6 +202,43 @@ func.func @matmul_bias_relu(%ctx: !ral.context, %a: memref<1x8x64xf32>, %b: memr
 
 // -----
 
+// The exact GELU after the bias, x * 0.5 * (1 + erf(x / sqrt(2))), is oneDNN's gelu_erf
+// post-op (activation 3).
+
+// CHECK-LABEL: func.func @matmul_bias_gelu
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[GELU:.*]] = arith.constant 3 : i32
+// CHECK: ral.dispatch {{.*}}, %[[GELU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK-NOT: linalg.
+// CHECK: return
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#row3 = affine_map<(d0, d1) -> (0, d1)>
+func.func @matmul_bias_gelu(%ctx: !ral.context, %a: memref<1x8x64xf32>, %b: memref<1x64x32xf32>, %bias: memref<1x32xf32>, %d: memref<8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %rsqrt2 = arith.constant 0.707106769 : f32
+  %c = memref.alloc() : memref<1x8x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<1x8x32xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<1x8x64xf32>, memref<1x64x32xf32>) outs(%c : memref<1x8x32xf32>)
+  %c2 = memref.collapse_shape %c [[0, 1], [2]] : memref<1x8x32xf32> into memref<8x32xf32>
+  linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%c2, %bias : memref<8x32xf32>, memref<1x32xf32>) outs(%d : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.mulf %s, %rsqrt2 : f32
+    %e = math.erf %t : f32
+    %p = arith.addf %e, %one : f32
+    %m = arith.mulf %s, %p : f32
+    %g = arith.mulf %m, %half : f32
+    linalg.yield %g : f32
+  }
+  memref.dealloc %c : memref<1x8x32xf32>
+  return
+}
+
+// -----
+
 // Not fused: the elementwise op does more than bias + relu, and C has a second reader.
 
 // CHECK-LABEL: func.func @not_an_epilogue

@@ -113,12 +113,12 @@ TEST(CompilerTest, LibraryDispatchesListTheirFallbacks) {
     return out;
   };
   using Chains = std::map<std::string, std::vector<std::string>>;
-  // By plevel: every matmul takes a oneDNN epilogue (bias, fc1's ReLU), which no other
-  // backend has.
+  // By plevel: every matmul takes a oneDNN epilogue (bias, fc1's ReLU, fc2's GELU), which no
+  // other backend has.
   EXPECT_EQ(fallbacksByName({}),
             (Chains{{"dispatch_0_ral_gemm_epilogue_onednn", {}},
                     {"dispatch_1_ral_gemm_epilogue_onednn", {}},
-                    {"dispatch_3_ral_gemm_epilogue_onednn", {}}}));
+                    {"dispatch_2_ral_gemm_epilogue_onednn", {}}}));
   // The user's order: OpenBLAS first (no epilogue fusion), then oneDNN.
   Chains blasFirst = fallbacksByName({"openblas", "onednn"});
   EXPECT_EQ(blasFirst.size(), 3u);
@@ -159,3 +159,25 @@ TEST(CompilerTest, UnknownPhaseAndTargetAreBadInput) {
   EXPECT_NE(result.error->message.find("tpu"), std::string::npos);
 }
 } // namespace
+
+// The MLP's clusters: each GEMM takes its bias, fc1 its ReLU and fc2 the exact GELU after it
+// (onednn's matmul_bias_act), and the ral phase lowers each cluster to one epilogue kernel.
+TEST(CompilerTest, MlpClustersTakeBiasReluAndGeluEpilogues) {
+  CompileOptions options;
+  options.phaseTo = "ral";
+  CompileResult result =
+      compileModel(std::string(LOUPE_SOURCE_DIR) + "/examples/models/mlp.onnx", options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  std::vector<std::string> epilogues;
+  for (const ClusterSummary &c : result.clusters)
+    if (c.pattern == "matmul_bias_act")
+      epilogues.push_back(c.reason.substr(c.reason.find("; takes")));
+  EXPECT_EQ(epilogues, (std::vector<std::string>{
+                           "; takes the bias and ReLU after it as its epilogue; 5 ops fused",
+                           "; takes the bias and GELU after it as its epilogue; 9 ops fused",
+                           "; takes the bias after it as its epilogue; 4 ops fused"}));
+  int gemms = 0;
+  for (const DispatchSummary &d : result.dispatches)
+    gemms += d.name.find("ral_gemm_epilogue_onednn") != std::string::npos;
+  EXPECT_EQ(gemms, 3);
+}

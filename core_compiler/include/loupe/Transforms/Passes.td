@@ -78,8 +78,9 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
       OIHW views (`memref.transpose` of the NHWC / FHWC buffers, so no copy),
       params = strides, zero padding (TOSA pads the input first), dilations, groups 1.
     - pattern fusion, when the backend registers `matmul_bias_act`: a batch-1 matmul
-      whose only reader is an elementwise `C + bias[j]` or `max(C + bias[j], 0)` into
-      another buffer -> one epilogue kernel (`ral_gemm_epilogue_onednn`) at that op.
+      whose only reader is an elementwise `C + bias[j]`, `max(C + bias[j], 0)` or the
+      exact GELU of `C + bias[j]` into another buffer, in the matmul's cluster -> one
+      epilogue kernel (`ral_gemm_epilogue_onednn`) at that op.
     The dispatch's `abi` attribute is filled in with the encoded name while the types
     are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
     `loupe.backend_reason` (kept on the op when it stays with codegen or reference);
@@ -224,7 +225,7 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
       consumer's inputs; a code-generated contraction is not fused (linalg's
       elementwise fusion cannot); a library op takes only the ops one of its
       backend's fuse patterns covers (matmul_bias_act: a result view, `C + bias`,
-      then ReLU).
+      then ReLU or the exact GELU).
     - Rematerialisation (IREE): cheap producers (tensor.empty, fills of constants,
       broadcasts of constants) are not clustered but cloned into every region that
       uses them.

@@ -22,6 +22,16 @@ std::shared_ptr<const CompileView> mlpTosaCompile(const std::string &phaseTo) {
   return slot;
 }
 
+std::shared_ptr<const CompileView> cnnCompile() {
+  static const std::shared_ptr<const CompileView> view = [] {
+    compiler::CompileOptions options;
+    options.keepIrText = false;
+    std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
+    return makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  }();
+  return view;
+}
+
 ViewModel mlpTosaViewModel() {
   ViewModel vm;
   vm.session.model = mlpTosaPath();

@@ -18,6 +18,8 @@ std::string mlpTosaPath();
 std::shared_ptr<const CompileView> mlpTosaCompile(const std::string &phaseTo = "llvm");
 /// A view model showing that compile, as the Controller would set it up.
 ViewModel mlpTosaViewModel();
+/// A real artifact compile (no IR text) of examples/models/cnn.onnx, made once per process.
+std::shared_ptr<const CompileView> cnnCompile();
 
 /// Records what panels ask for.
 class RecordingActions : public Actions {

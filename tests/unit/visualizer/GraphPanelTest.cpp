@@ -139,10 +139,7 @@ TEST(GraphModel, MapsGraphOpsToRegistryOps) {
 }
 
 TEST(GraphModel, RealCnnCompile) {
-  compiler::CompileOptions options;
-  options.keepIrText = false;
-  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
-  auto view = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  auto view = cnnCompile();
   ASSERT_TRUE(view->result.ok()) << view->result.error->message;
   const graph::GraphModel &m = *view->graph;
   ASSERT_FALSE(m.nodes.empty());
@@ -172,10 +169,7 @@ TEST(GraphModel, RealCnnCompile) {
 }
 
 TEST(GraphModel, RealCnnClusters) {
-  compiler::CompileOptions options;
-  options.keepIrText = false;
-  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
-  auto view = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  auto view = cnnCompile();
   ASSERT_TRUE(view->result.ok()) << view->result.error->message;
   const graph::GraphModel &m = *view->graph;
   ASSERT_FALSE(m.clusters.empty());
@@ -390,10 +384,7 @@ TEST(GraphPanel, ZoomPanFindAndLayoutCache) {
 namespace {
 TEST(GraphPanel, ClusterExplainerOnTheCnn) {
   PanelFixture f;
-  compiler::CompileOptions options;
-  options.keepIrText = false;
-  std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
-  f.vm.compile = makeCompileView(model, options, compiler::compileModel(model, options), 0, 0);
+  f.vm.compile = cnnCompile();
   ASSERT_TRUE(f.vm.compile->result.ok());
   f.settle();
   const graph::GraphModel &m = *f.vm.compile->graph;

@@ -423,16 +423,16 @@ void Clusterer::materialize() {
 
   for (auto [id, l] : llvm::enumerate(leaders)) {
     ClusterState &s = state[l];
-    llvm::SmallPtrSet<Operation *, 8> members;
-    for (int m : s.members) {
-      members.insert(nodes[m].op);
-      clusterId[m] = id;
-    }
-    llvm::SmallVector<Value> outputs;
     for (int m : s.members)
-      for (Value r : nodes[m].op->getResults())
-        if (llvm::any_of(r.getUsers(), [&](Operation *u) { return !members.contains(u); }))
-          outputs.push_back(r);
+      clusterId[m] = id;
+    // The cluster's outputs (kept up to date by every merge), in program order.
+    llvm::SmallVector<Value> outputs(s.outputs.begin(), s.outputs.end());
+    llvm::sort(outputs, [&](Value a, Value b) {
+      auto position = [&](Value v) {
+        return std::make_pair(nodeOf[v.getDefiningOp()], cast<OpResult>(v).getResultNumber());
+      };
+      return position(a) < position(b);
+    });
 
     // Backend, pattern, reason.
     int heaviest = s.members[0];

@@ -1,5 +1,6 @@
 //===- CompileCache.cpp - Compile results by model IR and options -----------------===//
 #include "CompileCache.h"
+#include "SnapshotRecorder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -130,11 +131,8 @@ std::map<std::string, MemoryEntry> memory; // By "<dir>/<hash>".
 std::atomic<int64_t> memoryHits{0}, diskHits{0}, misses{0};
 
 std::string hashText(const std::string &text) {
-  uint64_t h = 0xcbf29ce484222325ull; // FNV-1a 64
-  for (unsigned char c : text)
-    h = (h ^ c) * 0x100000001b3ull;
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
   return buf;
 }
 

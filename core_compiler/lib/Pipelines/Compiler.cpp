@@ -130,9 +130,12 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
                                                      : options.artifactPath;
   std::string cacheKey, cacheDir;
   if (options.useCache && last >= phaseIndex("artifact")) {
-    std::string moduleText;
-    llvm::raw_string_ostream os(moduleText);
-    SnapshotRecorder::printIr(module.get(), os);
+    // The import snapshot's text when it was kept, else one more print of the module.
+    std::string moduleText = result.snapshots.empty() ? "" : result.snapshots.back().ir;
+    if (moduleText.empty()) {
+      llvm::raw_string_ostream os(moduleText);
+      SnapshotRecorder::printIr(module.get(), os);
+    }
     cacheKey = compileCacheKey(moduleText, options);
     cacheDir = compileCacheDir(options);
     if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {

@@ -75,7 +75,7 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
 }
 
 int compileCommand(int argc, char **argv, int first) {
-  std::set<std::string> valued = {"--target", "--phase-to", "--dump-dir", "--emit", "-o"};
+  std::set<std::string> valued = {"--target", "--gpu-arch", "--phase-to", "--dump-dir", "--emit", "-o"};
   valued.merge(backendFlagNames());
   CommandLine cl(valued, {});
   std::string error;
@@ -87,13 +87,21 @@ int compileCommand(int argc, char **argv, int first) {
     return 2;
   }
   options.target = cl.get("--target", "cpu");
+  options.gpuArch = cl.get("--gpu-arch", options.gpuArch);
   std::string emit = cl.get("--emit", "artifact");
-  if (emit != "mlir" && emit != "llvm" && emit != "artifact") {
-    std::fprintf(stderr, "loupe compile: --emit must be mlir, llvm or artifact\n");
+  if (emit != "mlir" && emit != "llvm" && emit != "ptx" && emit != "artifact") {
+    std::fprintf(stderr, "loupe compile: --emit must be mlir, llvm, ptx or artifact\n");
+    return 2;
+  }
+  if (emit == "ptx" && options.target != "cuda") {
+    std::fprintf(stderr, "loupe compile: --emit ptx needs --target cuda\n");
     return 2;
   }
   // --emit picks the default last phase; --phase-to overrides it.
-  options.phaseTo = cl.get("--phase-to", emit == "mlir" ? "lower" : emit == "llvm" ? "llvm" : "artifact");
+  options.phaseTo = cl.get("--phase-to", emit == "mlir"  ? "lower"
+                                         : emit == "llvm" ? "llvm"
+                                         : emit == "ptx"  ? "ral"
+                                                          : "artifact");
   if (!isPhase(options.phaseTo)) {
     std::fprintf(stderr, "loupe compile: unknown phase '%s'\n", options.phaseTo.c_str());
     return 2;
@@ -124,11 +132,16 @@ int compileCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "artifact: %s\n", result.artifactPath.c_str());
     return 0;
   }
+  const std::string &text = emit == "ptx" ? result.ptx : result.finalIr;
+  if (emit == "ptx" && text.empty()) {
+    std::fprintf(stderr, "loupe compile: no PTX: --phase-to must reach 'ral'\n");
+    return 2;
+  }
   if (out.empty()) {
-    std::cout << result.finalIr;
+    std::cout << text;
   } else {
     std::ofstream file(out, std::ios::binary | std::ios::trunc);
-    file << result.finalIr;
+    file << text;
     if (!file) {
       std::fprintf(stderr, "loupe compile: %s: write failed\n", out.c_str());
       return 2;

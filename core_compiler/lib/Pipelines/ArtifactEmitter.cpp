@@ -104,7 +104,8 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
     };
     info.dispatches.push_back({cast<IntegerAttr>(dict.get("id")).getInt(), text("name"),
                                text("op"), text("loc"), text("backend"), text("kind"),
-                               text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {}});
+                               text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {},
+                               text("schedule"), text("launch")});
   }
   // ral-lower-to-library-call's fallback kernels, from the dispatches that still carry them.
   entry.walk([&](Operation *op) {
@@ -125,7 +126,8 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
   for (const DispatchSummary &d : dispatches)
     out.push_back({{"id", d.id}, {"name", d.name}, {"op", d.op}, {"loc", d.loc},
                    {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
-                   {"cluster", d.cluster}, {"fallbacks", d.fallbacks}});
+                   {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
+                   {"schedule", d.schedule}, {"launch", d.launch}});
   return out;
 }
 

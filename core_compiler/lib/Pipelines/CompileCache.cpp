@@ -35,11 +35,12 @@ static void from_json(const json &j, PassSnapshot &s) {
 static void to_json(json &j, const DispatchSummary &d) {
   j = {{"id", d.id},         {"name", d.name},     {"op", d.op},
        {"loc", d.loc},       {"backend", d.backend}, {"kind", d.kind},
-       {"reason", d.reason}, {"cluster", d.cluster}, {"fallbacks", d.fallbacks}};
+       {"reason", d.reason}, {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
+       {"schedule", d.schedule}, {"launch", d.launch}};
 }
 static void from_json(const json &j, DispatchSummary &d) {
   d = {j.at("id"), j.at("name"), j.at("op"), j.at("loc"), j.at("backend"), j.at("kind"),
-       j.at("reason"), j.at("cluster"), j.at("fallbacks")};
+       j.at("reason"), j.at("cluster"), j.at("fallbacks"), j.at("schedule"), j.at("launch")};
 }
 static void to_json(json &j, const ClusterSummary &c) {
   j = {{"id", c.id},         {"kind", c.kind},     {"backend", c.backend}, {"pattern", c.pattern},
@@ -64,7 +65,7 @@ static json resultJson(const CompileResult &r) {
           {"final_ir", r.finalIr},        {"final_ir_kind", int(r.finalIrKind)},
           {"graph_nodes", r.graph.nodes}, {"graph_edges", r.graph.edges},
           {"clusters", r.clusters},       {"refused_merges", r.refusedMerges},
-          {"dispatches", r.dispatches}};
+          {"dispatches", r.dispatches},   {"ptx", r.ptx}};
 }
 static CompileResult resultFromJson(const json &j) {
   CompileResult r;
@@ -77,6 +78,7 @@ static CompileResult resultFromJson(const json &j) {
   r.clusters = j.at("clusters").get<std::vector<ClusterSummary>>();
   r.refusedMerges = j.at("refused_merges").get<std::vector<RefusedMerge>>();
   r.dispatches = j.at("dispatches").get<std::vector<DispatchSummary>>();
+  r.ptx = j.at("ptx");
   return r;
 }
 
@@ -98,7 +100,8 @@ static const std::string &buildId() {
 
 std::string compileCacheKey(const std::string &moduleText, const CompileOptions &o) {
   std::ostringstream key;
-  key << "loupe-compile-cache 1\nbuild " << buildId() << "\ntarget " << o.target << "\nphase-to "
+  key << "loupe-compile-cache 2\nbuild " << buildId() << "\ntarget " << o.target
+      << "\ngpu-arch " << o.gpuArch << "\nphase-to "
       << o.phaseTo << "\nkeep-ir-text " << o.keepIrText << "\nrecord-passes " << o.recordPasses
       << "\nfusion " << o.fusion << "\nbackends";
   for (const std::string &b : o.backends)

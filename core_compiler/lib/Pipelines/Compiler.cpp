@@ -12,14 +12,14 @@
 #include "loupe/Frontends/MlirImporter.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -73,8 +73,17 @@ void registerDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<loupe::ralir::RalDialect, loupe::loupeir::LoupeDialect>();
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
+  registerAllToLLVMIRTranslations(registry); // the host module, and NVVM for gpu-module-to-binary
+}
+
+/// The PTX of every gpu.binary (gpu-module-to-binary{format=isa}), each after a
+/// `// kernel <name>` line.
+std::string collectPtx(ModuleOp module) {
+  std::string text;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (auto object : binary.getObjects().getAsRange<gpu::ObjectAttr>())
+      text += "// kernel " + binary.getName().str() + "\n" + object.getObject().str() + "\n";
+  return text;
 }
 
 std::string defaultArtifactPath(const std::string &modelPath) {
@@ -100,9 +109,12 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   };
   if (!isPhase(options.phaseTo))
     return fail(CompileError::Kind::BadInput, "unknown phase '" + options.phaseTo + "'");
-  if (options.target != "cpu")
+  if (options.target != "cpu" && options.target != "cuda")
     return fail(CompileError::Kind::BadInput,
-                "unsupported target '" + options.target + "' (this build compiles for: cpu)");
+                "unsupported target '" + options.target + "' (targets: cpu, cuda)");
+  if (options.target == "cuda" && options.gpuArch != "sm_80" && options.gpuArch != "sm_90")
+    return fail(CompileError::Kind::BadInput,
+                "unsupported GPU architecture '" + options.gpuArch + "' (sm_80, sm_90)");
 
   registerPipelines();
   DialectRegistry registry;
@@ -174,6 +186,10 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     if (std::string(phase) == "ral") {
       captureDispatches(module.get(), info);
       result.dispatches = info.dispatches;
+      if (options.target == "cuda") {
+        result.ptx = collectPtx(module.get());
+        recorder.recordStep("ral", "ptx", options.gpuArch, 0, IrKind::Assembly, result.ptx);
+      }
     }
     result.lastPhase = phase;
   }

@@ -81,6 +81,20 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "canonicalize";
   // ral: context injection, deallocation, backends and library calls, dispatch tracing, CPU
   // kernels.
+  // ral, cuda target: library calls as on the CPU; code-generated kernels mapped to GPU
+  // threads, lowered to NVVM and assembled to PTX by LLVM's NVPTX back end.
+  if (phase == "ral" && options.target == "cuda")
+    return "ral-inject-execution-context,"
+           "buffer-deallocation-pipeline,"
+           "ral-lower-to-library-call" + backendOptions(options) + ","
+           "loupe-instrument-dispatches{device=gpu},"
+           "ral-outline-gpu-kernels,"
+           "lower-affine,canonicalize,cse,"
+           "nvvm-attach-target{chip=" + options.gpuArch + " O=3},"
+           "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
+           "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts,"
+           "canonicalize),"
+           "gpu-module-to-binary{format=isa}";
   if (phase == "ral")
     return "ral-inject-execution-context,"
            "buffer-deallocation-pipeline,"
@@ -91,7 +105,8 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
-           "ral-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+           "ral-to-llvm" + std::string(options.target == "cuda" ? "{device=gpu}" : "") + ","
+           "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
            "convert-cf-to-llvm,reconcile-unrealized-casts";
   return "";
@@ -102,17 +117,9 @@ std::string phasePipeline(const std::string &phase, const CompileOptions &option
   return passes.empty() ? "" : "builtin.module(" + passes + ")";
 }
 
-std::string gpuKernelPassList(const std::string &chip) {
-  return "func.func(convert-linalg-to-parallel-loops,gpu-map-parallel-loops,"
-         "convert-parallel-loops-to-gpu),lower-affine,gpu-kernel-outlining,"
-         "nvvm-attach-target{chip=" + chip + " O=3},"
-         "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts,canonicalize),"
-         "gpu-module-to-binary{format=isa}";
-}
-
 namespace {
-struct GpuKernelOptions : PassPipelineOptions<GpuKernelOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA architecture, e.g. sm_80, sm_90"),
+struct CudaRalOptions : PassPipelineOptions<CudaRalOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA architecture: sm_80 or sm_90"),
                            llvm::cl::init("sm_80")};
 };
 } // namespace
@@ -129,12 +136,18 @@ void registerPipelines() {
           name, "Loupe's '" + std::string(phase) + "' phase: " + passes,
           [passes](OpPassManager &pm) { (void)parsePassPipeline(passes, pm); });
     }
-    PassPipelineRegistration<GpuKernelOptions>(
-        "loupe-gpu-kernels",
-        "Code-generated linalg kernels -> gpu.launch -> NVVM -> PTX (first step of the cuda "
-        "target): " + gpuKernelPassList("<chip>"),
-        [](OpPassManager &pm, const GpuKernelOptions &options) {
-          (void)parsePassPipeline(gpuKernelPassList(options.chip), pm);
+    auto cudaOptions = [](const std::string &chip) {
+      CompileOptions options;
+      options.target = "cuda";
+      options.gpuArch = chip;
+      return options;
+    };
+    PassPipelineRegistration<CudaRalOptions>(
+        "loupe-ral-cuda",
+        "Loupe's 'ral' phase for the cuda target: " +
+            phasePassList("ral", cudaOptions("<chip>")),
+        [cudaOptions](OpPassManager &pm, const CudaRalOptions &options) {
+          (void)parsePassPipeline(phasePassList("ral", cudaOptions(options.chip)), pm);
         });
   });
 }

@@ -15,12 +15,6 @@ namespace loupe::compiler {
 std::string phasePassList(const std::string &phase, const CompileOptions &options);
 /// The same, anchored: "builtin.module(<pass list>)", as mlir-opt's --pass-pipeline takes it.
 std::string phasePipeline(const std::string &phase, const CompileOptions &options);
-/// Code-generated linalg ops on memrefs -> scf.parallel mapped to GPU blocks/threads ->
-/// gpu.launch -> outlined gpu.module -> NVVM -> PTX embedded as a gpu.binary (MLIR's NVVM
-/// target, LLVM's NVPTX back end; no CUDA toolkit needed). `chip`: "sm_80", "sm_90".
-/// Registered as `loupe-opt --loupe-gpu-kernels=chip=sm_90`.
-std::string gpuKernelPassList(const std::string &chip);
-
 
 } // namespace loupe::compiler
 

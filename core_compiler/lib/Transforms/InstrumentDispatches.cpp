@@ -123,6 +123,7 @@ static bool isTracingCall(Operation *op) {
 namespace {
 struct InstrumentDispatchesPass
     : loupe::impl::InstrumentDispatchesBase<InstrumentDispatchesPass> {
+  using InstrumentDispatchesBase::InstrumentDispatchesBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     func::FuncOp entry = loupe::lookupEntryFunction(module);
@@ -147,6 +148,7 @@ struct InstrumentDispatchesPass
       return;
 
     Builder attrs(module.getContext());
+    std::string deviceName = device;
     llvm::SmallVector<Attribute> table;
     for (auto [id, op] : llvm::enumerate(kernels)) {
       OpBuilder builder(op);
@@ -165,11 +167,11 @@ struct InstrumentDispatchesPass
           loupe::globalStringAddress(builder, loc, module, backend),
           loupe::globalStringAddress(builder, loc, module, source)};
       auto begin = builder.create<loupe::ralir::DispatchOp>(
-          loc, TypeRange{}, ctx, beginArgs, "ral_dispatch_begin", "cpu", "", nullptr, true);
+          loc, TypeRange{}, ctx, beginArgs, "ral_dispatch_begin", deviceName, "", nullptr, true);
       begin.setAbi(begin.encodedName());
       builder.setInsertionPointAfter(op);
       auto end = builder.create<loupe::ralir::DispatchOp>(
-          loc, TypeRange{}, ctx, ValueRange{idValue}, "ral_dispatch_end", "cpu", "", nullptr, true);
+          loc, TypeRange{}, ctx, ValueRange{idValue}, "ral_dispatch_end", deviceName, "", nullptr, true);
       end.setAbi(end.encodedName());
       op->setAttr("loupe.dispatch_id", attrs.getI64IntegerAttr(id));
 

@@ -9,6 +9,7 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -106,8 +107,10 @@ static llvm::SmallVector<Value> emitApiCall(ConversionPatternRewriter &b, Locati
 
 namespace {
 template <typename Op> struct RalCallLowering : ConvertOpToLLVMPattern<Op> {
-  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  RalCallLowering(const LLVMTypeConverter &converter, StringRef device)
+      : ConvertOpToLLVMPattern<Op>(converter), device(device.str()) {}
   using OpAdaptor = typename Op::Adaptor;
+  std::string device; ///< "cpu" or "gpu": the device of the I/O and allocation APIs.
 
   /// The encoded name and the operands (context first) of one ral op.
   virtual std::string apiName(Op op) const = 0;
@@ -139,7 +142,7 @@ Value indexConstant(ConversionPatternRewriter &b, Location loc, int64_t index) {
 struct RecvInputLowering : RalCallLowering<RecvInputOp> {
   using RalCallLowering::RalCallLowering;
   std::string apiName(RecvInputOp op) const override {
-    return encodeApiName("ral_recv_input", "cpu",
+    return encodeApiName("ral_recv_input", device,
                          {op.getCtx().getType(), IntegerType::get(op.getContext(), 64)},
                          op.getResult().getType());
   }
@@ -152,7 +155,7 @@ struct RecvInputLowering : RalCallLowering<RecvInputOp> {
 struct SendOutputLowering : RalCallLowering<SendOutputOp> {
   using RalCallLowering::RalCallLowering;
   std::string apiName(SendOutputOp op) const override {
-    return encodeApiName("ral_send_output", "cpu",
+    return encodeApiName("ral_send_output", device,
                          {op.getCtx().getType(), IntegerType::get(op.getContext(), 64),
                           op.getValue().getType()},
                          {});
@@ -287,18 +290,38 @@ static void buildKernelAbi(func::FuncOp kernel, const LLVMTypeConverter &convert
 
 /// Set on functions whose allocations all go through the runtime's allocator.
 constexpr llvm::StringLiteral kRalAllocations = "ral.allocations";
+/// Set on functions that take the context (their signatures change during the conversion).
+constexpr llvm::StringLiteral kRalContext = "ral.takes_context";
 
-/// The context of the function holding `op`, when its allocations go through the RAL.
-Value allocationContext(Operation *op, ConversionPatternRewriter &b) {
+/// The context of the function holding `op`, when its allocations go through the RAL (or,
+/// without `requireRalAllocations`, whenever it takes the context).
+Value allocationContext(Operation *op, ConversionPatternRewriter &b,
+                        bool requireRalAllocations = true) {
   auto func = op->getParentOfType<func::FuncOp>();
-  if (!func || !func->hasAttr(kRalAllocations))
+  if (!func || !func->hasAttr(requireRalAllocations ? kRalAllocations : kRalContext))
     return nullptr;
   return b.getRemappedValue(func.getArgument(0));
 }
 
-/// memref.alloc -> ral_alloc(ctx, bytes) (the CPU driver's caching allocator, 64-byte aligned).
-struct AllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// Bytes of a statically shaped memref (at least one byte per element).
+static int64_t byteSize(MemRefType type) {
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// A pattern whose RAL calls are those of one device ("cpu" or "gpu").
+template <typename Op> struct DeviceLowering : ConvertOpToLLVMPattern<Op> {
+  DeviceLowering(const LLVMTypeConverter &converter, StringRef device)
+      : ConvertOpToLLVMPattern<Op>(converter), device(device.str()) {}
+  std::string device;
+  std::string api(StringRef prefix, StringRef signature) const {
+    return (prefix + "___" + device + "___" + signature).str();
+  }
+};
+
+/// memref.alloc -> ral_alloc(ctx, bytes): the CPU driver's caching allocator (64-byte
+/// aligned) or stream-ordered device memory.
+struct AllocLowering : DeviceLowering<memref::AllocOp> {
+  using DeviceLowering::DeviceLowering;
   LogicalResult matchAndRewrite(memref::AllocOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Value ctx = allocationContext(op, b);
@@ -306,10 +329,9 @@ struct AllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
     if (!ctx)
       return b.notifyMatchFailure(op, "allocations of this function stay with malloc");
     Location loc = op.getLoc();
-    int64_t bytes = type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    Value size = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(bytes));
+    Value size = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), b.getI64IntegerAttr(byteSize(type)));
     auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-    Value memory = emitApiCall(b, loc, op, "ral_alloc___cpu___pvoid_i64___pvoid", {ctx, size},
+    Value memory = emitApiCall(b, loc, op, api("ral_alloc", "pvoid_i64___pvoid"), {ctx, size},
                                {ContextType::get(b.getContext()), b.getI64Type()}, {ptrTy})[0];
     b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, memory)
                         .operator Value());
@@ -318,8 +340,8 @@ struct AllocLowering : ConvertOpToLLVMPattern<memref::AllocOp> {
 };
 
 /// memref.dealloc -> ral_dealloc(ctx, allocated pointer).
-struct DeallocLowering : ConvertOpToLLVMPattern<memref::DeallocOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+struct DeallocLowering : DeviceLowering<memref::DeallocOp> {
+  using DeviceLowering::DeviceLowering;
   LogicalResult matchAndRewrite(memref::DeallocOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
     Value ctx = allocationContext(op, b);
@@ -328,8 +350,80 @@ struct DeallocLowering : ConvertOpToLLVMPattern<memref::DeallocOp> {
     Location loc = op.getLoc();
     Value pointer = MemRefDescriptor(adaptor.getMemref()).allocatedPtr(b, loc);
     auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-    emitApiCall(b, loc, op, "ral_dealloc___cpu___pvoid_pvoid___void", {ctx, pointer},
+    emitApiCall(b, loc, op, api("ral_dealloc", "pvoid_pvoid___void"), {ctx, pointer},
                 {ContextType::get(b.getContext()), ptrTy}, {});
+    b.eraseOp(op);
+    return success();
+  }
+};
+
+/// ral.device_constant -> ral_constant(ctx, host aligned pointer, bytes): the context's device
+/// copy of the constant.
+struct DeviceConstantLowering : ConvertOpToLLVMPattern<DeviceConstantOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(DeviceConstantOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto type = cast<MemRefType>(op.getType());
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+    Value host = MemRefDescriptor(adaptor.getHost()).alignedPtr(b, loc);
+    Value bytes = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), byteSize(type));
+    Value device = emitApiCall(b, loc, op, "ral_constant___gpu___pvoid_pvoid_i64___pvoid",
+                               {adaptor.getCtx(), host, bytes},
+                               {ContextType::get(ctx), ptrTy, b.getI64Type()}, {ptrTy})[0];
+    b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, device)
+                        .operator Value());
+    return success();
+  }
+};
+
+/// The runtime's GPU launch (ral_api.h LOUPE_RAL_KERNEL_LAUNCH_GPU).
+static constexpr llvm::StringLiteral kKernelLaunch =
+    "ral_kernel_launch___gpu___pvoid_pvoid_i64_pvoid_i64_i64_i64_i64_i64_i64_i32_ppvoid___void";
+
+/// gpu.launch_func -> ral_kernel_launch(ctx, PTX, PTX bytes, kernel name, grid, block, shared
+/// memory bytes, params), params[i] pointing to a copy of the aligned pointer of a memref
+/// argument or of a scalar argument.
+struct LaunchFuncLowering : ConvertOpToLLVMPattern<gpu::LaunchFuncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(gpu::LaunchFuncOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Value ctx = allocationContext(op, b, /*requireRalAllocations=*/false);
+    if (!ctx)
+      return b.notifyMatchFailure(op, "not in a function that takes the context");
+    auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
+        op, op.getKernelModuleName());
+    if (!binary || binary.getObjects().empty())
+      return op.emitOpError("has no gpu.binary @")
+             << op.getKernelModuleName() << " (run gpu-module-to-binary first)";
+    StringRef ptx = cast<gpu::ObjectAttr>(binary.getObjects()[0]).getObject().getValue();
+
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    auto ptrTy = LLVM::LLVMPointerType::get(context);
+    llvm::SmallVector<Value> slots;
+    for (auto [arg, original] : llvm::zip(adaptor.getKernelOperands(), op.getKernelOperands()))
+      slots.push_back(spillToStack(b, loc, op,
+                                   isBarePointerParam(original.getType())
+                                       ? MemRefDescriptor(arg).alignedPtr(b, loc)
+                                       : arg));
+    Value params = packPointerArray(b, loc, op, slots);
+    auto module = op->getParentOfType<ModuleOp>();
+    auto i64 = b.getI64Type(), i32 = b.getI32Type();
+    Value ptxSize = b.create<LLVM::ConstantOp>(loc, i64, static_cast<int64_t>(ptx.size() + 1));
+    Value sharedBytes = adaptor.getDynamicSharedMemorySize()
+                            ? adaptor.getDynamicSharedMemorySize()
+                            : b.create<LLVM::ConstantOp>(loc, i32, b.getI32IntegerAttr(0));
+    emitApiCall(b, loc, op, kKernelLaunch,
+                {ctx, loupe::globalStringAddress(b, loc, module, ptx), ptxSize,
+                 loupe::globalStringAddress(b, loc, module, op.getKernelName().getValue()),
+                 adaptor.getGridSizeX(), adaptor.getGridSizeY(), adaptor.getGridSizeZ(),
+                 adaptor.getBlockSizeX(), adaptor.getBlockSizeY(), adaptor.getBlockSizeZ(),
+                 sharedBytes, params},
+                {ContextType::get(context), ptrTy, i64, ptrTy, i64, i64, i64, i64, i64, i64, i32,
+                 ptrTy},
+                {});
     b.eraseOp(op);
     return success();
   }
@@ -342,6 +436,7 @@ void markRalAllocations(ModuleOp module) {
     if (func.isExternal() || func.getNumArguments() == 0 ||
         !isa<ContextType>(func.getArgument(0).getType()))
       return;
+    func->setAttr(kRalContext, UnitAttr::get(func.getContext()));
     bool allStatic = true;
     func.walk([&](memref::AllocOp alloc) { allStatic &= alloc.getType().hasStaticShape(); });
     if (allStatic)
@@ -350,6 +445,7 @@ void markRalAllocations(ModuleOp module) {
 }
 
 struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
+  using RalToLLVMBase::RalToLLVMBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     LLVMTypeConverter converter(ctx);
@@ -362,8 +458,9 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     signatures.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, CpuLaunchLowering,
-                 AllocLowering, DeallocLowering>(converter);
+    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
+                 DeallocLowering>(converter, device);
+    patterns.add<CpuLaunchLowering, DeviceConstantLowering, LaunchFuncLowering>(converter);
     markRalAllocations(getOperation());
     // Kernels first get their C entry points; the context is converted with every signature.
     llvm::SetVector<StringRef> kernels;
@@ -389,9 +486,17 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
       auto func = op->getParentOfType<func::FuncOp>();
       return !func || !func->hasAttr(kRalAllocations);
     });
+    target.addIllegalOp<gpu::LaunchFuncOp>();
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       signalPassFailure();
-    getOperation().walk([](func::FuncOp func) { func->removeAttr(kRalAllocations); });
+    getOperation().walk([](func::FuncOp func) {
+      func->removeAttr(kRalAllocations);
+      func->removeAttr(kRalContext);
+    });
+    // The kernels' PTX now lives in the launches' globals.
+    for (auto binary : llvm::make_early_inc_range(getOperation().getOps<gpu::BinaryOp>()))
+      binary.erase();
+    getOperation()->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
   }
 };
 } // namespace

@@ -9,6 +9,9 @@
 #include "loupe/ral/CudaDriver.h"
 #include "loupe/ral/Registry.h"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace loupe::ral {
 
 namespace {
@@ -88,8 +91,49 @@ void gpuKernelLaunch(ExecutionContext *ctx, const void *blob, int64_t blobSize,
     ctx->signalError(Status(s.code(), s.message() + " (kernel '" + kernelName + "')"));
 }
 
+/// The context's device copies of host constants, keyed by host address; freed with the
+/// context (resources go before the driver).
+struct DeviceConstants : Context::Resource {
+  explicit DeviceConstants(CudaDriver *cuda) : cuda(cuda) {}
+  ~DeviceConstants() override {
+    for (auto &[host, device] : copies)
+      (void)cuda->free(device);
+  }
+  CudaDriver *cuda;
+  std::mutex mutex;
+  std::unordered_map<const void *, uint64_t> copies;
+};
+
+/// void *ral_constant(ctx, host, bytes): a device copy of the `bytes` at `host` (a constant:
+/// the compiler passes weights), uploaded on the first call and reused by every later execution
+/// of the context (seed document 000, "Constant Loading").
+void *gpuConstant(ExecutionContext *ctx, void *host, int64_t bytes) {
+  CudaDriver *cuda = ctx->failed() ? nullptr : driverOf(ctx);
+  if (!cuda)
+    return nullptr;
+  auto *constants = static_cast<DeviceConstants *>(ctx->context().getOrCreateResource(
+      "ral.gpu.constants", [&] { return std::make_unique<DeviceConstants>(cuda); }));
+  std::lock_guard<std::mutex> lock(constants->mutex);
+  if (auto it = constants->copies.find(host); it != constants->copies.end())
+    return reinterpret_cast<void *>(it->second);
+  size_t size = bytes > 0 ? static_cast<size_t>(bytes) : 1;
+  auto device = cuda->alloc(size);
+  if (!device) {
+    ctx->signalError(device.status());
+    return nullptr;
+  }
+  if (Status s = cuda->memcpyHtoD(*device, host, bytes > 0 ? size : 0); !s) {
+    (void)cuda->free(*device);
+    ctx->signalError(s);
+    return nullptr;
+  }
+  constants->copies.emplace(host, *device);
+  return reinterpret_cast<void *>(*device);
+}
+
 } // namespace
 
+LOUPE_RAL_API("ral_constant", "gpu", gpuConstant);
 LOUPE_RAL_API("ral_alloc", "gpu", gpuAlloc);
 LOUPE_RAL_API("ral_dealloc", "gpu", gpuDealloc);
 LOUPE_RAL_API("ral_memcpy", "gpu", gpuMemcpy);

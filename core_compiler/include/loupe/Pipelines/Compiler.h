@@ -44,7 +44,8 @@ struct PassSnapshot {
 
 /// A compile's options. Everything here is reproducible from a session file or the CLI.
 struct CompileOptions {
-  std::string target = "cpu";      ///< "cpu" (this issue); "cuda" later.
+  std::string target = "cpu";      ///< "cpu" or "cuda" (code-generated kernels as PTX).
+  std::string gpuArch = "sm_80";   ///< cuda: the NVIDIA architecture of the PTX (sm_80, sm_90).
   std::string phaseTo = "artifact";///< Stop after this phase.
   std::string artifactPath;        ///< Shared object to write; a temporary file when empty.
   bool keepIrText = true;          ///< Keep the text of changed snapshots (off: hashes only).
@@ -75,6 +76,10 @@ struct DispatchSummary {
   /// Library kernels the runtime calls instead, in order, when this dispatch's kernel fails at
   /// run time (RAL API prefixes with the same ABI, e.g. "ral_gemm_openblas"); usually empty.
   std::vector<std::string> fallbacks;
+  /// cuda, code-generated kernels: the thread mapping of ral-outline-gpu-kernels
+  /// ("thread-per-element", "warp-row-reduction", "block-row-reduction", "single-thread") and
+  /// the launch sizes it computed ("grid 4x1x1 block 32x4x1"); empty otherwise.
+  std::string schedule, launch;
 };
 
 /// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel
@@ -130,6 +135,9 @@ struct CompileResult {
   std::vector<ClusterSummary> clusters;    ///< After the cluster phase (when it ran).
   std::vector<RefusedMerge> refusedMerges; ///< Likewise: the fusion explainer's data.
   std::vector<DispatchSummary> dispatches; ///< After the ral phase (when it ran).
+  /// cuda target, after the ral phase: the PTX of every kernel, each preceded by a
+  /// `// kernel <name>` line (`loupe compile --emit ptx`).
+  std::string ptx;
   /// The compile cache's answer: "memory" or "disk" (a hit: snapshots and tables are the
   /// cached compile's, totalNs the lookup's), "miss" (compiled and stored), "" (not used).
   std::string cache;

@@ -26,7 +26,13 @@ def InstrumentDispatches : Pass<"loupe-instrument-dispatches", "mlir::ModuleOp">
     and its source ops. The entry also gets a `loupe.dispatches` array attribute
     (`id`, `name`, `op`, `loc`, `backend`), which becomes the artifact manifest's
     dispatch table, so the profiler can trace every kernel back to its source op.
+    With `device=gpu` the tracing APIs are the GPU ones, which also push the
+    dispatch id as a CUPTI external correlation id.
   }];
+  let options = [
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "Device of the tracing APIs (cpu, gpu)">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
                            "loupe::ralir::RalDialect"];
 }
@@ -138,6 +144,48 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
+  let summary = "Map code-generated kernels to GPU threads and outline them (cuda target)";
+  let description = [{
+    The GPU counterpart of `ral-outline-cpu-kernels`, for the `cuda` target. In the
+    entry function (after `ral-inject-execution-context`, `ral-lower-to-library-call`
+    and `loupe-instrument-dispatches`):
+
+    - every `memref.get_global` (weights) is read through `ral.device_constant`, a
+      device copy the runtime uploads once per context;
+    - every remaining linalg op and `memref.copy` (a code-generated kernel) is
+      generalised, its loops ordered parallel-then-reduction, and given a schedule
+      (GpuSchedules.h):
+      - `warp-row-reduction` / `block-row-reduction`: a reduction into one 32-bit
+        output through one commutative arith op, whose innermost loop walks
+        contiguous memory and has at least 32 iterations: one warp per row (rows
+        of up to `warp-row-max` elements, 4 rows per block) or one block of
+        `threads-per-block` per row; strided per-thread partials, `gpu.shuffle xor`
+        butterflies, warp partials through workgroup memory;
+      - `thread-per-element`: one thread per iteration of the parallel loops,
+        linearised innermost-fastest so that consecutive threads touch consecutive
+        elements, in blocks of `threads-per-block`; reduction loops (column
+        reductions, short rows) run inside the thread;
+      - `single-thread`: an op without parallel loops.
+    - each `gpu.launch` is outlined into `gpu.module @<dispatch name>` holding
+      `gpu.func @<dispatch name>` (so CUPTI reports the dispatch's name) and
+      launched with `gpu.launch_func`; constants are cloned into the kernel.
+
+    Grid and block sizes are static. The schedule and launch sizes are added to
+    the entry's `loupe.dispatches` rows (`schedule`, `launch`). Host code that
+    still loads or stores a buffer is an error: every buffer is device memory.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+           "Threads per block of elementwise kernels and block-per-row reductions">,
+    Option<"warpRowMax", "warp-row-max", "int64_t", /*default=*/"1024",
+           "Longest row reduced by one warp; longer rows get a block">,
+  ];
+  let dependentDialects = ["loupe::ralir::RalDialect", "mlir::gpu::GPUDialect",
+                           "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect"];
+}
+
 def DedupExecutables : Pass<"loupe-dedup-executables", "mlir::ModuleOp"> {
   let summary = "Merge structurally identical CPU kernels into one executable";
   let description = [{
@@ -195,7 +243,21 @@ def RalToLLVM : Pass<"ral-to-llvm", "mlir::ModuleOp"> {
     `ral.noalias` was set) so that, once LLVM inlines it, loops vectorise without
     run-time alias checks. Runs before `finalize-memref-to-llvm` and
     `convert-func-to-llvm`.
+
+    With `device=gpu` (the cuda target) the inputs, outputs and allocations are
+    the GPU APIs' (device memory), `ral.device_constant` becomes
+    `ral_constant(ctx, host pointer, bytes)`, and every `gpu.launch_func` becomes
+    `ral_kernel_launch(ctx, blob, blob size, kernel name, grid, block, shared
+    memory bytes, void **params)`: the blob is the PTX of the kernel's
+    `gpu.binary` (from `gpu-module-to-binary`), a NUL-terminated global, and
+    params[i] points to a copy of the aligned pointer of a memref argument (the
+    kernels use the bare-pointer calling convention) or of a scalar. The
+    `gpu.binary` ops are erased afterwards.
   }];
+  let options = [
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "Device of the inputs, outputs and allocations (cpu, gpu)">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 

@@ -66,6 +66,7 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
 
 #define LOUPE_RAL_ALLOC_GPU "ral_alloc___gpu___pvoid_i64___pvoid"
 #define LOUPE_RAL_DEALLOC_GPU "ral_dealloc___gpu___pvoid_pvoid___void"
+#define LOUPE_RAL_CONSTANT_GPU "ral_constant___gpu___pvoid_pvoid_i64___pvoid"
 #define LOUPE_RAL_MEMCPY_GPU "ral_memcpy___gpu___pvoid_pvoid_pvoid_i64___void"
 #define LOUPE_RAL_MEMSET_GPU "ral_memset___gpu___pvoid_pvoid_i32_i64___void"
 #define LOUPE_RAL_DISPATCH_BEGIN_GPU "ral_dispatch_begin___gpu___pvoid_i64_pvoid_pvoid_pvoid___void"

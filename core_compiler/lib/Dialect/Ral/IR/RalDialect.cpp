@@ -85,6 +85,13 @@ LogicalResult SendOutputOp::verify() {
   return verifyAbiTypes(*this, getValue().getType(), "value");
 }
 
+LogicalResult DeviceConstantOp::verify() {
+  auto host = cast<MemRefType>(getHost().getType());
+  if (!host.getLayout().isIdentity())
+    return emitOpError("host constant must have an identity layout, got ") << host;
+  return success();
+}
+
 LogicalResult DispatchOp::verify() {
   if (getCallee().empty())
     return emitOpError("callee must not be empty");

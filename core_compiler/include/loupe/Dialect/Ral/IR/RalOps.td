@@ -91,4 +91,24 @@ def Ral_CpuLaunchOp : Ral_Op<"cpu_launch", [MemoryEffects<[MemRead, MemWrite]>]>
   }];
 }
 
+def Ral_DeviceConstantOp : Ral_Op<"device_constant", [Pure, AllTypesMatch<["host", "result"]>]> {
+  let summary = "A device copy of a host constant, uploaded once per context";
+  let description = [{
+    Returns a device buffer holding the contents of `host` (a constant: a
+    `memref.get_global` of the weights). The runtime copies it to the GPU on
+    the first call and returns the same buffer on every later execution of the
+    context (seed document 000, "Constant Loading"); the buffer is freed with
+    the context. `host` must have a static shape and identity layout.
+
+    ```mlir
+    %w = memref.get_global @fc1_weight : memref<128x64xf32>
+    %dw = ral.device_constant %ctx, %w : memref<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, AnyStaticShapeMemRef:$host);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$ctx `,` $host attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // LOUPE_DIALECT_RAL_RALOPS

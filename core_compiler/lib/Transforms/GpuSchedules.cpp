@@ -1,0 +1,282 @@
+//===- GpuSchedules.cpp - Thread mappings of code-generated GPU kernels ------===//
+#include "GpuSchedules.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace loupe {
+
+namespace {
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<arith::ConstantIndexOp>(loc, value);
+}
+
+int64_t product(ArrayRef<int64_t> values) {
+  int64_t p = 1;
+  for (int64_t v : values)
+    p *= v;
+  return p;
+}
+
+/// `gpu.launch` with grid (grid, 1, 1) and block (blockX, blockY, 1), its body terminated and
+/// the insertion point at the body's start.
+gpu::LaunchOp createLaunch(RewriterBase &b, Location loc, int64_t grid, int64_t blockX,
+                           int64_t blockY, TypeRange workgroupMemory = {}) {
+  Value one = indexConstant(b, loc, 1);
+  auto launch = b.create<gpu::LaunchOp>(
+      loc, indexConstant(b, loc, grid), one, one, indexConstant(b, loc, blockX),
+      indexConstant(b, loc, blockY), one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, ValueRange{}, workgroupMemory);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  b.create<gpu::TerminatorOp>(loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
+
+/// The indices of `linear` in a row-major iteration space of `extents` (last fastest).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> extents) {
+  SmallVector<Value> ivs(extents.size());
+  Value rest = linear;
+  for (int64_t i = static_cast<int64_t>(extents.size()) - 1; i > 0; --i) {
+    Value extent = indexConstant(b, loc, extents[i]);
+    ivs[i] = b.create<arith::RemUIOp>(loc, rest, extent);
+    rest = b.create<arith::DivUIOp>(loc, rest, extent);
+  }
+  if (!extents.empty())
+    ivs[0] = rest;
+  return ivs;
+}
+
+/// The operand indices `map` selects at loop indices `ivs`.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (unsigned i = 0; i < map.getNumResults(); ++i) {
+    AffineExpr expr = map.getResult(i);
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(ivs[dim.getPosition()]);
+    else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      indices.push_back(indexConstant(b, loc, constant.getValue()));
+    else
+      indices.push_back(b.create<affine::AffineApplyOp>(loc, map.getSubMap({i}), ivs));
+  }
+  return indices;
+}
+
+/// `combiner` applied to (lhs, rhs): a clone of the reduction's commutative arith op.
+Value combine(OpBuilder &b, Operation *combiner, Value lhs, Value rhs) {
+  IRMapping map;
+  map.map(combiner->getOperand(0), lhs);
+  map.map(combiner->getOperand(1), rhs);
+  return b.clone(*combiner, map)->getResult(0);
+}
+
+/// Butterfly reduction of `value` over the 32 lanes of a warp: afterwards every lane holds
+/// the combination of all lanes' values.
+Value warpReduce(OpBuilder &b, Location loc, Operation *combiner, Value value) {
+  Value width = b.create<arith::ConstantIntOp>(loc, kWarpSize, 32);
+  for (int64_t offset = kWarpSize / 2; offset >= 1; offset /= 2) {
+    Value distance = b.create<arith::ConstantIntOp>(loc, offset, 32);
+    auto shuffle = b.create<gpu::ShuffleOp>(loc, value, distance, width, gpu::ShuffleMode::XOR);
+    value = combine(b, combiner, value, shuffle.getShuffleResult());
+  }
+  return value;
+}
+
+/// A clone of `op`'s body at loop indices `ivs`, the output argument standing for `acc`;
+/// returns the yielded value.
+Value cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange ivs, Value acc) {
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(input->getOperandNumber());
+    Value source = input->get();
+    if (!isa<MemRefType>(source.getType())) {
+      map.map(arg, source); // a scalar input
+      continue;
+    }
+    map.map(arg, b.create<memref::LoadOp>(
+                     loc, source, applyMap(b, loc, op.getMatchingIndexingMap(input), ivs)));
+  }
+  map.map(body.getArgument(op.getNumDpsInputs()), acc);
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested))
+      map.map(index.getResult(), ivs[index.getDim()]);
+    else
+      b.clone(nested, map);
+  }
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+} // namespace
+
+std::optional<RowReduction> matchRowReduction(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  unsigned numParallel = op.getNumParallelLoops();
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if ((i < numParallel) != (iterator == utils::IteratorType::parallel))
+      return std::nullopt; // not ordered parallel-then-reduction
+  Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+  if (!element.isF32() && !element.isInteger(32))
+    return std::nullopt; // gpu.shuffle lowers to 32-bit shfl.sync
+
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArgument(op.getNumDpsInputs());
+  Operation *combiner = body.getTerminator()->getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body || combiner->getNumOperands() != 2 ||
+      combiner->getNumResults() != 1 || !combiner->hasTrait<OpTrait::IsCommutative>() ||
+      !out.hasOneUse() || *out.getUsers().begin() != combiner)
+    return std::nullopt;
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
+  if (!neutral)
+    return std::nullopt;
+
+  // Row, not column: consecutive iterations of the innermost reduction loop read consecutive
+  // elements of some input, so a warp's lanes read one contiguous segment.
+  unsigned innermost = iterators.size() - 1;
+  bool contiguous = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(innermost, op.getContext());
+  });
+  if (!contiguous)
+    return std::nullopt;
+
+  RowReduction reduction;
+  reduction.op = op;
+  reduction.combiner = combiner;
+  reduction.neutral = *neutral;
+  reduction.rows = product(ArrayRef<int64_t>(ranges).take_front(numParallel));
+  reduction.length = product(ArrayRef<int64_t>(ranges).drop_front(numParallel));
+  return reduction;
+}
+
+gpu::LaunchOp buildRowReductionLaunch(RewriterBase &b, const RowReduction &reduction,
+                                      int64_t threadsPerBlock, int64_t warpRowMax) {
+  linalg::GenericOp op = reduction.op;
+  Location loc = op.getLoc();
+  Type element = reduction.neutral.getType();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned numParallel = op.getNumParallelLoops();
+  ArrayRef<int64_t> rowExtents = ArrayRef<int64_t>(ranges).take_front(numParallel);
+  ArrayRef<int64_t> reductionExtents = ArrayRef<int64_t>(ranges).drop_front(numParallel);
+
+  // One warp per row (4 rows per block) or one block per row.
+  bool warpPerRow = reduction.length <= warpRowMax;
+  int64_t rowsPerBlock = warpPerRow ? std::min<int64_t>(4, reduction.rows) : 1;
+  int64_t threads = warpPerRow ? kWarpSize : threadsPerBlock;
+  int64_t numWarps = threads / kWarpSize;
+  SmallVector<Type> workgroupMemory;
+  if (!warpPerRow)
+    workgroupMemory.push_back(MemRefType::get(
+        {numWarps}, element, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup)));
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, llvm::divideCeil(reduction.rows, rowsPerBlock), threads, rowsPerBlock,
+                   workgroupMemory);
+  Value lane = launch.getThreadIds().x;
+  Value row = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, indexConstant(b, loc, rowsPerBlock)),
+      launch.getThreadIds().y);
+  // Rows past the end belong to whole warps of the last block, which skip together.
+  auto inRange = b.create<scf::IfOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, row,
+                                   indexConstant(b, loc, reduction.rows)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&inRange.getThenRegion().front());
+  SmallVector<Value> rowIvs = delinearize(b, loc, row, rowExtents);
+
+  // Each thread folds elements lane, lane + threads, ... of its row.
+  Value neutral = b.create<arith::ConstantOp>(loc, reduction.neutral);
+  auto loop = b.create<scf::ForOp>(loc, lane, indexConstant(b, loc, reduction.length),
+                                   indexConstant(b, loc, threads), ValueRange{neutral});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> ivs = rowIvs;
+    llvm::append_range(ivs, delinearize(b, loc, loop.getInductionVar(), reductionExtents));
+    b.create<scf::YieldOp>(loc, cloneBodyAt(b, loc, op, ivs, loop.getRegionIterArgs()[0]));
+  }
+  Value total = warpReduce(b, loc, reduction.combiner, loop.getResult(0));
+
+  if (!warpPerRow) {
+    // Warp partials through workgroup memory; every warp then reduces them again.
+    Value partials = launch.getWorkgroupAttributions().front();
+    Value warpSize = indexConstant(b, loc, kWarpSize);
+    Value laneInWarp = b.create<arith::RemUIOp>(loc, lane, warpSize);
+    Value isFirstLane = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, laneInWarp,
+                                                indexConstant(b, loc, 0));
+    auto store = b.create<scf::IfOp>(loc, isFirstLane, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      b.create<memref::StoreOp>(loc, total, partials,
+                                ValueRange{b.create<arith::DivUIOp>(loc, lane, warpSize)});
+    }
+    b.create<gpu::BarrierOp>(loc);
+    Value slot = b.create<arith::MinUIOp>(loc, laneInWarp, indexConstant(b, loc, numWarps - 1));
+    Value partial = b.create<memref::LoadOp>(loc, partials, ValueRange{slot});
+    Value hasPartial = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, laneInWarp,
+                                               indexConstant(b, loc, numWarps));
+    total = warpReduce(b, loc, reduction.combiner,
+                       b.create<arith::SelectOp>(loc, hasPartial, partial, neutral));
+  }
+
+  // Thread 0 of the row folds the total into the output's initial value.
+  Value isFirst = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane,
+                                          indexConstant(b, loc, 0));
+  auto write = b.create<scf::IfOp>(loc, isFirst, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&write.getThenRegion().front());
+  SmallVector<Value> ivs = rowIvs;
+  ivs.append(reductionExtents.size(), indexConstant(b, loc, 0)); // unused by the output map
+  OpOperand *init = op.getDpsInitOperand(0);
+  SmallVector<Value> outIndices = applyMap(b, loc, op.getMatchingIndexingMap(init), ivs);
+  Value initial = b.create<memref::LoadOp>(loc, init->get(), outIndices);
+  b.create<memref::StoreOp>(loc, combine(b, reduction.combiner, initial, total), init->get(),
+                            outIndices);
+  return launch;
+}
+
+gpu::LaunchOp buildParallelLaunch(RewriterBase &b, scf::ParallelOp loop,
+                                  int64_t threadsPerBlock) {
+  Location loc = loop.getLoc();
+  SmallVector<int64_t> extents;
+  for (auto [lower, upper, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> lb = getConstantIntValue(lower), ub = getConstantIntValue(upper),
+                           st = getConstantIntValue(step);
+    if (!lb || !ub || !st || *lb != 0 || *st != 1) {
+      loop.emitOpError("GPU mapping needs static loop bounds from 0 with step 1");
+      return nullptr;
+    }
+    extents.push_back(*ub);
+  }
+  int64_t size = product(extents);
+  int64_t block = std::min<int64_t>(threadsPerBlock, llvm::alignTo(std::max<int64_t>(size, 1), kWarpSize));
+  b.setInsertionPoint(loop);
+  gpu::LaunchOp launch = createLaunch(b, loc, std::max<int64_t>(1, llvm::divideCeil(size, block)), block, 1);
+  Value id = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, indexConstant(b, loc, block)),
+      launch.getThreadIds().x);
+  auto inRange = b.create<scf::IfOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, id, indexConstant(b, loc, size)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&inRange.getThenRegion().front());
+  IRMapping map;
+  map.map(loop.getInductionVars(), delinearize(b, loc, id, extents));
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  b.eraseOp(loop);
+  return launch;
+}
+
+} // namespace loupe

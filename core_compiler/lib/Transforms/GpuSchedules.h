@@ -1,0 +1,56 @@
+//===- GpuSchedules.h - Thread mappings of code-generated GPU kernels -*- C++ -*-===//
+//
+// The schedules ral-outline-gpu-kernels gives each code-generated linalg op. Both build a
+// `gpu.launch` with static grid and block sizes in front of the op; the caller erases the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_TRANSFORMS_GPUSCHEDULES_H
+#define LOUPE_TRANSFORMS_GPUSCHEDULES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace loupe {
+
+/// Threads of one warp on every NVIDIA GPU.
+constexpr int64_t kWarpSize = 32;
+
+/// A generic's reduction that the warp schedule can run: one output, every loop bound
+/// static, loops ordered parallel-then-reduction, a 32-bit element type, and a body that
+/// folds into the output with one commutative arith op that has a neutral element
+/// (`%r = arith.addf %f, %out`: sums, max, min, products of f32 or i32).
+struct RowReduction {
+  mlir::linalg::GenericOp op;
+  mlir::Operation *combiner = nullptr; ///< The arith op that folds into the output.
+  mlir::TypedAttr neutral;             ///< Its neutral element (0, -inf, ...).
+  int64_t rows = 1;                    ///< Product of the parallel loop extents.
+  int64_t length = 1;                  ///< Product of the reduction loop extents.
+};
+
+/// The reduction `op` computes when the warp schedule applies, else nullopt.
+std::optional<RowReduction> matchRowReduction(mlir::linalg::GenericOp op);
+
+/// Row reduction schedule (after the CUDA reduction kernels of Harris, "Optimizing Parallel
+/// Reduction in CUDA", and BladeDISC's kRowReduction schedules): rows of up to `warpRowMax`
+/// elements get one warp each (4 rows per block); a longer row gets a block of
+/// `threadsPerBlock` threads. Each thread folds a strided part of its row (consecutive
+/// threads read consecutive elements), the partials are combined with `gpu.shuffle xor`
+/// butterflies, a block combines its warps' partials through workgroup memory, and one
+/// thread folds the total into the output's initial value.
+mlir::gpu::LaunchOp buildRowReductionLaunch(mlir::RewriterBase &rewriter,
+                                            const RowReduction &reduction,
+                                            int64_t threadsPerBlock, int64_t warpRowMax);
+
+/// One thread per iteration of `loop`, linearised so that consecutive threads take
+/// consecutive innermost indices (coalesced accesses), in blocks of `threadsPerBlock`; loops
+/// nested in it (reductions) run inside the thread. Replaces `loop`. All bounds must be static
+/// with zero lower bounds and unit steps; returns null (with a diagnostic on the loop)
+/// otherwise.
+mlir::gpu::LaunchOp buildParallelLaunch(mlir::RewriterBase &rewriter, mlir::scf::ParallelOp loop,
+                                        int64_t threadsPerBlock);
+
+} // namespace loupe
+
+#endif // LOUPE_TRANSFORMS_GPUSCHEDULES_H

@@ -1,0 +1,174 @@
+// RUN: loupe-opt --ral-outline-gpu-kernels --cse --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// Elementwise: one thread per element, linearised innermost-fastest, 256 threads per block
+// (64x256 = 16384 elements -> 64 blocks). Weights are read through a device copy, constants
+// are cloned into the kernel, which is named after its dispatch.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[CTX:[a-z0-9]*]]: !ral.context)
+// CHECK-SAME: {id = 0 : i64, launch = "grid 64x1x1 block 256x1x1", name = "dispatch_0_generic", schedule = "thread-per-element"}
+// CHECK: %[[G:.*]] = memref.get_global @bias
+// CHECK: %[[B:.*]] = ral.device_constant %[[CTX]], %[[G]] : memref<256xf32>
+// CHECK: gpu.launch_func @dispatch_0_generic::@dispatch_0_generic blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<64x256xf32>, %[[B]] : memref<256xf32>, %{{.*}} : memref<64x256xf32>) {loupe.dispatch_id = 0 : i64}
+// CHECK: gpu.module @dispatch_0_generic
+// CHECK: gpu.func @dispatch_0_generic(%[[X:.*]]: memref<64x256xf32>, %[[BIAS:.*]]: memref<256xf32>, %[[Y:.*]]: memref<64x256xf32>) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>
+// CHECK-DAG: %[[BID:.*]] = gpu.block_id x
+// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[ID:.*]] = arith.addi %{{.*}}, %[[TID]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %c16384
+// CHECK: scf.if %[[IN]]
+// CHECK: %[[COL:.*]] = arith.remui %[[ID]], %c256
+// CHECK: %[[ROW:.*]] = arith.divui %[[ID]], %c256
+// CHECK: %[[I:.*]] = affine.apply #{{.*}}(%[[ROW]])
+// CHECK: %[[J:.*]] = affine.apply #{{.*}}(%[[COL]])
+// CHECK: memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK: memref.load %[[BIAS]][%[[J]]]
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[I]], %[[J]]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+memref.global "private" constant @bias : memref<256xf32> = dense<1.0>
+func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i64, name = "dispatch_0_generic"}]} {
+  %x = ral.recv_input %ctx, 0 : memref<64x256xf32>
+  %b = memref.get_global @bias : memref<256xf32>
+  %y = memref.alloc() : memref<64x256xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x256xf32>, memref<256xf32>) outs(%y : memref<64x256xf32>)
+      attrs = {loupe.dispatch_id = 0 : i64} {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %y : memref<64x256xf32>
+  return
+}
+
+// -----
+
+// Row reduction of 8 rows x 512: one warp per row, 4 rows per block. Each lane folds a
+// strided part of its row from the neutral element, a butterfly of 5 xor shuffles combines
+// the lanes, and lane 0 folds the total into the output's initial value.
+
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c2, %c1, %c1) threads in (%c32, %c4, %c1)
+// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<8x512xf32>, %[[S:.*]]: memref<8xf32>) kernel
+// CHECK-DAG: %[[LANE:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[TY:.*]] = gpu.thread_id y
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[TY]]
+// CHECK: scf.if
+// CHECK: %[[PART:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %c512 step %c32 iter_args(%[[ACC:.*]] = %cst)
+// CHECK: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[R]]]
+// CHECK: %[[SUM:.*]] = arith.addf %[[V]], %[[ACC]]
+// CHECK: scf.yield %[[SUM]]
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[FIRST]]
+// CHECK: %[[INIT:.*]] = memref.load %[[S]][%[[ROW]]]
+// CHECK: arith.addf %[[INIT]],
+// CHECK: memref.store
+// CHECK-NOT: gpu.barrier
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<8x512xf32>
+  %s = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x512xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %s : memref<8xf32>
+  return
+}
+
+// -----
+
+// A row longer than warp-row-max (1024) gets a block of 256 threads; the 8 warp partials meet
+// in workgroup memory behind a barrier and are reduced again. The reduction dimension is
+// written first in the op: its loops are reordered parallel-then-reduction.
+
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<4x4096xf32>, %{{.*}}: memref<4xf32>) workgroup(%[[SMEM:.*]] : memref<8xf32, #gpu.address_space<workgroup>>) kernel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c256
+// CHECK: arith.maximumf
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK: memref.store %{{.*}}, %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SMEM]]
+// CHECK-COUNT-5: gpu.shuffle xor
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#o = affine_map<(d0, d1) -> (d1)>
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<4x4096xf32>
+  %m = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [#t, #o], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<4x4096xf32>) outs(%m : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.maximumf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %m : memref<4xf32>
+  return
+}
+
+// -----
+
+// A column reduction (the innermost memory dimension is a parallel loop) keeps one thread per
+// output with the reduction loop inside it: consecutive threads read consecutive columns.
+
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c2, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK: gpu.func @kernel_0
+// CHECK: scf.if
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1
+// CHECK-NOT: gpu.shuffle
+#r = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d1)>
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<64x512xf32>
+  %s = memref.alloc() : memref<512xf32>
+  linalg.generic {indexing_maps = [#r, #c], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<64x512xf32>) outs(%s : memref<512xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %s : memref<512xf32>
+  return
+}
+
+// -----
+
+// Copies and fills are kernels too; a 0-d op runs on one thread.
+
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1)
+// CHECK: gpu.launch_func @kernel_1::@kernel_1 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// CHECK-NOT: memref.copy
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<10xf32>
+  %y = memref.alloc() : memref<10xf32>
+  memref.copy %x, %y : memref<10xf32> to memref<10xf32>
+  %z = memref.alloc() : memref<f32>
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%z : memref<f32>)
+  ral.send_output %ctx, 0, %y : memref<10xf32>
+  ral.send_output %ctx, 1, %z : memref<f32>
+  return
+}
+
+// -----
+
+// Host code cannot read device memory.
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<4xf32>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'memref.load' op reads or writes device memory in host code (cuda target)}}
+  %v = memref.load %x[%c0] : memref<4xf32>
+  return
+}

@@ -58,6 +58,37 @@ case_compile_phase_to() {
   expect_exit 2 "unknown phase 'nope'" "$LOUPE" compile "$MODELS/mlp.onnx" --phase-to nope
 }
 
+case_compile_cuda() {
+  # The cuda target: PTX for the chosen architecture, an artifact whose manifest says cuda and
+  # carries each kernel's schedule and launch, and a clear error where no GPU is.
+  "$LOUPE" compile "$MODELS/cnn.onnx" --target cuda --gpu-arch sm_90 --emit ptx -o "$WORK/cnn.ptx"
+  grep -c "^// kernel dispatch_" "$WORK/cnn.ptx" | grep -qv '^0$' || fail "no kernels in the PTX"
+  grep -q "^.target sm_90" "$WORK/cnn.ptx" || fail "PTX is not for sm_90"
+  "$LOUPE" compile "$MODELS/transformer_block.onnx" --target cuda -o "$WORK/tb.so" --dump-dir "$WORK/dump"
+  python3 - "$WORK/tb.so" "$WORK/dump" <<'PY'
+import json, os, sys
+index = json.load(open(os.path.join(sys.argv[2], "index.json")))["passes"]
+link = next(p for p in index if p["pass"] == "link-shared-object")
+manifest = json.loads(open(os.path.join(sys.argv[2], link["ir_file"])).read().split("loupe_manifest:\n")[1])
+assert manifest["target"] == "cuda", manifest["target"]
+d = manifest["dispatches"]
+assert "ral_constant___gpu___pvoid_pvoid_i64___pvoid" in manifest["ral_apis"]
+assert any(x["backend"] == "cublas" for x in d), "GEMMs go to cuBLAS"
+codegen = [x for x in d if x["backend"] == "codegen"]
+assert codegen and all(x["schedule"] and x["launch"].startswith("grid ") for x in codegen)
+assert any(x["schedule"] == "warp-row-reduction" for x in codegen), "layer norm rows use warps"
+assert any(p["pass"] == "ptx" and p["ir_file"].endswith(".s") for p in index), "PTX snapshot"
+print("cuda ok:", len(d), "dispatches,", len(codegen), "code-generated")
+PY
+  expect_exit 2 "--emit ptx needs --target cuda" "$LOUPE" compile "$MODELS/mlp.onnx" --emit ptx
+  expect_exit 2 "unsupported GPU architecture 'sm_70'" \
+    "$LOUPE" compile "$MODELS/mlp.onnx" --target cuda --gpu-arch sm_70
+  if ! ldconfig -p | grep -q "libcuda.so.1 "; then
+    expect_exit 2 "no NVIDIA driver" "$BIN/loupe-run" "$WORK/tb.so" \
+      --inputs "$MODELS/transformer_block/test_data_set_0"
+  fi
+}
+
 case_run_check_json() {
   "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" \
     --check "$MODELS/mlp/test_data_set_0" --reps 12 --db "$WORK/p.db" --json >"$WORK/run.json"

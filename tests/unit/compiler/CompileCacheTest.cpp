@@ -75,7 +75,11 @@ TEST_F(CompileCacheTest, EveryOptionIsPartOfTheKey) {
   EXPECT_EQ(compile("d.so").cache, "miss");
   options.keepIrText = true;
   EXPECT_EQ(compile("e.so").cache, "miss");
-  EXPECT_EQ(compile("f.so").cache, "memory");
+  options.target = "cuda";
+  EXPECT_EQ(compile("f.so").cache, "miss");
+  options.gpuArch = "sm_90";
+  EXPECT_EQ(compile("g.so").cache, "miss");
+  EXPECT_EQ(compile("h.so").cache, "memory");
 }
 
 TEST_F(CompileCacheTest, OnlyArtifactCompilesAreCachedAndOffMeansOff) {

@@ -157,6 +157,41 @@ TEST(CompilerTest, UnknownPhaseAndTargetAreBadInput) {
   result = compileModel(kModel, options);
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error->message.find("tpu"), std::string::npos);
+  options.target = "cuda";
+  options.gpuArch = "sm_70";
+  result = compileModel(kModel, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error->kind, CompileError::Kind::BadInput);
+  EXPECT_NE(result.error->message.find("sm_70"), std::string::npos);
+}
+
+// The cuda target: GEMMs go to cuBLAS; every code-generated dispatch gets a GPU schedule and
+// launch sizes, and its kernel's PTX (for the chosen architecture) is kept and snapshotted.
+TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
+  CompileOptions options;
+  options.target = "cuda";
+  options.gpuArch = "sm_90";
+  options.phaseTo = "ral";
+  CompileResult result = compileModel(kModel, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  int codegen = 0;
+  for (const DispatchSummary &d : result.dispatches) {
+    if (d.kind == "kLibrary") {
+      EXPECT_EQ(d.backend, "cublas") << d.name;
+      EXPECT_TRUE(d.schedule.empty()) << d.name;
+      continue;
+    }
+    ++codegen;
+    EXPECT_FALSE(d.schedule.empty()) << d.name;
+    EXPECT_EQ(d.launch.rfind("grid ", 0), 0u) << d.name << ": " << d.launch;
+    EXPECT_NE(result.ptx.find("// kernel " + d.name + "\n"), std::string::npos) << d.name;
+  }
+  EXPECT_GT(codegen, 0);
+  EXPECT_NE(result.ptx.find(".target sm_90"), std::string::npos);
+  bool snapshot = false;
+  for (const PassSnapshot &s : result.snapshots)
+    snapshot |= s.pass == "ptx" && s.irKind == IrKind::Assembly && s.ir == result.ptx;
+  EXPECT_TRUE(snapshot);
 }
 } // namespace
 

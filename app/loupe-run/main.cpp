@@ -14,6 +14,7 @@
 
 #include "loupe/profiler/Check.h"
 #include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/GpuRunProfile.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/Artifact.h"
@@ -29,6 +30,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 using namespace loupe;
 
@@ -153,22 +155,37 @@ int main(int argc, char **argv) {
   }
 
   std::vector<ral::Tensor> outputs = artifact.allocateOutputs();
-  for (int i = 0; i < warmup; ++i)
-    if (ral::Status s = artifact.run(inputs, outputs); !s) {
-      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
-      return exitCodeFor(s);
-    }
   profiler::CpuCollector collector(reps, manifest.dispatches.size());
   CollectorTracer tracer(collector);
-  for (int rep = 0; rep < reps; ++rep) {
-    collector.beginRep();
-    ral::Status s = artifact.run(inputs, outputs, &tracer);
-    collector.endRep();
+  // On a GPU each dispatch's time is its kernels' time from CUPTI (docs/profiler.md).
+  bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
+  std::optional<profiler::GpuRunProfile> gpu;
+  if (onGpu) {
+    gpu.emplace(&tracer);
+    std::fprintf(stderr, "loupe-run: kernel timings: %s\n",
+                 gpu->active() ? gpu->note().c_str()
+                               : ("host clock only (" + gpu->note() + ")").c_str());
+  }
+  ral::Tracer *runTracer = gpu ? gpu->tracer() : &tracer;
+  for (int i = 0; i < warmup + reps; ++i) {
+    bool measured = i >= warmup;
+    if (gpu)
+      gpu->beginRep(measured);
+    if (measured)
+      collector.beginRep();
+    ral::Status s = artifact.run(inputs, outputs, measured ? runTracer : nullptr);
+    if (measured)
+      collector.endRep();
+    if (gpu)
+      gpu->endRep();
     if (!s) {
       std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
       return exitCodeFor(s);
     }
   }
+  ral::Status gpuStatus = gpu ? gpu->finish() : ral::Status::ok();
+  if (!gpuStatus)
+    std::fprintf(stderr, "loupe-run: %s\n", gpuStatus.message().c_str());
   if (collector.unmatchedEvents() != 0) {
     std::fprintf(stderr, "loupe-run: the artifact's dispatch events do not pair up (%zu unmatched)\n",
                  collector.unmatchedEvents());
@@ -183,10 +200,9 @@ int main(int argc, char **argv) {
     checks.push_back(c.record);
     passed = passed && c.record.passed;
   }
-  int exitCode = passed ? 0 : 1;
+  int exitCode = !gpuStatus ? 3 : passed ? 0 : 1;
 
   std::string device = profiler::cpuDeviceName();
-  bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
   if (onGpu && artifact.context())
     if (auto cuda = artifact.context()->cuda())
       device = (*cuda)->describe();
@@ -200,7 +216,8 @@ int main(int argc, char **argv) {
   std::vector<Row> rows;
   double total = 0;
   for (const ral::DispatchInfo &d : manifest.dispatches) {
-    std::vector<int64_t> samples = collector.dispatchDurations(d.id);
+    std::vector<int64_t> samples = gpu && gpu->active() ? gpu->dispatchDurations(d.id, reps)
+                                                        : collector.dispatchDurations(d.id);
     rows.push_back({&d, profiler::summarize(samples), samples.size()});
     if (!samples.empty())
       total += rows.back().summary.median;
@@ -234,8 +251,16 @@ int main(int argc, char **argv) {
         s = store->addSamples(runId, collector.samples());
       if (s)
         s = store->addChecks(runId, checks);
-      ral::Status f = store->finishRun(runId, s.isOk() && passed,
-                                       !s ? s.message() : passed ? "" : "numerical mismatch");
+      if (s && gpu)
+        s = store->addKernels(runId, gpu->kernels());
+      if (s && gpu)
+        s = store->addMemcpys(runId, gpu->memcpys());
+      bool valid = s.isOk() && passed && gpuStatus.isOk();
+      ral::Status f = store->finishRun(runId, valid,
+                                       !s           ? s.message()
+                                       : !gpuStatus ? gpuStatus.message()
+                                       : passed     ? ""
+                                                    : "numerical mismatch");
       if (s && !f)
         s = f;
     }
@@ -254,6 +279,7 @@ int main(int argc, char **argv) {
     nlohmann::json j = {{"exit_code", exitCode},  {"artifact", path},
                         {"abi", manifest.abi},    {"device", device},
                         {"reps", reps},           {"median_ns", run.median},
+                        {"kernel_timing", gpu && gpu->active() ? "cupti" : "host"},
                         {"iqr_ns", run.iqr()},    {"dispatches", dispatches},
                         {"check", expected.empty() ? nlohmann::json() : nlohmann::json(passed ? "pass" : "fail")},
                         {"run_id", runId >= 0 ? nlohmann::json(runId) : nlohmann::json()}};

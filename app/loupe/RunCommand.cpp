@@ -83,7 +83,8 @@ static bool parseDouble(const CommandLine &cl, const char *flag, double &out, st
 
 int runCommand(int argc, char **argv, int first) {
   std::set<std::string> valued = {"--inputs", "--check", "--reps", "--warmup", "--seed",
-                                  "--rtol",   "--atol",  "--db",   "--target", "--device"};
+                                  "--rtol",   "--atol",  "--db",   "--target", "--device",
+                                  "--gpu-arch"};
   valued.merge(backendFlagNames());
   CommandLine cl(valued, {"--json"});
   std::string error;
@@ -98,15 +99,16 @@ int runCommand(int argc, char **argv, int first) {
     error = "expected exactly one MODEL or ARTIFACT", ok = false;
   if (ok && request.run.reps < 1)
     error = "--reps must be >= 1", ok = false;
-  if (ok && cl.get("--device", "cpu") != "cpu")
-    error = "--device " + cl.get("--device") + " is not supported by this build (cpu only)",
-    ok = false;
+  std::string device = cl.get("--device", cl.get("--target", "cpu"));
+  if (ok && device != "cpu" && device != "cuda")
+    error = "--device must be cpu or cuda, not '" + device + "'", ok = false;
   if (!ok) {
     std::fprintf(stderr, "loupe run: %s\n", error.c_str());
     return 2;
   }
   request.model = cl.positionals()[0];
-  request.compile.target = cl.get("--target", "cpu");
+  request.compile.target = device; // the target compiled for is the device run on
+  request.compile.gpuArch = cl.get("--gpu-arch", request.compile.gpuArch);
   request.compile.keepIrText = false;
   request.run.seed = static_cast<uint64_t>(seed);
   request.run.inputsDir = cl.get("--inputs");
@@ -118,6 +120,8 @@ int runCommand(int argc, char **argv, int first) {
     std::cout << runSummaryJson(outcome).dump(2) << "\n";
   else if (outcome.error.empty())
     printHuman(outcome);
+  if (!outcome.kernelTiming.empty())
+    std::fprintf(stderr, "kernel timings: %s\n", outcome.kernelTiming.c_str());
   if (!outcome.error.empty())
     std::fprintf(stderr, "loupe run: %s\n", outcome.error.c_str());
   return outcome.exitCode;

@@ -27,7 +27,7 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
 
   profiler::RunInfo info;
   info.model = request.model;
-  info.deviceKind = "cpu";
+  info.deviceKind = request.compile.target == "cuda" ? "cuda" : "cpu";
   info.deviceName = outcome.deviceName;
   info.session = request.sessionName;
   info.variant = request.variant;
@@ -53,6 +53,10 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
     if (ral::Status s = store->addSamples(*runId, samples); !s)
       return s;
     if (ral::Status s = store->addFallbacks(*runId, outcome.fallbacks); !s)
+      return s;
+    if (ral::Status s = store->addKernels(*runId, outcome.kernels); !s)
+      return s;
+    if (ral::Status s = store->addMemcpys(*runId, outcome.memcpys); !s)
       return s;
     std::vector<profiler::CheckRecord> checks;
     for (const OutputCheck &c : outcome.checks)

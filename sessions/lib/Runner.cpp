@@ -4,7 +4,10 @@
 #include "RunStore.h"
 
 #include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/GpuRunProfile.h"
 #include "loupe/ral/TensorIO.h"
+
+#include <optional>
 
 
 namespace loupe::sessions {
@@ -57,12 +60,14 @@ compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
   options.backends = pipeline.backends;
   options.backendOverrides = pipeline.overrides;
   options.fusion = pipeline.fusion;
+  options.gpuArch = pipeline.gpuArch;
   return options;
 }
 
 PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options) {
   PipelineSettings pipeline;
   pipeline.target = options.target;
+  pipeline.gpuArch = options.gpuArch;
   pipeline.phaseTo = options.phaseTo;
   pipeline.backends = options.backends;
   pipeline.overrides = options.backendOverrides;
@@ -155,19 +160,35 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   }
   profiler::CpuCollector collector(request.run.reps, out.manifest.dispatches.size());
   RunTracer tracer(out.fallbacks, &collector);
+  // On a GPU each dispatch's time is its kernels' time from CUPTI (docs/profiler.md).
+  std::optional<profiler::GpuRunProfile> gpu;
+  if (out.manifest.target == "cuda") {
+    gpu.emplace(&tracer);
+    out.kernelTiming = gpu->active() ? gpu->note() : "host clock only (" + gpu->note() + ")";
+  }
   for (int rep = 0; rep < request.run.reps; ++rep) {
     if (cancelled()) {
       out.cancelled = true;
       return fail(kExitBadInput, "cancelled");
     }
     report("run", double(rep) / request.run.reps);
+    if (gpu)
+      gpu->beginRep(true);
     collector.beginRep();
-    ral::Status s = (*artifact)->run(inputs, outputs, &tracer);
+    ral::Status s = (*artifact)->run(inputs, outputs, gpu ? gpu->tracer() : &tracer);
     collector.endRep();
+    if (gpu)
+      gpu->endRep();
     if (!s)
       return fail(exitCodeFor(s), s.message());
   }
   report("run", 1);
+  if (gpu) {
+    if (ral::Status s = gpu->finish(); !s)
+      return fail(kExitInternal, s.message());
+    out.kernels = gpu->kernels();
+    out.memcpys = gpu->memcpys();
+  }
   if (collector.unmatchedEvents() != 0)
     return fail(kExitInternal, "the artifact's dispatch events do not pair up (" +
                                    std::to_string(collector.unmatchedEvents()) + " unmatched)");
@@ -178,7 +199,9 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   for (const ral::DispatchInfo &info : out.manifest.dispatches) {
     DispatchStats stats;
     stats.info = info;
-    stats.samplesNs = collector.dispatchDurations(info.id);
+    stats.samplesNs = gpu && !out.kernels.empty()
+                          ? gpu->dispatchDurations(info.id, request.run.reps)
+                          : collector.dispatchDurations(info.id);
     stats.summary = profiler::summarize(stats.samplesNs);
     if (!stats.samplesNs.empty())
       totalMedian += stats.summary.median;

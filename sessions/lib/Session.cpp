@@ -33,6 +33,7 @@ enum class FieldKind { Value, Path, Optional };
 
 template <typename Visit> void pipelineFields(Visit &&visit) {
   visit("target", &PipelineSettings::target, FieldKind::Value);
+  visit("gpu_arch", &PipelineSettings::gpuArch, FieldKind::Optional);
   visit("phase_to", &PipelineSettings::phaseTo, FieldKind::Value);
   visit("backends", &PipelineSettings::backends, FieldKind::Optional);
   visit("fusion", &PipelineSettings::fusion, FieldKind::Optional);

@@ -57,6 +57,11 @@ struct RunOutcome {
   /// Library kernels that failed at run time and what ran instead (ral::FallbackEvent), one
   /// per (dispatch, failed kernel, fallback kernel) in the order first seen; warmup included.
   std::vector<profiler::FallbackRecord> fallbacks;
+  /// cuda: CUPTI's kernel and copy records of the measured repetitions, and where dispatch
+  /// timings came from ("CUPTI <path> ..." or why only the host clock was used).
+  std::vector<profiler::KernelRecord> kernels;
+  std::vector<profiler::MemcpyRecord> memcpys;
+  std::string kernelTiming;
   bool checked = false;
   std::vector<OutputCheck> checks;
   int64_t runId = -1;                            ///< Id in the profile DB, -1 if not stored.

@@ -40,7 +40,8 @@ inline constexpr const char *kBaseVariant = "base";
 /// every variant read, write and compare them through that list. A new field also needs its
 /// mapping to compiler::CompileOptions (compileOptionsFor / pipelineSettingsOf, Runner.h).
 struct PipelineSettings {
-  std::string target = "cpu";        ///< Compile target.
+  std::string target = "cpu";        ///< Compile target: cpu or cuda.
+  std::string gpuArch = "sm_80";     ///< cuda: PTX architecture (sm_80, sm_90).
   std::string phaseTo = "artifact";  ///< Last phase the GUI compiles to (runs always compile
                                      ///< to the artifact).
   /// Ordered backend preference (`--backends`); empty: highest plevel. Names must be

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds the self-contained GPU bundle that run_all.sh runs on a GPU machine (which has the
+# NVIDIA driver, CUDA and PyTorch but none of Loupe's build dependencies):
+#   bin/loupe-run, lib/libloupe_ral.so        the runtime (docs/ral.md, "loupe-run")
+#   artifacts/<model>.<variant>.so            every example and benchmark model for cuda
+#                                             (cuda: cuBLAS/cuDNN + codegen; cuda-codegen), the
+#                                             examples also for the cpu (cpu-codegen)
+#   data/<example>/test_data_set_0            the examples' inputs and expected outputs
+#   bench.json, run_all.sh, summarize.py, torch_eager.py
+# usage: bench/gpu/prepare.sh BUILD_DIR BUNDLE_DIR [ARCH (default sm_90)]
+set -euo pipefail
+BUILD=$(cd "$1" && pwd) BUNDLE=$2 ARCH=${3:-sm_90}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+LOUPE=$BUILD/bin/loupe
+rm -rf "$BUNDLE"
+mkdir -p "$BUNDLE"/{bin,lib,artifacts,data,models}
+cp "$BUILD/bin/loupe-run" "$BUNDLE/bin/"
+cp -L "$BUILD"/lib/libloupe_ral.so "$BUNDLE/lib/"
+cp "$SRC"/bench/gpu/{run_all.sh,summarize.py,torch_eager.py} "$BUNDLE/"
+/usr/bin/python3 "$SRC/bench/gpu/make_models.py" "$BUNDLE/models" >/dev/null
+cp "$BUNDLE/models/bench.json" "$BUNDLE/"
+
+compile() { # MODEL NAME TARGET [FLAGS...]
+  local model=$1 name=$2 target=$3; shift 3
+  "$LOUPE" compile "$model" --target "$target" --gpu-arch "$ARCH" --cache off \
+    -o "$BUNDLE/artifacts/$name.so" "$@" 2>"$BUNDLE/artifacts/$name.log" ||
+    { cat "$BUNDLE/artifacts/$name.log" >&2; exit 1; }
+}
+for example in mlp cnn transformer_block; do
+  compile "$SRC/examples/models/$example.onnx" "$example.cuda" cuda
+  compile "$SRC/examples/models/$example.onnx" "$example.cuda-codegen" cuda --backends codegen
+  # codegen only: the GPU machine lacks the CPU kernel plugin's OpenBLAS and oneDNN
+  compile "$SRC/examples/models/$example.onnx" "$example.cpu-codegen" cpu --backends codegen
+  cp -r "$SRC/examples/models/$example" "$BUNDLE/data/"
+done
+for bench in ew_chain softmax layernorm gemm; do
+  compile "$BUNDLE/models/$bench.onnx" "$bench.cuda" cuda
+done
+compile "$BUNDLE/models/gemm.onnx" "gemm.cuda-codegen" cuda --backends codegen
+rm -rf "$BUNDLE/models"
+du -sh "$BUNDLE"

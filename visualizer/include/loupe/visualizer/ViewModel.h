@@ -30,6 +30,10 @@
 
 namespace loupe::visualizer {
 
+namespace gpu {
+struct GpuActivity;
+} // namespace gpu
+
 /// Index of the pseudo-pass "source": the model file itself (.mlir models only).
 inline constexpr int kSourcePass = -1;
 /// "No pass": nothing selected, or a message about no pass in particular.
@@ -110,6 +114,8 @@ struct ProfileView {
   std::vector<profiler::CheckRecord> checks;
   /// Library kernels that failed at run time and what ran instead, by (dispatch, kernel).
   std::vector<profiler::FallbackRecord> fallbacks;
+  /// Its GPU kernels, copies and sets by stream (gpu/GpuActivity.h); null when it has none.
+  std::shared_ptr<const gpu::GpuActivity> gpu;
   std::string error;
 };
 

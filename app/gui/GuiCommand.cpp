@@ -194,6 +194,10 @@ int guiCommand(int argc, char **argv, int first) {
     }
     if (cl.has("--run") && controller.vm().hasModel())
       controller.run();
+    // No model: the Profile panel lists every run in the DB (an imported Nsight Systems run has
+    // no model to open).
+    if (!controller.vm().hasModel())
+      controller.refreshRuns();
     std::optional<std::string> pendingPass, pendingSearch;
     if (cl.has("--pass"))
       pendingPass = cl.get("--pass");

@@ -73,10 +73,14 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
   if (ImGui::Button("Refresh"))
     actions.refreshRuns();
   ImGui::SameLine();
-  if (vm.runs)
+  if (vm.runs && vm.runs->modelFilter.empty())
+    ImGui::TextDisabled("%zu runs in the DB", vm.runs->runs.size());
+  else if (vm.runs)
     ImGui::TextDisabled("%zu runs of *%s*", vm.runs->runs.size(), vm.runs->modelFilter.c_str());
   if (!vm.runs)
     return;
+  drawDevicePicker(vm, actions);
+  const std::vector<int> &listed = listedRuns(vm);
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                           ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                           ImGuiTableFlags_Resizable;
@@ -89,10 +93,10 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
   ImGui::TableSetupColumn("session", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(vm.runs->runs.size()));
+  clipper.Begin(static_cast<int>(listed.size()));
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const profiler::RunSummary &r = vm.runs->runs[i];
+      const profiler::RunSummary &r = vm.runs->runs[listed[i]];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];

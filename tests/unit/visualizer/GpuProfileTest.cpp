@@ -1,15 +1,22 @@
 //===- GpuProfileTest.cpp - Device picker, stream timeline, GPU kernel table ---===//
 //
 // From DB rows only (no GPU): the synthetic run of GpuRun.h, two streams with kernels, copies
-// and a set, as makeProfileView builds it.
+// and a set, as makeProfileView builds it; the device picker drawn headless; and the same rows
+// stored in and read back from a profile DB.
 //
 //===----------------------------------------------------------------------===//
+#include "loupe/visualizer/Controller.h"
 #include "loupe/visualizer/Format.h"
 #include "loupe/visualizer/gpu/GpuActivity.h"
 #include "loupe/visualizer/gpu/KernelTable.h"
+#include "loupe/visualizer/panels/ProfilePanel.h"
 
+#include "Fixtures.h"
 #include "GpuRun.h"
+#include "ImGuiHarness.h"
 #include "RunDataFactory.h"
+
+#include "loupe/profiler/Store.h"
 
 #include <gtest/gtest.h>
 
@@ -29,6 +36,19 @@ std::string why(const gpu::KernelRow &row, KernelColumn c) { return gpu::kernelC
 
 bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;
+}
+
+/// A view model showing `data`, listed with `others` (newest first after it).
+ViewModel showing(const profiler::RunData &data,
+                  const std::vector<profiler::RunSummary> &others = {}) {
+  ViewModel vm;
+  vm.profile = makeProfileView(data);
+  vm.nav.profileRunId = data.summary.id;
+  auto runs = std::make_shared<RunListView>();
+  runs->runs.push_back(data.summary);
+  runs->runs.insert(runs->runs.end(), others.begin(), others.end());
+  vm.runs = runs;
+  return vm;
 }
 } // namespace
 
@@ -183,4 +203,109 @@ TEST(GpuActivity, ShortKernelNames) {
   EXPECT_EQ(formatBytes(1023.5 * 1024), "1024 KiB");
   EXPECT_EQ(formatRate(2048), "2048");
   EXPECT_EQ(formatRate(0.0123), "0.0123");
+}
+
+TEST(Devices, PickerListsTheCpuThenEachGpuByName) {
+  std::vector<profiler::RunSummary> runs = {
+      runOn(5, "cuda", kGpuName), runOn(4, "cpu", "Intel Xeon"),
+      runOn(3, "cuda", "NVIDIA A100-SXM4-40GB"), runOn(2, "cpu", "Intel Xeon"),
+      runOn(1, "cuda", kGpuName)};
+  std::vector<DeviceRuns> devices = devicesOf(runs);
+  ASSERT_EQ(devices.size(), 3u);
+  EXPECT_EQ(devices[0].device.label(), "cpu: Intel Xeon");
+  EXPECT_EQ(devices[0].runs, 2u);
+  EXPECT_EQ(devices[1].device.label(), "cuda: NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(devices[2].device.label(), std::string("cuda: ") + kGpuName);
+  EXPECT_EQ(devices[2].runs, 2u);
+  EXPECT_EQ(runsOn(runs, &devices[2].device), (std::vector<int>{0, 4}));
+  EXPECT_EQ(runsOn(runs, nullptr).size(), 5u);
+  EXPECT_EQ((Device{"cuda", ""}).label(), "cuda");
+}
+
+TEST(ProfilePanel, DevicePickerFiltersTheRuns) {
+  profiler::RunData cpu = makeRun(4, {1000, 2000}, 3, 0, 1);
+  cpu.summary.deviceKind = "cpu";
+  cpu.summary.deviceName = "Intel Xeon";
+  ViewModel vm = showing(cpu, {runOn(3, "cuda", kGpuName), runOn(2, "cpu", "Intel Xeon"),
+                               runOn(1, "cuda", kGpuName)});
+  ProfilePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui;
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(2, draw);
+  const std::vector<DeviceRuns> &devices = panel.devices(vm);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].device.label(), "cpu: Intel Xeon");
+  EXPECT_EQ(devices[1].device.label(), std::string("cuda: ") + kGpuName);
+  EXPECT_EQ(panel.listedRuns(vm).size(), 4u);
+  // The GPU: its runs only, and its newest run is shown in place of the CPU run.
+  panel.pickDevice(vm, actions, &devices[1].device);
+  ui.frame(draw);
+  EXPECT_EQ(panel.listedRuns(vm), (std::vector<int>{1, 3}));
+  ASSERT_EQ(actions.profiles.size(), 1u);
+  EXPECT_EQ(actions.profiles.back(), 3);
+  // The CPU keeps the CPU run shown; all devices lists everything again.
+  panel.pickDevice(vm, actions, &devices[0].device);
+  EXPECT_EQ(panel.listedRuns(vm), (std::vector<int>{0, 2}));
+  EXPECT_EQ(actions.profiles.size(), 1u);
+  panel.pickDevice(vm, actions, nullptr);
+  EXPECT_FALSE(vm.nav.device.has_value());
+  EXPECT_EQ(panel.listedRuns(vm).size(), 4u);
+  // Clicking the first listed run (below the picker and the header) loads it.
+  panel.pickDevice(vm, actions, &devices[1].device);
+  ui.frames(2, draw);
+  actions.profiles.clear();
+  ui.click(ImVec2(30, 52 + ImGui::GetFrameHeightWithSpacing()), draw);
+  ASSERT_FALSE(actions.profiles.empty());
+  EXPECT_EQ(actions.profiles.back(), 3);
+}
+
+TEST(GpuProfile, StoredRunsKeepTheirDevicesStreamsAndRates) {
+  TempDir dir;
+  std::string db = dir.str("p.db");
+  {
+    auto store = profiler::Store::open(db);
+    ASSERT_TRUE(store.isOk()) << store.status().message();
+    profiler::RunInfo cpu{"model.mlir", "cpu", "Intel Xeon"};
+    auto cpuRun = store->beginRun(cpu);
+    ASSERT_TRUE(cpuRun.isOk());
+    ASSERT_TRUE(store->finishRun(*cpuRun, true));
+    // What `loupe db import-nsys` writes.
+    profiler::RunData rows = makeImportedGpuRun(0);
+    profiler::RunInfo gpuInfo{"/tmp/report.sqlite", "cuda", kGpuName};
+    auto gpuRun = store->addImportedRun(gpuInfo, rows.kernels, rows.memcpys);
+    ASSERT_TRUE(gpuRun.isOk()) << gpuRun.status().message();
+  }
+  auto store = profiler::Store::open(db);
+  auto runs = store->listRuns();
+  ASSERT_TRUE(runs.isOk());
+  std::vector<DeviceRuns> devices = devicesOf(*runs);
+  ASSERT_EQ(devices.size(), 2u);
+  EXPECT_EQ(devices[0].device.kind, "cpu");
+  EXPECT_EQ(devices[1].device.name, kGpuName);
+  auto data = store->loadRun((*runs)[0].id);
+  ASSERT_TRUE(data.isOk());
+  auto view = makeProfileView(*data);
+  ASSERT_NE(view->gpu, nullptr);
+  EXPECT_EQ(view->gpu->tracks.size(), 4u);
+  ASSERT_EQ(view->gpu->rows.size(), 6u);
+  EXPECT_DOUBLE_EQ(view->gpu->rows[HtoD].bandwidthGBs(), 1048576.0 / 100000.0);
+  EXPECT_EQ(view->gpu->rows[Gemm].dynamicSharedMemory, 32768);
+
+  // The workbench on that DB with the CPU picked: its first look shows the CPU run, though the
+  // GPU run is newer; the picker then follows the run shown.
+  ControllerOptions options;
+  options.dbPath = db;
+  Controller controller(options);
+  controller.vm().nav.device = Device{"cpu", "Intel Xeon"};
+  controller.refreshRuns();
+  ASSERT_TRUE(controller.waitIdle(60));
+  ASSERT_NE(controller.vm().profile, nullptr);
+  EXPECT_EQ(controller.vm().profile->run.deviceKind, "cpu");
+  controller.loadProfile((*runs)[0].id);
+  controller.refreshRuns();
+  ASSERT_TRUE(controller.waitIdle(60));
+  ASSERT_TRUE(controller.vm().nav.device.has_value());
+  EXPECT_EQ(controller.vm().nav.device->kind, "cuda");
+  ASSERT_NE(controller.vm().profile->gpu, nullptr);
 }

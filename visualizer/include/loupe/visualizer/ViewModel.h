@@ -18,6 +18,7 @@
 #include "loupe/sessions/Comparison.h"
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
+#include "loupe/visualizer/Devices.h"
 #include "loupe/visualizer/Worker.h"
 #include "loupe/visualizer/clusters/ClusterComparison.h"
 #include "loupe/visualizer/graph/GraphModel.h"
@@ -188,6 +189,8 @@ struct Navigation {
   std::string irGotoLocation;
   std::optional<Tab> tabRequest;       ///< Request to bring a central tab to the front.
   int64_t profileRunId = -1;           ///< Run shown in the Profile panel.
+  /// The Profile panel's device picker: only runs on this device are listed; unset: all.
+  std::optional<Device> device;
   int64_t baselineRunId = -1;          ///< Runs picked in the Compare panel.
   int64_t candidateRunId = -1;
   /// Variants of the session picked in the Compare panel ("base" or a variant name); both set

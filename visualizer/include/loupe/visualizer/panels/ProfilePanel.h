@@ -1,6 +1,7 @@
 //===- ProfilePanel.h - Runs of the model and one run's dispatches -*- C++ -*-===//
 //
-// Left: the runs of the current model in the profile DB (Store::listRuns, newest first).
+// Left: the device picker (the CPU and each GPU the listed runs were made on) and the runs of
+// the current model in the profile DB on that device (Store::listRuns, newest first).
 // Right: the selected run (Store::loadRun): its whole-repetition summary, a per-dispatch table
 // sortable by id, name, cluster, loc, backend, calls, median, IQR and share
 // (ImGuiTableFlags_Sortable; the order is cached per run and sort spec) whose cluster and loc
@@ -19,8 +20,8 @@
 #include "loupe/visualizer/timeline/TimelineView.h"
 
 #include <map>
+#include <optional>
 #include <string>
-
 #include <vector>
 
 namespace loupe::visualizer {
@@ -55,7 +56,17 @@ public:
   void setRepetition(int rep) { rep_ = rep; }
   TimelineView &timeline() { return timeline_; }
 
+  // --- Devices -----------------------------------------------------------------------------
+  /// The device picker's entries: the devices of the runs list (devicesOf), cached per list.
+  const std::vector<DeviceRuns> &devices(const ViewModel &vm);
+  /// Indices into RunListView::runs of the runs listed: those on the picked device.
+  const std::vector<int> &listedRuns(const ViewModel &vm);
+  /// What picking `device` (null: all devices) does: filters the runs list and, when the run
+  /// shown was made elsewhere, loads the newest run on that device.
+  void pickDevice(ViewModel &vm, Actions &actions, const Device *device);
+
 private:
+  void drawDevicePicker(ViewModel &vm, Actions &actions);
   void drawRuns(ViewModel &vm, Actions &actions);
   void drawDispatches(ViewModel &vm, float height);
   void drawClusters(ViewModel &vm, float height);
@@ -81,6 +92,12 @@ private:
   std::vector<int> clusterOrder_;
   uint64_t clusterOrderFor_ = 0; ///< clusters_.generation() clusterOrder_ is of; 0: none.
   std::map<std::string, ScreenRect> rects_;
+  // Device picker.
+  const RunListView *devicesFor_ = nullptr;
+  std::vector<DeviceRuns> devices_;
+  const RunListView *listedFor_ = nullptr;
+  std::optional<Device> listedDevice_;
+  std::vector<int> listed_;
 };
 
 } // namespace loupe::visualizer

@@ -1,8 +1,8 @@
 //===- GpuProfileTest.cpp - Device picker, stream timeline, GPU kernel table ---===//
 //
 // From DB rows only (no GPU): the synthetic run of GpuRun.h, two streams with kernels, copies
-// and a set, as makeProfileView builds it; the device picker drawn headless; and the same rows
-// stored in and read back from a profile DB.
+// and a set, as makeProfileView builds it and as the Profile panel draws it headless; and the
+// same rows stored in and read back from a profile DB.
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/visualizer/Controller.h"
@@ -220,6 +220,65 @@ TEST(Devices, PickerListsTheCpuThenEachGpuByName) {
   EXPECT_EQ(runsOn(runs, &devices[2].device), (std::vector<int>{0, 4}));
   EXPECT_EQ(runsOn(runs, nullptr).size(), 5u);
   EXPECT_EQ((Device{"cuda", ""}).label(), "cuda");
+}
+
+TEST(ProfilePanel, GpuRunDrawsStreamTracksAndTheKernelTable) {
+  ViewModel vm = showing(makeImportedGpuRun(1));
+  ProfilePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui(1400, 900);
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(2, draw);
+  // The kernel table, every column drawn.
+  std::vector<std::string> headers;
+  for (int c = 0; c < static_cast<int>(KernelColumn::Count); ++c)
+    headers.push_back(gpu::kernelColumnName(static_cast<KernelColumn>(c)));
+  EXPECT_EQ(panel.gpuHeaders(), headers);
+  // By total time, highest first: gemm, reduce, HtoD, fusion, DtoH, memset.
+  EXPECT_EQ(panel.gpuRows(vm), (std::vector<int>{Gemm, Reduce, HtoD, Fusion, DtoH, Memset}));
+  panel.setGpuSort(KernelColumn::Bandwidth, false);
+  ui.frame(draw);
+  EXPECT_EQ(panel.gpuRows(vm).front(), HtoD);
+  // The stream timeline: four tracks, every operation wide enough to be drawn.
+  TimelineView &t = panel.timeline();
+  EXPECT_TRUE(panel.showsStreams());
+  EXPECT_EQ(t.lastLanes(), 4);
+  EXPECT_EQ(t.lastDrawnSlices(), 6);
+  EXPECT_EQ(t.lastMergedBlocks(), 0);
+  // Hovering the middle of stream 7's track finds the gemm (110-560 us of 710 us).
+  ImVec2 a = t.trackMin(0), b = t.trackMax(0);
+  ASSERT_GT(b.x, a.x);
+  ui.setMouse(ImVec2((a.x + b.x) / 2, (a.y + b.y) / 2));
+  ui.frame(draw, false);
+  EXPECT_EQ(t.hoveredTrack(), 0);
+  EXPECT_EQ(t.hoveredSlice(), 0);
+  // No dispatches: no dispatch table, and the run's header says what ran on the GPU.
+  EXPECT_TRUE(vm.profile->rows.empty());
+}
+
+TEST(ProfilePanel, LoupeGpuRunShowsStreamsOrHostDispatches) {
+  profiler::RunData data = makeRunOf(2, gpuDispatches(), {450000, 40000, 180000}, 3, 0, 1);
+  data.summary.deviceKind = "cuda";
+  data.summary.deviceName = kGpuName;
+  addGpuRows(data, 3, true);
+  ViewModel vm = showing(data);
+  ProfilePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui(1400, 1000);
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(2, draw);
+  EXPECT_TRUE(panel.showsStreams());
+  EXPECT_EQ(panel.timeline().lastLanes(), 4);
+  ASSERT_EQ(vm.profile->gpu->reps.size(), 3u);
+  panel.setGpuRepetition(2);
+  ui.frame(draw);
+  EXPECT_EQ(panel.gpuRepetition(), 2);
+  EXPECT_EQ(panel.timeline().lastDrawnSlices(), 6);
+  // The host clock's view: the repetition and its dispatches.
+  panel.setShowsStreams(false);
+  ui.frame(draw);
+  EXPECT_EQ(panel.timeline().lastLanes(), 2);
+  EXPECT_EQ(panel.timeline().lastDrawnSlices(), 3);
 }
 
 TEST(ProfilePanel, DevicePickerFiltersTheRuns) {

@@ -43,9 +43,10 @@ namespace {
 const char *kGuiUsage =
     "usage: loupe [gui] [--session S.json] [--db DB] [MODEL]\n"
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
-    "              [--search TEXT] [--size WxH]]\n"
+    "              [--search TEXT] [--device KIND[:NAME]] [--size WxH]]\n"
     "  P: pipeline, ir, diff, graph, dispatches, run, profile, compare, log\n"
-    "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n";
+    "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n"
+    "  --device: the Profile panel's device picker (cpu, cuda, or cuda:NVIDIA H100 80GB HBM3)\n";
 
 // Input seen since the last frame (set by GLFW callbacks chained before ImGui's).
 std::atomic<bool> gInput{false};
@@ -101,7 +102,7 @@ std::optional<int> findPass(const CompileView &c, const std::string &spec) {
 
 int guiCommand(int argc, char **argv, int first) {
   CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--search",
-                  "--size"},
+                  "--device", "--size"},
                  {"--run", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, first, error) || cl.positionals().size() > 1) {
@@ -194,11 +195,17 @@ int guiCommand(int argc, char **argv, int first) {
     }
     if (cl.has("--run") && controller.vm().hasModel())
       controller.run();
-    std::optional<std::string> pendingPass, pendingSearch;
+    // No model: the Profile panel lists every run in the DB (an imported Nsight Systems run has
+    // no model to open).
+    if (!controller.vm().hasModel())
+      controller.refreshRuns();
+    std::optional<std::string> pendingPass, pendingSearch, pendingDevice;
     if (cl.has("--pass"))
       pendingPass = cl.get("--pass");
     if (cl.has("--search"))
       pendingSearch = cl.get("--search");
+    if (cl.has("--device"))
+      pendingDevice = cl.get("--device");
     if (!panel.empty())
       workbench.focusPanel(panel);
 
@@ -254,6 +261,21 @@ int guiCommand(int argc, char **argv, int first) {
         pendingSearch.reset();
         calm = 0;
       }
+      if (pendingDevice && shown.runs) {
+        // The device picker, once the runs are listed: "cuda" picks the first GPU.
+        const Device *pick = nullptr;
+        std::vector<DeviceRuns> devices = devicesOf(shown.runs->runs);
+        for (const DeviceRuns &d : devices)
+          if (!pick && (*pendingDevice == d.device.kind || *pendingDevice == d.device.label() ||
+                        *pendingDevice == d.device.kind + ":" + d.device.name))
+            pick = &d.device;
+        if (pick)
+          workbench.profile().pickDevice(controller.vm(), controller, pick);
+        else
+          controller.vm().log.error("gui", "--device: no run on '" + *pendingDevice + "'");
+        pendingDevice.reset();
+        calm = 0;
+      }
       ImGui::Render();
       int fbw = 0, fbh = 0;
       glfwGetFramebufferSize(window, &fbw, &fbh);
@@ -263,7 +285,7 @@ int guiCommand(int argc, char **argv, int first) {
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
       if (screenshot) {
-        bool settled = !workbench.busy() && !pendingPass && !pendingSearch;
+        bool settled = !workbench.busy() && !pendingPass && !pendingSearch && !pendingDevice;
         stableFrames = settled ? stableFrames + 1 : 0;
         if (stableFrames == 1 && !panel.empty())
           workbench.focusPanel(panel); // again: the first request may predate the compile

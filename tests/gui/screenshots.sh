@@ -7,14 +7,15 @@
 #                                                         # variants fused and unfused
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
-# PANEL: pipeline ir diff graph dispatches run profile compare log. OUT_DIR/PANEL.png are the images (the user
-# guide's docs/images/ are copies of these).
+# PANEL: pipeline ir diff graph dispatches run profile compare log, and gpu (the Profile panel
+# on an imported GPU run, no model open, the GPU picked). OUT_DIR/PANEL.png are the images (the
+# user guide's docs/images/ are copies of these; gpu.png is gui-gpu-timeline.png).
 set -euo pipefail
 LOUPE=$1 SRC=$2 OUT=$3
 shift 3
 mkdir -p "$OUT"
 SESSION=$SRC/examples/sessions/cnn.json
-XVFB=(xvfb-run -a -s "-screen 0 1600x1000x24")
+XVFB=(xvfb-run -a -s "-screen 0 1920x1080x24")
 export XDG_CONFIG_HOME=$OUT/config XDG_DATA_HOME=$OUT/data
 
 if ! command -v xvfb-run >/dev/null; then
@@ -51,7 +52,14 @@ if [ "${1:-}" = setup ]; then
     's["name"] = "cnn_fusion"; s["compare"] = ["library", "fusion_off"]'
   rm -f "$OUT/variants.db" "$OUT/variants.db-wal" "$OUT/variants.db-shm"
   "$LOUPE" replay "$OUT/cnn_fusion.json" --db "$OUT/variants.db" > "$OUT/variants.md"
-  echo "profile DBs: $OUT/p.db $OUT/variants.db"
+  # The GPU screenshot needs no GPU: a synthetic Nsight Systems export imported beside the CPU
+  # runs, so the device picker lists both.
+  rm -f "$OUT/gpu.db" "$OUT/gpu.db-wal" "$OUT/gpu.db-shm" "$OUT/decoder.sqlite"
+  python3 "$SRC/tests/gui/gpu_export.py" "$SRC/tests/unit/profiler/fixtures/nsys_export.sql" \
+    "$OUT/decoder.sqlite"
+  "$LOUPE" replay "$SESSION" --db "$OUT/gpu.db" > /dev/null
+  "$LOUPE" db import-nsys "$OUT/decoder.sqlite" --db "$OUT/gpu.db"
+  echo "profile DBs: $OUT/p.db $OUT/variants.db $OUT/gpu.db"
   exit 0
 fi
 
@@ -59,7 +67,11 @@ for panel in "$@"; do
   extra=()
   db=$OUT/p.db
   open=(--session "$SESSION")
+  show=$panel
+  size=1600x1000
   case $panel in
+    # Wider: the kernel table's twelve columns fit beside the runs list.
+    gpu) open=(); db=$OUT/gpu.db; show=profile; size=1920x1080; extra=(--device cuda) ;;
     log)
       # A model that does not verify: the diagnostic in the log links to its source line.
       cat > "$OUT/broken.mlir" <<'MLIR'
@@ -85,6 +97,6 @@ MLIR
       open=(--session "$OUT/cnn_override.json"); extra=(--search conv1) ;;
   esac
   "${XVFB[@]}" "$LOUPE" gui "${open[@]}" --db "$db" --screenshot "$OUT/$panel.png" \
-    --frames 5 --panel "$panel" "${extra[@]}"
-  python3 "$SRC/tests/gui/check_png.py" "$OUT/$panel.png" --size 1600x1000
+    --frames 5 --panel "$show" --size "$size" "${extra[@]}"
+  python3 "$SRC/tests/gui/check_png.py" "$OUT/$panel.png" --size "$size"
 done

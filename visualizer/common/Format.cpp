@@ -25,6 +25,30 @@ std::string formatNs(double ns) {
   return buf;
 }
 
+std::string formatBytes(double bytes) {
+  if (!(bytes >= 0))
+    return "-";
+  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 || bytes >= 100 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
+std::string formatRate(double rate) {
+  if (std::isnan(rate))
+    return "-";
+  char buf[32];
+  double a = std::fabs(rate);
+  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3g",
+                rate);
+  return buf;
+}
+
 std::string formatPercent(double fraction) {
   if (std::isnan(fraction))
     return "-";

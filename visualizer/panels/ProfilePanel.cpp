@@ -73,10 +73,14 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
   if (ImGui::Button("Refresh"))
     actions.refreshRuns();
   ImGui::SameLine();
-  if (vm.runs)
+  if (vm.runs && vm.runs->modelFilter.empty())
+    ImGui::TextDisabled("%zu runs in the DB", vm.runs->runs.size());
+  else if (vm.runs)
     ImGui::TextDisabled("%zu runs of *%s*", vm.runs->runs.size(), vm.runs->modelFilter.c_str());
   if (!vm.runs)
     return;
+  drawDevicePicker(vm, actions);
+  const std::vector<int> &listed = listedRuns(vm);
   ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
                           ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                           ImGuiTableFlags_Resizable;
@@ -89,10 +93,10 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
   ImGui::TableSetupColumn("session", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(vm.runs->runs.size()));
+  clipper.Begin(static_cast<int>(listed.size()));
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const profiler::RunSummary &r = vm.runs->runs[i];
+      const profiler::RunSummary &r = vm.runs->runs[listed[i]];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
       char label[32];
@@ -261,48 +265,102 @@ void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
   }
   ImGui::Text("run #%lld", static_cast<long long>(p.run.id));
   ImGui::SameLine();
-  ImGui::TextDisabled("%s  %s  %s", formatWallTime(p.run.startedNs).c_str(),
-                      p.run.deviceName.c_str(), profiler::runStatusName(p.run.status));
-  ImGui::Text("repetition median %s, IQR %s, min %s, max %s (%zu reps)",
-              formatNs(p.whole.median).c_str(), formatNs(p.whole.iqr()).c_str(),
-              formatNs(static_cast<double>(p.whole.min)).c_str(),
-              formatNs(static_cast<double>(p.whole.max)).c_str(), p.whole.count);
-  if (ImGui::IsItemHovered() && !p.configJson.empty())
-    ImGui::SetTooltip("%s", p.configJson.c_str());
+  ImGui::TextDisabled("%s  %s %s  %s", formatWallTime(p.run.startedNs).c_str(),
+                      p.run.deviceKind.c_str(), p.run.deviceName.c_str(),
+                      profiler::runStatusName(p.run.status));
+  if (p.whole.count > 0) {
+    ImGui::Text("repetition median %s, IQR %s, min %s, max %s (%zu reps)",
+                formatNs(p.whole.median).c_str(), formatNs(p.whole.iqr()).c_str(),
+                formatNs(static_cast<double>(p.whole.min)).c_str(),
+                formatNs(static_cast<double>(p.whole.max)).c_str(), p.whole.count);
+    if (ImGui::IsItemHovered() && !p.configJson.empty())
+      ImGui::SetTooltip("%s", p.configJson.c_str());
+  }
+  if (p.gpu) {
+    const gpu::GpuActivity &g = *p.gpu;
+    auto count = [](size_t n, const char *one, const char *many) {
+      return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    ImGui::Text("GPU: %s (%s summed), %s, %s on %s", count(g.kernels, "kernel", "kernels").c_str(),
+                formatNs(g.kernelNs).c_str(), count(g.copies, "copy", "copies").c_str(),
+                count(g.sets, "set", "sets").c_str(),
+                count(g.streams, "stream", "streams").c_str());
+    if (ImGui::IsItemHovered() && !p.deviceDetailsJson.empty())
+      ImGui::SetTooltip("%s", p.deviceDetailsJson.c_str());
+  }
 
-  // Kernels, clusters and fallbacks above the timeline, each given a share of the height.
+  // Kernels, clusters, fallbacks and GPU kernels above the timeline, each given a share of
+  // the height.
   rects_.clear();
+  gpuHeaders_.clear();
   float avail = ImGui::GetContentRegionAvail().y;
-  drawDispatches(vm, std::max(120.0f, avail * 0.36f));
-  if (ImGui::CollapsingHeader("clusters: kernel medians summed", ImGuiTreeNodeFlags_DefaultOpen))
-    drawClusters(vm, std::max(100.0f, avail * 0.26f));
+  bool host = !p.rows.empty();
+  if (host) {
+    drawDispatches(vm, std::max(120.0f, avail * (p.gpu ? 0.22f : 0.36f)));
+    if (ImGui::CollapsingHeader("clusters: kernel medians summed", ImGuiTreeNodeFlags_DefaultOpen))
+      drawClusters(vm, std::max(100.0f, avail * (p.gpu ? 0.16f : 0.26f)));
+  }
   if (!p.fallbacks.empty() &&
       ImGui::CollapsingHeader(("kernel fallbacks (" + std::to_string(p.fallbacks.size()) + ")").c_str(),
                               ImGuiTreeNodeFlags_DefaultOpen))
     drawFallbacks(vm);
+  if (p.gpu && ImGui::CollapsingHeader(("GPU kernels, copies and sets (" +
+                                        std::to_string(p.gpu->rows.size()) + ")###gpu_kernels")
+                                           .c_str(),
+                                       ImGuiTreeNodeFlags_DefaultOpen))
+    drawGpuKernels(vm, std::max(120.0f, avail * (host ? 0.22f : 0.42f)));
+  drawTimeline(vm);
+  ImGui::EndChild();
+}
 
-  // Timeline of one repetition.
+void ProfilePanel::drawTimeline(const ViewModel &vm) {
+  const ProfileView &p = *vm.profile;
   int reps = static_cast<int>(p.reps.size());
-  if (reps == 0) {
+  int gpuReps = p.gpu ? static_cast<int>(p.gpu->reps.size()) : 0;
+  if (reps == 0 && gpuReps == 0) {
     ImGui::TextDisabled("no samples");
-    ImGui::EndChild();
     return;
   }
   if (timelineFor_ != p.run.id) {
     timelineFor_ = p.run.id;
     rep_ = 0;
+    // The first measured repetition (rep -1, outside every repetition, sorts first).
+    gpuRep_ = 0;
+    while (gpuRep_ + 1 < gpuReps && p.gpu->reps[gpuRep_].rep < 0)
+      ++gpuRep_;
+    streams_ = gpuReps > 0;
     timeline_.fit();
   }
-  rep_ = std::clamp(rep_, 0, reps - 1);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  ImGui::SliderInt("repetition", &rep_, 0, reps - 1);
-  ImGui::SameLine();
+  if (reps > 0 && gpuReps > 0) {
+    if (ImGui::RadioButton("GPU streams", streams_) && !streams_)
+      setShowsStreams(true);
+    ImGui::SameLine();
+    if (ImGui::RadioButton("dispatches (host clock)", !streams_) && streams_)
+      setShowsStreams(false);
+    ImGui::SameLine();
+  }
+  bool streams = gpuReps > 0 && (streams_ || reps == 0);
+  int count = streams ? gpuReps : reps;
+  int &index = streams ? gpuRep_ : rep_;
+  index = std::clamp(index, 0, count - 1);
+  if (count > 1) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    ImGui::SliderInt("repetition", &index, 0, count - 1);
+    if (streams && p.gpu->reps[index].rep < 0) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(outside every repetition)");
+    }
+    ImGui::SameLine();
+  }
   if (ImGui::Button("Fit"))
     timeline_.fit();
   ImGui::SameLine();
   ImGui::TextDisabled("wheel: zoom, drag: pan, double-click: fit");
-  timeline_.draw(p.reps[rep_], p.repDurationNs[rep_], p.rows, ImGui::GetContentRegionAvail().y);
-  ImGui::EndChild();
+  if (streams)
+    timeline_.drawTracks(*p.gpu, p.gpu->reps[index], ImGui::GetContentRegionAvail().y);
+  else
+    timeline_.draw(p.reps[index], p.repDurationNs[index], p.rows,
+                   ImGui::GetContentRegionAvail().y);
 }
 
 } // namespace loupe::visualizer

@@ -98,6 +98,7 @@ void Controller::resetDocument() {
   vm_.compiling = false;
   Navigation fresh;
   fresh.compareThreshold = vm_.nav.compareThreshold;
+  fresh.device = vm_.nav.device; // kept while the new document's runs include that device
   vm_.nav = fresh;
   vm_.sessionDirty = false;
 }
@@ -437,10 +438,26 @@ void Controller::refreshRuns() {
       vm_.runs = result;
       if (!result->error.empty())
         vm_.log.error("db", result->error);
-      // First look at a model: show its newest run and compare it with the one before.
+      // The device picker follows the run shown, and forgets a device no listed run was made on.
+      if (vm_.nav.device) {
+        bool any = false;
+        for (const profiler::RunSummary &r : result->runs) {
+          any |= vm_.nav.device->matches(r);
+          if (r.id == vm_.nav.profileRunId && !vm_.nav.device->matches(r)) {
+            vm_.nav.device = deviceOf(r);
+            any = true;
+            break;
+          }
+        }
+        if (!any)
+          vm_.nav.device.reset();
+      }
+      // First look at a model: show its newest run on the picked device and compare it with
+      // the one before.
       std::vector<int64_t> complete;
       for (const profiler::RunSummary &r : result->runs)
-        if (r.status == profiler::RunStatus::Complete)
+        if (r.status == profiler::RunStatus::Complete &&
+            (!vm_.nav.device || vm_.nav.device->matches(r)))
           complete.push_back(r.id);
       if (firstList && vm_.nav.profileRunId < 0 && !complete.empty())
         loadProfile(complete[0]);

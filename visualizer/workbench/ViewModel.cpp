@@ -1,6 +1,8 @@
 //===- ViewModel.cpp - Building the GUI's immutable snapshots ----------------===//
 #include "loupe/visualizer/ViewModel.h"
 
+#include "loupe/visualizer/gpu/GpuActivity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -91,6 +93,7 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
   view->deviceDetailsJson = data.deviceDetailsJson;
   view->checks = data.checks;
   view->fallbacks = data.fallbacks;
+  view->gpu = gpu::buildGpuActivity(data);
   view->whole = profiler::summarize(durations(data, profiler::kWholeRep));
 
   std::map<int64_t, int32_t> rowOf;

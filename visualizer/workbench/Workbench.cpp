@@ -234,7 +234,7 @@ void Workbench::drawMenuBar() {
     if (ImGui::MenuItem("Cancel Run", nullptr, false, m.running))
       controller_.cancelRun();
     ImGui::Separator();
-    if (ImGui::MenuItem("Refresh Runs", nullptr, false, m.hasModel()))
+    if (ImGui::MenuItem("Refresh Runs", nullptr, false, !m.dbPath.empty()))
       controller_.refreshRuns();
     ImGui::EndMenu();
   }

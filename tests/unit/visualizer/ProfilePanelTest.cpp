@@ -137,8 +137,9 @@ TEST(ProfilePanel, PickingARunAsksForItsProfile) {
   ImGuiHarness ui;
   auto draw = [&] { panel.draw(vm, actions); };
   ui.frames(2, draw);
-  // The first row of the runs table sits below its header, at the top left.
-  ui.click(ImVec2(30, 52), draw);
+  // The first row of the runs table sits below the device picker and its header, at the top
+  // left.
+  ui.click(ImVec2(30, 52 + ImGui::GetFrameHeightWithSpacing()), draw);
   ASSERT_FALSE(actions.profiles.empty());
   EXPECT_EQ(actions.profiles.back(), 9);
 }

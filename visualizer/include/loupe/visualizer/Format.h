@@ -9,6 +9,10 @@ namespace loupe::visualizer {
 
 /// A duration in ns with a readable unit: "812 ns", "12.3 us", "4.56 ms", "1.23 s"; "-" for NaN.
 std::string formatNs(double ns);
+/// A byte count with a binary unit: "512 B", "64 KiB", "1.5 MiB", "2 GiB"; "-" when negative.
+std::string formatBytes(double bytes);
+/// A rate with three significant digits and no exponent: "0.512", "11.7", "2048"; "-" for NaN.
+std::string formatRate(double rate);
 /// "12.3%" of a fraction (0.123); "-" for NaN.
 std::string formatPercent(double fraction);
 /// Signed relative change: "+4.1%", "-12.0%".

@@ -18,6 +18,7 @@
 #include "loupe/sessions/Comparison.h"
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
+#include "loupe/visualizer/Devices.h"
 #include "loupe/visualizer/Worker.h"
 #include "loupe/visualizer/clusters/ClusterComparison.h"
 #include "loupe/visualizer/graph/GraphModel.h"
@@ -29,6 +30,10 @@
 #include <vector>
 
 namespace loupe::visualizer {
+
+namespace gpu {
+struct GpuActivity;
+} // namespace gpu
 
 /// Index of the pseudo-pass "source": the model file itself (.mlir models only).
 inline constexpr int kSourcePass = -1;
@@ -110,6 +115,8 @@ struct ProfileView {
   std::vector<profiler::CheckRecord> checks;
   /// Library kernels that failed at run time and what ran instead, by (dispatch, kernel).
   std::vector<profiler::FallbackRecord> fallbacks;
+  /// Its GPU kernels, copies and sets by stream (gpu/GpuActivity.h); null when it has none.
+  std::shared_ptr<const gpu::GpuActivity> gpu;
   std::string error;
 };
 
@@ -182,6 +189,8 @@ struct Navigation {
   std::string irGotoLocation;
   std::optional<Tab> tabRequest;       ///< Request to bring a central tab to the front.
   int64_t profileRunId = -1;           ///< Run shown in the Profile panel.
+  /// The Profile panel's device picker: only runs on this device are listed; unset: all.
+  std::optional<Device> device;
   int64_t baselineRunId = -1;          ///< Runs picked in the Compare panel.
   int64_t candidateRunId = -1;
   /// Variants of the session picked in the Compare panel ("base" or a variant name); both set

@@ -1,12 +1,15 @@
 //===- ProfilePanel.h - Runs of the model and one run's dispatches -*- C++ -*-===//
 //
-// Left: the runs of the current model in the profile DB (Store::listRuns, newest first).
+// Left: the device picker (the CPU and each GPU the listed runs were made on) and the runs of
+// the current model in the profile DB on that device (Store::listRuns, newest first).
 // Right: the selected run (Store::loadRun): its whole-repetition summary, a per-dispatch table
 // sortable by id, name, cluster, loc, backend, calls, median, IQR and share
 // (ImGuiTableFlags_Sortable; the order is cached per run and sort spec) whose cluster and loc
 // cells link to the graph panel, the per-cluster timings (the run's kernels grouped by cluster:
 // summed medians, kernel count, kind and backend; clusters::RunClusters), the kernel fallbacks
-// the run recorded, and the timeline of one repetition (TimelineView).
+// the run recorded, for a GPU run the GPU kernel table (gpu::KernelTable: launch shape,
+// registers, shared memory, durations, achieved rates), and the timeline of one repetition
+// (TimelineView): the dispatches on the host clock, or a GPU run's CUDA streams.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_PANELS_PROFILEPANEL_H
@@ -16,11 +19,12 @@
 #include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
 #include "loupe/visualizer/clusters/RunClusters.h"
+#include "loupe/visualizer/gpu/KernelTable.h"
 #include "loupe/visualizer/timeline/TimelineView.h"
 
 #include <map>
+#include <optional>
 #include <string>
-
 #include <vector>
 
 namespace loupe::visualizer {
@@ -55,8 +59,37 @@ public:
   void setRepetition(int rep) { rep_ = rep; }
   TimelineView &timeline() { return timeline_; }
 
+  // --- Devices -----------------------------------------------------------------------------
+  /// The device picker's entries: the devices of the runs list (devicesOf), cached per list.
+  const std::vector<DeviceRuns> &devices(const ViewModel &vm);
+  /// Indices into RunListView::runs of the runs listed: those on the picked device.
+  const std::vector<int> &listedRuns(const ViewModel &vm);
+  /// What picking `device` (null: all devices) does: filters the runs list and, when the run
+  /// shown was made elsewhere, loads the newest run on that device.
+  void pickDevice(ViewModel &vm, Actions &actions, const Device *device);
+
+  // --- GPU runs ----------------------------------------------------------------------------
+  /// Sorts the GPU kernel table (what a click on its header does); by default by total time,
+  /// highest first.
+  void setGpuSort(gpu::KernelColumn column, bool ascending);
+  /// Row indices (into GpuActivity::rows) of the GPU kernel table in display order.
+  const std::vector<int> &gpuRows(const ViewModel &vm);
+  /// Headers of the GPU kernel table as the last frame drew them (empty when not drawn).
+  const std::vector<std::string> &gpuHeaders() const { return gpuHeaders_; }
+  /// Whether the timeline shows the GPU streams (else the dispatches on the host clock): the
+  /// default for a run with GPU activity.
+  bool showsStreams() const { return streams_; }
+  void setShowsStreams(bool streams) { streams_ = streams; timeline_.fit(); }
+  /// The repetition the stream timeline shows: an index into GpuActivity::reps.
+  int gpuRepetition() const { return gpuRep_; }
+  void setGpuRepetition(int index) { gpuRep_ = index; }
+
 private:
+  void drawDevicePicker(ViewModel &vm, Actions &actions);
   void drawRuns(ViewModel &vm, Actions &actions);
+  void drawGpuKernels(const ViewModel &vm, float height);
+  /// The repetition slider and the timeline (host dispatches or GPU streams).
+  void drawTimeline(const ViewModel &vm);
   void drawDispatches(ViewModel &vm, float height);
   void drawClusters(ViewModel &vm, float height);
   void drawFallbacks(const ViewModel &vm);
@@ -81,6 +114,22 @@ private:
   std::vector<int> clusterOrder_;
   uint64_t clusterOrderFor_ = 0; ///< clusters_.generation() clusterOrder_ is of; 0: none.
   std::map<std::string, ScreenRect> rects_;
+  // Device picker.
+  const RunListView *devicesFor_ = nullptr;
+  std::vector<DeviceRuns> devices_;
+  const RunListView *listedFor_ = nullptr;
+  std::optional<Device> listedDevice_;
+  std::vector<int> listed_;
+  // GPU kernel table and stream timeline.
+  gpu::KernelColumn gpuSortColumn_ = gpu::KernelColumn::Total;
+  bool gpuSortAscending_ = false;
+  bool gpuSortDirty_ = true;
+  bool gpuPushSort_ = false;
+  const gpu::GpuActivity *gpuSortedFor_ = nullptr;
+  std::vector<int> gpuOrder_;
+  std::vector<std::string> gpuHeaders_;
+  bool streams_ = true;
+  int gpuRep_ = 0;
 };
 
 } // namespace loupe::visualizer

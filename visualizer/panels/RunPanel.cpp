@@ -36,15 +36,22 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
 
   ImGui::BeginDisabled(!editable);
   ImGui::PushItemWidth(-ImGui::GetFontSize() * 6);
-  // Devices: the CPU is the only one this build runs on; CUDA arrives with the GPU issue.
-  if (ImGui::BeginCombo("device", vm.session.pipeline.target.c_str())) {
-    if (ImGui::Selectable("cpu", vm.session.pipeline.target == "cpu") && vm.session.pipeline.target != "cpu") {
-      vm.session.pipeline.target = "cpu";
-      changed = true;
-    }
-    ImGui::BeginDisabled();
-    ImGui::Selectable("cuda (not in this build)", false);
-    ImGui::EndDisabled();
+  // The device runs what the compiler targets: cpu, or cuda (PTX for the chosen architecture).
+  sessions::PipelineSettings &pipeline = vm.session.pipeline;
+  if (ImGui::BeginCombo("device", pipeline.target.c_str())) {
+    for (const char *target : {"cpu", "cuda"})
+      if (ImGui::Selectable(target, pipeline.target == target) && pipeline.target != target) {
+        pipeline.target = target;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (pipeline.target == "cuda" && ImGui::BeginCombo("gpu arch", pipeline.gpuArch.c_str())) {
+    for (const char *arch : {"sm_80", "sm_90"})
+      if (ImGui::Selectable(arch, pipeline.gpuArch == arch) && pipeline.gpuArch != arch) {
+        pipeline.gpuArch = arch;
+        changed = true;
+      }
     ImGui::EndCombo();
   }
   changed |= drawBackendSettings(vm.session.pipeline);

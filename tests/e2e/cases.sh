@@ -208,6 +208,10 @@ case_backend_variants() {
   "$LOUPE" backends list >"$WORK/backends"
   grep -Eq '^onednn +cpu +conv2d +15 +ral_conv_onednn +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN conv"; }
+  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+add\+relu +yes' "$WORK/backends" ||
+    { cat "$WORK/backends"; fail "backends list lacks oneDNN's conv_bias_act fuse pattern"; }
+  grep -Eq '^cudnn +gpu +conv_bias_act +15 +ral_conv_cudnn ' "$WORK/backends" ||
+    { cat "$WORK/backends"; fail "backends list lacks cuDNN's conv_bias_act fuse pattern"; }
   for model in mlp cnn transformer_block; do
     data=$MODELS/$model/test_data_set_0
     for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \

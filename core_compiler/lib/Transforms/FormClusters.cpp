@@ -32,7 +32,7 @@ struct Node {
   bool library() const { return backend.backend != backends::kCodegen && !backend.kernel.empty(); }
 };
 
-/// How far a library cluster's fuse pattern (matmul_bias_act) has got.
+/// How far a library cluster's fuse pattern (matmul_bias_act, conv_bias_act) has got.
 enum class EpilogueStage { kNone, kView, kBias, kGelu, kActivation };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
@@ -64,19 +64,47 @@ bool isBiasAdd(Operation *op) {
          add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
 }
 
-/// `max(x, 0)` on one input: the activation step of matmul_bias_act.
+/// True when the all-parallel `op` reads `operand` at the index it writes: its map is the
+/// identity up to unit dims pinned to 0 (TOSA reads a batch of 1 that way) and its shape is the
+/// output's.
+bool readsInPlace(linalg::LinalgOp op, OpOperand *operand) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+  if (!type || op->getNumResults() != 1 || type != op->getResult(0).getType() ||
+      map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() == i) &&
+        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
+      return false;
+  }
+  return true;
+}
+
+/// ReLU of one input (`max(x, 0)`, or a clamp to [0, max]; isReluOf): the activation step of
+/// matmul_bias_act and conv_bias_act.
 bool isRelu(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 || classifyOp(op) != OpPattern::kElemWise)
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      !readsInPlace(generic, generic.getDpsInputOperand(0)))
     return false;
   Block *body = generic.getBlock();
-  auto *max = &body->front();
-  FloatAttr zero;
-  return body->getOperations().size() == 2 && isa<arith::MaximumFOp>(max) &&
-         llvm::is_contained(max->getOperands(), body->getArgument(0)) &&
-         llvm::any_of(max->getOperands(), [&](Value v) {
-           return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
-         });
+  return body->getOperations().size() <= 3 &&
+         isReluOf(body->getTerminator()->getOperand(0), body->getArgument(0));
+}
+
+/// The NHWC -> NCHW transpose TOSA puts after a convolution: conv_bias_act's result view.
+bool isChannelsFirstView(Operation *op) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  return transpose && transpose.getPermutation() == llvm::ArrayRef<int64_t>{0, 3, 1, 2};
+}
+
+/// A view of a library op's result that its fuse pattern takes.
+bool isResultView(Operation *op) {
+  return isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) || isChannelsFirstView(op);
 }
 
 /// The one op of an elementwise generic's body, if it has exactly one besides the yield.
@@ -200,14 +228,31 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
 std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer, int producer) {
   const Node &op = nodes[lib.library];
   std::string kind = libraryOpKind(op.op);
-  const backends::FusePattern *pattern =
-      kind == "conv2d" ? nullptr
-                       : backends::BackendRegistry::global().findFusePattern(
-                             op.backend.backend, "matmul_bias_act");
+  const backends::FusePattern *pattern = backends::BackendRegistry::global().findFusePattern(
+      op.backend.backend, fusePatternName(kind));
   std::string who = op.backend.backend + " " + op.op->getName().getStringRef().str();
+  std::string what = consumer.op->getName().getStringRef().str();
   if (!pattern)
     return who + " takes no other op (" + op.backend.backend + " registers no fuse pattern for " +
            kind + ")";
+  if (kind == "conv2d") {
+    // TOSA's convolution carries its bias (the broadcast its output starts from, which
+    // lowering hands to the kernel): the epilogue is the ReLU, on the result or its NCHW view.
+    if (!nodes[producer].op->hasOneUse())
+      return who + ": its result has other readers, so no epilogue can take it";
+    if (isChannelsFirstView(consumer.op) && lib.epilogue == EpilogueStage::kNone) {
+      // The transpose is a kernel of its own: taken only with the ReLU that reads it.
+      Operation *next = onlyUser(consumer.op);
+      if (next && isRelu(next))
+        return "";
+      return who + ": " + pattern->name + " takes the NCHW view of the result only for a ReLU " +
+             "after it";
+    }
+    if (isRelu(consumer.op) && lib.epilogue < EpilogueStage::kActivation)
+      return "";
+    return who + ": " + pattern->name + " covers the NCHW view of the result, then ReLU; not " +
+           what + " here";
+  }
   if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
       lib.gelu.contains(consumer.op))
     return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
@@ -221,7 +266,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
   if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
     return "";
   return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU or GELU; not " +
-         consumer.op->getName().getStringRef().str() + " here";
+         what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {
@@ -359,9 +404,7 @@ void Clusterer::merge(int producer, int consumer) {
     else if (isBiasAdd(next))
       ps.epilogue = EpilogueStage::kBias, ps.gelu = geluAfter(next);
     else
-      ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next)
-                        ? EpilogueStage::kView
-                        : EpilogueStage::kActivation;
+      ps.epilogue = isResultView(next) ? EpilogueStage::kView : EpilogueStage::kActivation;
   } else {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
@@ -442,8 +485,12 @@ void Clusterer::materialize() {
     const Node &lead = nodes[s.library >= 0 ? s.library : heaviest];
     std::string pattern = opPatternName(nodes[heaviest].pattern);
     std::string reason = lead.backend.reason;
-    if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
-      pattern = "matmul_bias_act";
+    std::string libraryKind = s.library >= 0 ? libraryOpKind(lead.op) : "";
+    if (libraryKind == "conv2d" && s.epilogue == EpilogueStage::kActivation) {
+      pattern = fusePatternName(libraryKind);
+      reason += "; takes the ReLU after it as its epilogue";
+    } else if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
+      pattern = fusePatternName(libraryKind);
       reason += "; takes the bias" +
                 std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU"
                             : s.epilogue == EpilogueStage::kGelu     ? " and GELU"

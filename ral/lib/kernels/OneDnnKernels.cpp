@@ -71,7 +71,9 @@ struct OneDnnEngine : Context::Resource {
 struct CachedPrimitive {
   dnnl::primitive primitive;
   memory::desc weights;
-  memory::desc dst; ///< The layout it writes, when not the caller's (then reordered into it).
+  /// The layout it writes when not the caller's, and the reorder into the caller's layout.
+  memory::desc dst;
+  dnnl::primitive toDst;
 };
 
 /// Primitives of one context keyed by their shapes and attributes.
@@ -202,7 +204,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
       return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc,
-                             {}};
+                             {}, {}};
     }).primitive;
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
@@ -351,7 +353,12 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
                                 dnnl::algorithm::convolution_direct, src, weiAny, computed,
                                 strides, dilates, padL, padR);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
-      return CachedPrimitive{dnnl::convolution_forward(pd), pd.weights_desc(), computed};
+      CachedPrimitive built{dnnl::convolution_forward(pd), pd.weights_desc(), {}, {}};
+      if (computed != dst) {
+        built.dst = computed;
+        built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, computed, engine, dst));
+      }
+      return built;
     });
     dnnl::stream stream(engine);
     memory userWeights(wei, engine, filter.data()), weights = userWeights;
@@ -361,7 +368,8 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
       dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
     }
     memory userDst(dst, engine, output.data());
-    memory computedDst = cached.dst == dst ? userDst : memory(cached.dst, engine);
+    bool reorder = bool(cached.toDst);
+    memory computedDst = reorder ? memory(cached.dst, engine) : userDst;
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, engine, input.data())},
         {DNNL_ARG_WEIGHTS, weights},
@@ -369,8 +377,8 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
     if (hasBias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
     cached.primitive.execute(stream, args);
-    if (cached.dst != dst)
-      dnnl::reorder(computedDst, userDst).execute(stream, computedDst, userDst);
+    if (reorder)
+      cached.toDst.execute(stream, {{DNNL_ARG_FROM, computedDst}, {DNNL_ARG_TO, userDst}});
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(std::string("ral_conv_onednn: oneDNN: ") + e.what() +

@@ -9,6 +9,7 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
@@ -160,6 +161,7 @@ public:
   void run();
 
 private:
+  void sinkReluThroughResultViews();
   void collectNodes();
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
@@ -417,7 +419,53 @@ void Clusterer::merge(int producer, int consumer) {
   state[leader(producer)] = std::move(ps);
 }
 
+/// TOSA transposes a convolution's NHWC result to NCHW before its ReLU, and an NHWC reader
+/// transposes it back. For a library conv whose backend registers conv_bias_act the ReLU
+/// moves before the transpose (they commute): it becomes the kernel's post-op and the
+/// transpose joins its readers' cluster, where it cancels against theirs. A ReLU only the
+/// entry returns keeps its place: the conv's cluster takes the view and the ReLU, and the
+/// kernel writes the NCHW result itself.
+void Clusterer::sinkReluThroughResultViews() {
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  auto convs = llvm::to_vector(entry.getBody().front().getOps<linalg::Conv2DNhwcFhwcOp>());
+  for (linalg::Conv2DNhwcFhwcOp conv : convs) {
+    Operation *view = onlyUser(conv);
+    auto relu = dyn_cast_or_null<linalg::GenericOp>(
+        view && isChannelsFirstView(view) ? onlyUser(view) : nullptr);
+    if (!relu || !isRelu(relu) || !hasStaticF32Operands(conv) ||
+        llvm::all_of(relu->getUsers(), [](Operation *user) { return isa<func::ReturnOp>(user); }))
+      continue;
+    backends::Selection sel = registry.select("conv2d", describeLoc(conv.getLoc()), prefs);
+    if (sel.kernel.empty() || !registry.findFusePattern(sel.backend, fusePatternName("conv2d")))
+      continue;
+    // relu(transpose(C)) -> transpose(relu(C)), the ReLU's body cloned onto the NHWC result.
+    Value result = conv->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    OpBuilder b(relu);
+    Value empty = b.create<tensor::EmptyOp>(relu.getLoc(), type.getShape(), type.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    auto nhwcRelu = b.create<linalg::GenericOp>(
+        relu.getLoc(), type, ValueRange{result}, ValueRange{empty}, ArrayRef<AffineMap>{id, id},
+        relu.getIteratorTypesArray(), [&](OpBuilder &nested, Location loc, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(relu.getBlock()->getArguments(), args);
+          for (Operation &op : relu.getBlock()->without_terminator())
+            nested.clone(op, mapping);
+          Value yielded = relu.getBlock()->getTerminator()->getOperand(0);
+          nested.create<linalg::YieldOp>(loc, mapping.lookupOrDefault(yielded));
+        });
+    auto transpose = cast<linalg::TransposeOp>(view);
+    auto moved = b.create<linalg::TransposeOp>(view->getLoc(), nhwcRelu.getResult(0),
+                                               transpose.getInit(), transpose.getPermutation());
+    relu->replaceAllUsesWith(moved->getResults());
+    relu->erase();
+    view->erase();
+  }
+}
+
 void Clusterer::run() {
+  if (fusion)
+    sinkReluThroughResultViews();
   collectNodes();
   for (int consumer = 0; consumer < int(nodes.size()); ++consumer)
     for (int producer : producersOf(nodes[consumer])) {

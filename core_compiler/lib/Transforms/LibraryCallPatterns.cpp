@@ -359,18 +359,28 @@ struct ConvRelu {
 };
 } // namespace
 
-/// Matches the only reader of the NHWC conv output `o` as an elementwise generic computing
-/// `relu(o)` (isReluOf) into a static f32 buffer D, at the same index (D NHWC) or transposed
-/// (D NCHW, TOSA's result view fused in), in the conv's block.
+/// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
+/// conv's block computing `relu(o)` (isReluOf) into a static f32 buffer D: in place (D = O;
+/// later readers see the ReLU), at the same index (D NHWC) or transposed (D NCHW, TOSA's
+/// result view fused in); O must have no other reader when D is another buffer.
 static std::optional<ConvRelu> matchConvRelu(Operation *conv, Value o) {
   auto users = readersAfter(conv, o);
-  auto generic = users.size() == 1 ? dyn_cast<linalg::GenericOp>(users[0]) : nullptr;
-  if (!generic || generic->getBlock() != conv->getBlock() || generic.getNumDpsInputs() != 1 ||
+  Operation *first = nullptr;
+  for (Operation *user : users) {
+    Operation *top = conv->getBlock()->findAncestorOpInBlock(*user);
+    if (!top)
+      return std::nullopt;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(first);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
       generic.getNumDpsInits() != 1 || generic.getNumLoops() != 4 ||
       generic.getNumReductionLoops() != 0 || generic.getDpsInputs()[0] != o)
     return std::nullopt;
   Value d = generic.getDpsInits()[0];
-  if (!isLibraryOperand(d, 4) || !generic.getIndexingMapsArray()[1].isIdentity())
+  if (!isLibraryOperand(d, 4) || !generic.getIndexingMapsArray()[1].isIdentity() ||
+      (d != o && users.size() != 1))
     return std::nullopt;
   Block *body = generic.getBlock();
   if (body->getOperations().size() > 3 ||

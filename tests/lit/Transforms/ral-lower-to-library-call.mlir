@@ -355,6 +355,38 @@ func.func @conv_clamp_nhwc(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: mem
 
 // -----
 
+// The ReLU in place on the conv's buffer (what bufferization makes of the ReLU the cluster
+// phase moved before TOSA's transpose): the kernel writes the buffer, later readers see the
+// ReLU.
+
+// CHECK-LABEL: func.func @conv_relu_in_place
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x3x3x2xf32>
+// CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: ral.dispatch %[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUTT]], %{{.*}} {{{.*}}callee = "ral_conv_onednn"{{.*}}fused with the ReLU after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK: memref.copy %[[OUT]], %[[D]]
+#id5 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_relu_in_place(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.copy %out, %d : memref<1x3x3x2xf32> to memref<1x3x3x2xf32>
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+
+// -----
+
 // Not fused: a clamp to [0, 6] is not a ReLU; the ReLU is in another cluster (what --fusion off
 // gives); the conv's output has a second reader. Each conv is a plain ral_conv_onednn with
 // nine params and the elementwise op stays.

@@ -325,76 +325,51 @@ static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
   return b.create<memref::GetGlobalOp>(loc, type, name);
 }
 
-/// True when result `i` of `map` is dim `pos`, or 0 where dim `i` of `type` has size 1.
-static bool readsDim(AffineMap map, unsigned i, unsigned pos, MemRefType type) {
-  AffineExpr expr = map.getResult(i);
-  if (auto dim = dyn_cast<AffineDimExpr>(expr))
-    return dim.getPosition() == pos;
-  auto constant = dyn_cast<AffineConstantExpr>(expr);
-  return constant && constant.getValue() == 0 && type.getDimSize(i) == 1;
-}
-
-/// True when the rank-4 `map` reads the NHWC buffer `from` at the NCHW index it iterates:
-/// (n, c, h, w) -> (n, h, w, c), n pinned to 0 for a batch of 1.
-static bool readsChannelsFirst(AffineMap map, MemRefType from) {
-  return map.getNumDims() == 4 && map.getNumResults() == 4 && readsDim(map, 0, 0, from) &&
-         readsDim(map, 1, 2, from) && readsDim(map, 2, 3, from) && readsDim(map, 3, 1, from);
-}
-
-/// True when `map` reads a buffer of `type` at the index it iterates.
+/// True when `map` reads a buffer of `type` at the index it iterates (a dim of size 1 may be
+/// pinned to 0).
 static bool readsInPlace(AffineMap map, MemRefType type) {
   if (map.getNumResults() != map.getNumDims())
     return false;
-  for (unsigned i = 0; i < map.getNumResults(); ++i)
-    if (!readsDim(map, i, i, type))
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() == i) &&
+        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
       return false;
+  }
   return true;
 }
 
-namespace {
-/// The ReLU that reads a convolution's output O: into D, NHWC like O or NCHW.
-struct ConvRelu {
-  linalg::GenericOp generic;
-  Value output; ///< D as the kernel's NCHW output (a transposed view when D is NHWC).
-};
-} // namespace
-
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
-/// conv's block computing `relu(o)` (isReluOf) into a static f32 buffer D: in place (D = O;
-/// later readers see the ReLU), at the same index (D NHWC) or transposed (D NCHW, TOSA's
-/// result view fused in); O must have no other reader when D is another buffer.
-static std::optional<ConvRelu> matchConvRelu(Operation *conv, Value o) {
+/// conv's block computing `relu(o)` (isReluOf) at the same index into a static f32 NHWC
+/// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then O has
+/// no other reader).
+static linalg::GenericOp matchConvRelu(Operation *conv, Value o) {
   auto users = readersAfter(conv, o);
   Operation *first = nullptr;
   for (Operation *user : users) {
     Operation *top = conv->getBlock()->findAncestorOpInBlock(*user);
     if (!top)
-      return std::nullopt;
+      return nullptr;
     if (!first || top->isBeforeInBlock(first))
       first = top;
   }
   auto generic = dyn_cast_or_null<linalg::GenericOp>(first);
-  if (!generic || generic.getNumDpsInputs() != 1 ||
-      generic.getNumDpsInits() != 1 || generic.getNumLoops() != 4 ||
-      generic.getNumReductionLoops() != 0 || generic.getDpsInputs()[0] != o)
-    return std::nullopt;
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 4 || generic.getNumReductionLoops() != 0 ||
+      generic.getDpsInputs()[0] != o)
+    return nullptr;
   Value d = generic.getDpsInits()[0];
-  if (!isLibraryOperand(d, 4) || !generic.getIndexingMapsArray()[1].isIdentity() ||
-      (d != o && users.size() != 1))
-    return std::nullopt;
+  auto oType = cast<MemRefType>(o.getType());
+  if (!isLibraryOperand(d, 4) || d.getType() != oType || (d != o && users.size() != 1) ||
+      !generic.getIndexingMapsArray()[1].isIdentity() ||
+      !readsInPlace(generic.getIndexingMapsArray()[0], oType))
+    return nullptr;
   Block *body = generic.getBlock();
   if (body->getOperations().size() > 3 ||
       !loupe::isReluOf(body->getTerminator()->getOperand(0), body->getArgument(0)))
-    return std::nullopt;
-  auto oType = cast<MemRefType>(o.getType()), dType = cast<MemRefType>(d.getType());
-  AffineMap in = generic.getIndexingMapsArray()[0];
-  auto nhwc = oType.getShape();
-  int64_t nchw[] = {nhwc[0], nhwc[3], nhwc[1], nhwc[2]};
-  if (dType == oType && readsInPlace(in, oType))
-    return ConvRelu{generic, nullptr}; // The view is made where the dispatch goes.
-  if (d != o && dType.getShape() == llvm::ArrayRef<int64_t>(nchw) && readsChannelsFirst(in, oType))
-    return ConvRelu{generic, d};
-  return std::nullopt;
+    return nullptr;
+  return generic;
 }
 
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
@@ -424,38 +399,32 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
       strides[0], strides[1], 0, 0, 0, 0, dilations[0], dilations[1], 1};
   // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
   // it in the conv's cluster; the dispatch goes there, so the operands must not change.
-  std::optional<ConvRelu> relu;
-  if (!reluKernel.empty())
-    relu = matchConvRelu(conv, output);
+  linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, output);
   if (relu) {
     Attribute cluster = conv->getAttr("loupe.cluster");
-    Value d = relu->generic.getDpsInits()[0];
-    llvm::SmallVector<Value> reads = {input, filter, d};
+    llvm::SmallVector<Value> reads = {input, filter, relu.getDpsInits()[0]};
     if (bias)
       reads.push_back(bias);
-    if ((cluster && relu->generic->getAttr("loupe.cluster") != cluster) ||
-        !canMoveTo(conv, relu->generic, reads))
-      relu.reset();
+    if ((cluster && relu->getAttr("loupe.cluster") != cluster) || !canMoveTo(conv, relu, reads))
+      relu = nullptr;
   }
-  Operation *at = relu ? relu->generic.getOperation() : conv.getOperation();
+  Operation *at = relu ? relu.getOperation() : conv.getOperation();
   OpBuilder b(at);
-  Location loc = relu ? FusedLoc::get(conv->getContext(), {conv.getLoc(), relu->generic.getLoc()})
+  Location loc = relu ? FusedLoc::get(conv->getContext(), {conv.getLoc(), relu.getLoc()})
                       : conv.getLoc();
   if (!bias)
     bias = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
   if (relu)
     values.push_back(1); // Activation::kRelu
   Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
-  Value result = !relu        ? channelsFirst(b, loc, output)
-                 : relu->output ? relu->output
-                                : channelsFirst(b, loc, relu->generic.getDpsInits()[0]);
+  Value result = channelsFirst(b, loc, relu ? relu.getDpsInits()[0] : output);
   Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter), bias, result,
                   params};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, relu ? reluKernel : kernel, device);
+  fused = bool(relu);
   if (relu)
-    relu->generic->erase();
+    relu->erase();
   init->erase();
-  fused = relu.has_value();
   return dispatch;
 }
 

@@ -164,27 +164,34 @@ func.func @fuse(%x: tensor<16x8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
 // -----
 
 // onednn's conv_bias_act: the conv (its bias is the broadcast its output starts from, cloned
-// in) takes TOSA's NCHW view of its result and the ReLU after it. A clamp to [0, 6] is not a
-// ReLU, so its conv leaves the transpose to the clamp's cluster. Fusion off and codegen take
-// no epilogue.
+// in) takes the ReLU after it. TOSA's NCHW transpose sits in between; the ReLU moves before it
+// (they commute), onto the NHWC result, and the transpose joins the reader's cluster. A clamp
+// to [0, 6] is not a ReLU: its conv takes nothing. Fusion off and codegen take no epilogue.
 // CHECK-LABEL: func.func @conv_relu
-// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act takes the NCHW view of the result only for a ReLU after it"
-// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", plevel = 15 : i64, reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); takes the ReLU after it as its epilogue; 3 ops fused"}
+// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", plevel = 15 : i64, reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); takes the ReLU after it as its epilogue; 2 ops fused"}
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: linalg.generic
 // CHECK: linalg.conv_2d_nhwc_fhwc
-// CHECK-NEXT: tensor.empty
-// CHECK-NEXT: linalg.transpose
-// CHECK-NEXT: tensor.empty
-// CHECK-NEXT: linalg.generic
+// CHECK-NEXT: tensor.empty() : tensor<1x5x5x4xf32>
+// CHECK-NEXT: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x5x5x4xf32>) outs(%{{.*}} : tensor<1x5x5x4xf32>)
+// CHECK: arith.maximumf
 // CHECK: loupe.yield
-// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 1 : i64, pattern = "out_elemwise_fusable"
-// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 2 : i64, pattern = "injective", {{.*}}2 ops fused"}
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1 : i64, pattern = "injective", {{.*}}2 ops fused"}
+// CHECK-NEXT: tensor.empty() : tensor<1x4x5x5xf32>
+// CHECK-NEXT: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.negf
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 2 : i64, pattern = "out_elemwise_fusable"
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 3 : i64, pattern = "injective", {{.*}}2 ops fused"}
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: linalg.transpose
 // OFF-LABEL: func.func @conv_relu
 // OFF-NOT: conv_bias_act
-// OFF: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
+// OFF: linalg.conv_2d_nhwc_fhwc
+// OFF: linalg.transpose
+// OFF: linalg.generic
 // BLAS-LABEL: func.func @conv_relu
 // BLAS-NOT: conv_bias_act
 // BLAS: loupe.fusion "kInput" on "codegen" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
@@ -211,6 +218,7 @@ func.func @conv_relu(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>) -> (tenso
       %m = arith.maximumf %in, %zero : f32
       linalg.yield %m : f32
   } -> tensor<1x4x5x5xf32> loc("relu")
+  %n = linalg.negf ins(%r : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32> loc("neg")
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
   %c6 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w : tensor<1x7x7x2xf32>, tensor<4x3x3x2xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv6")
@@ -222,7 +230,7 @@ func.func @conv_relu(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>) -> (tenso
       %hi = arith.maximumf %lo, %zero : f32
       linalg.yield %hi : f32
   } -> tensor<1x4x5x5xf32> loc("relu6")
-  return %r, %r6 : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
+  return %n, %r6 : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
 }
 
 // -----
@@ -264,46 +272,4 @@ func.func @conv_relu_readers(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>) -
       linalg.yield %m : f32
   } -> tensor<1x5x5x4xf32> loc("relu2")
   return %n1, %n2, %r2 : tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>
-}
-
-// -----
-
-// A ReLU read by another op moves before TOSA's transpose (they commute): the conv takes it on
-// its NHWC result, and the transpose joins the reader's cluster (where an NHWC reader's own
-// transpose back cancels it). Not with fusion off.
-// CHECK-LABEL: func.func @conv_relu_sunk
-// CHECK-SAME: consumer = "conv.view", {{.*}}producer = "relu", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the NCHW view of the result, then ReLU; not linalg.transpose here"
-// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", {{.*}}takes the ReLU after it as its epilogue; 2 ops fused"}
-// CHECK: linalg.conv_2d_nhwc_fhwc
-// CHECK-NEXT: tensor.empty() : tensor<1x5x5x4xf32>
-// CHECK-NEXT: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x5x5x4xf32>) outs(%{{.*}} : tensor<1x5x5x4xf32>)
-// CHECK: arith.maximumf
-// CHECK: loupe.yield
-// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1 : i64, pattern = "injective", {{.*}}2 ops fused"}
-// CHECK-NEXT: tensor.empty() : tensor<1x4x5x5xf32>
-// CHECK-NEXT: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
-// CHECK-NEXT: tensor.empty
-// CHECK-NEXT: linalg.negf
-// OFF-LABEL: func.func @conv_relu_sunk
-// OFF: linalg.conv_2d_nhwc_fhwc
-// OFF: linalg.transpose
-// OFF: linalg.generic
-#nhwc5 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
-#batch5 = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
-func.func @conv_relu_sunk(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>) -> tensor<1x4x5x5xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x5x5x4xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
-  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : tensor<1x7x7x2xf32>, tensor<4x3x3x2xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv")
-  %et = tensor.empty() : tensor<1x4x5x5xf32>
-  %t = linalg.transpose ins(%c : tensor<1x5x5x4xf32>) outs(%et : tensor<1x4x5x5xf32>) permutation = [0, 3, 1, 2] loc("conv.view")
-  %r = linalg.generic {indexing_maps = [#batch5, #nhwc5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%t : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) {
-    ^bb0(%in: f32, %out: f32):
-      %m = arith.maximumf %in, %zero : f32
-      linalg.yield %m : f32
-  } -> tensor<1x4x5x5xf32> loc("relu")
-  %n = linalg.negf ins(%r : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32> loc("neg")
-  return %n : tensor<1x4x5x5xf32>
 }

@@ -342,9 +342,9 @@ static bool readsInPlace(AffineMap map, MemRefType type) {
 
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
 /// conv's block computing `relu(o)` (isReluOf) at the same index into a static f32 NHWC
-/// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then O has
-/// no other reader).
-static linalg::GenericOp matchConvRelu(Operation *conv, Value o) {
+/// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then nothing
+/// but `init`, the conv and the ReLU uses O, not even through a view).
+static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o) {
   auto users = readersAfter(conv, o);
   Operation *first = nullptr;
   for (Operation *user : users) {
@@ -361,7 +361,11 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Value o) {
     return nullptr;
   Value d = generic.getDpsInits()[0];
   auto oType = cast<MemRefType>(o.getType());
-  if (!isLibraryOperand(d, 4) || d.getType() != oType || (d != o && users.size() != 1) ||
+  auto other = [&](Operation *user) {
+    return user != init && user != conv && user != generic && !isa<memref::DeallocOp>(user);
+  };
+  if (!isLibraryOperand(d, 4) || d.getType() != oType ||
+      (d != o && llvm::any_of(o.getUsers(), other)) ||
       !generic.getIndexingMapsArray()[1].isIdentity() ||
       !readsInPlace(generic.getIndexingMapsArray()[0], oType))
     return nullptr;
@@ -399,7 +403,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
       strides[0], strides[1], 0, 0, 0, 0, dilations[0], dilations[1], 1};
   // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
   // it in the conv's cluster; the dispatch goes there, so the operands must not change.
-  linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, output);
+  linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, init, output);
   if (relu) {
     Attribute cluster = conv->getAttr("loupe.cluster");
     llvm::SmallVector<Value> reads = {input, filter, relu.getDpsInits()[0]};

@@ -1,7 +1,7 @@
 //===- BackendsCommand.cpp - loupe backends list ---------------------------------------===//
 //
 // `loupe backends list`: the backend registry (loupe/Backends/BackendRegistry.h) with every
-// op, plevel and RAL kernel, and whether it can run on this machine
+// op and fuse pattern, plevel and RAL kernel, and whether it can run on this machine
 // (sessions::unavailableReason, shared with the GUI). Registration errors make the exit code 3.
 //
 //===----------------------------------------------------------------------===//
@@ -50,6 +50,22 @@ int backendsCommand(int argc, char **argv, int first) {
                     "*", 10, "(generated)",
                     availability(backend->name(), "", device).c_str());
     }
+  // Fuse patterns: chains of ops one kernel of the backend runs (docs/pipeline.md, Clusters).
+  std::printf("\n%-10s %-6s %-16s %6s  %-26s %-18s %s\n", "backend", "device", "fuse pattern",
+              "plevel", "kernel", "ops", "available here");
+  for (const auto &backend : registry.backends())
+    for (const std::string &device : backend->devices())
+      for (const auto &pattern : registry.fusePatterns()) {
+        if (pattern->backend != backend->name())
+          continue;
+        std::string ops;
+        for (const std::string &op : pattern->ops)
+          ops += (ops.empty() ? "" : "+") + op;
+        std::printf("%-10s %-6s %-16s %6d  %-26s %-18s %s\n", backend->name().c_str(),
+                    device.c_str(), pattern->name.c_str(), pattern->plevel,
+                    pattern->kernel.c_str(), ops.c_str(),
+                    availability(backend->name(), pattern->kernel, device).c_str());
+      }
   for (const std::string &e : registry.errors())
     std::fprintf(stderr, "loupe backends: %s\n", e.c_str());
   return registry.errors().empty() ? 0 : 3;

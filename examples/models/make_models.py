@@ -4,7 +4,8 @@
     /usr/bin/python3 examples/models/make_models.py [--check-only]
 
 Outputs, next to this script:
-  mlp.onnx, cnn.onnx, transformer_block.onnx   ONNX opset 17 models with named nodes
+  mlp.onnx, cnn.onnx, transformer_block.onnx,
+  conv_relu.onnx                               ONNX opset 17 models with named nodes
   mlp_tosa.mlir                                a TOSA model (MLIR 19.1) with a loc() per op
   <name>/test_data_set_0/input_0.pb, output_0.pb   ONNX backend-test layout (TensorProto)
 
@@ -164,6 +165,8 @@ OPS = {
     "Mul": lambda n, a, b: a * b,
     "Div": lambda n, a, b: a / b,
     "Relu": lambda n, x: np.maximum(x, 0),
+    "Clip": lambda n, x, lo=None, hi=None: np.clip(
+        x, -np.inf if lo is None else lo, np.inf if hi is None else hi),
     "Erf": lambda n, x: _erf(x),
     "MatMul": lambda n, a, b: np.matmul(a, b),
     "Gemm": op_gemm,
@@ -203,7 +206,7 @@ def self_test():
         print("note: %s missing; numpy reference not cross-checked" % ONNX_NODE_TESTS)
         return 0
     patterns = [
-        "add", "add_bcast", "sub_bcast", "mul_bcast", "div_bcast", "relu", "erf",
+        "add", "add_bcast", "sub_bcast", "mul_bcast", "div_bcast", "relu", "erf", "clip*",
         "gemm_*", "softmax_axis_?", "softmax_default_axis", "softmax_large_number",
         "basic_conv_with_padding", "basic_conv_without_padding", "conv_with_strides_*",
         "maxpool_2d_default", "maxpool_2d_pads", "maxpool_2d_strides", "maxpool_2d_precomputed_*",
@@ -359,6 +362,35 @@ def make_cnn(rng):
     return model, {"image": f32(rng.standard_normal((1, 3, 32, 32)))}
 
 
+def make_conv_relu(rng):
+    nodes = [
+        helper.make_node("Conv", ["image", "conv1.weight", "conv1.bias"], ["conv1.out"], name="conv1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node("Relu", ["conv1.out"], ["relu1.out"], name="relu1"),
+        # No bias, and a clip to [0, 6] (ReLU6), which is not a plain ReLU.
+        helper.make_node("Conv", ["relu1.out", "conv2.weight"], ["conv2.out"], name="conv2",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Clip", ["conv2.out", "clip2.min", "clip2.max"], ["clip2.out"], name="clip2"),
+        helper.make_node("Conv", ["clip2.out", "conv3.weight", "conv3.bias"], ["conv3.out"], name="conv3",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["conv3.out"], ["relu3.out"], name="relu3"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "conv_relu",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("relu3.out", TensorProto.FLOAT, [1, 16, 8, 8])],
+        initializer=[
+            init("conv1.weight", he(rng, (8, 3, 3, 3), 27)), init("conv1.bias", 0.1 * rng.standard_normal(8)),
+            init("conv2.weight", he(rng, (8, 8, 3, 3), 72)),
+            init("clip2.min", 0.0), init("clip2.max", 6.0),
+            init("conv3.weight", he(rng, (16, 8, 3, 3), 72)), init("conv3.bias", 0.1 * rng.standard_normal(16)),
+        ],
+    )
+    model = finish(graph, "Conv-Relu, Conv (no bias, stride 2)-Clip(0, 6), Conv-Relu")
+    return model, {"image": f32(rng.standard_normal((1, 3, 16, 16)))}
+
+
 def make_transformer_block(rng):
     seq, d, heads, hd, ff = 8, 32, 2, 16, 64
     inits = [
@@ -510,7 +542,7 @@ def main():
         return
 
     builders = [("mlp", make_mlp, 1001), ("cnn", make_cnn, 1002),
-                ("transformer_block", make_transformer_block, 1003)]
+                ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005)]
     for name, build, seed in builders:
         model, feeds = build(np.random.default_rng(seed))
         outputs = [f32(o) for o in run_graph(model, feeds)]

@@ -239,7 +239,11 @@ case_backend_variants() {
   "$LOUPE" backends list >"$WORK/backends"
   grep -Eq '^onednn +cpu +conv2d +15 +ral_conv_onednn +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN conv"; }
-  for model in mlp cnn transformer_block; do
+  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+add\+relu +yes' "$WORK/backends" ||
+    { cat "$WORK/backends"; fail "backends list lacks oneDNN's conv_bias_act fuse pattern"; }
+  grep -Eq '^cudnn +gpu +conv_bias_act +15 +ral_conv_cudnn ' "$WORK/backends" ||
+    { cat "$WORK/backends"; fail "backends list lacks cuDNN's conv_bias_act fuse pattern"; }
+  for model in mlp cnn transformer_block conv_relu; do
     data=$MODELS/$model/test_data_set_0
     for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \
                  "--override fc1=openblas,conv1=codegen"; do
@@ -267,6 +271,35 @@ PY
     "$LOUPE" run "$MODELS/mlp.onnx" --backends mkl
   expect_exit 2 "--fusion expects on or off" "$LOUPE" compile "$MODELS/mlp.onnx" --fusion maybe
   expect_exit 2 "--override expects LOC=BACKEND" "$LOUPE" compile "$MODELS/mlp.onnx" --override fc1
+}
+
+# conv + bias + ReLU as one oneDNN convolution with a ReLU post-op (conv_bias_act): conv1 and
+# conv3 take their ReLU, conv2's clip to [0, 6] stays generated code. Fused or not, oneDNN or
+# generated, the outputs match the reference (computed in float64) within 1e-4.
+case_conv_relu_fusion() {
+  local data=$MODELS/conv_relu/test_data_set_0
+  local i=0
+  for flags in "" "--fusion off" "--backends codegen" "--backends codegen --fusion off"; do
+    # shellcheck disable=SC2086
+    "$LOUPE" run "$MODELS/conv_relu.onnx" $flags --inputs "$data" --check "$data" --rtol 1e-4 \
+      --reps 3 --json >"$WORK/run$i.json" || fail "conv_relu $flags: run failed"
+    i=$((i + 1))
+  done
+  python3 - "$WORK" <<'PY'
+import json, os, sys
+runs = [json.load(open(os.path.join(sys.argv[1], "run%d.json" % i))) for i in range(4)]
+for i, run in enumerate(runs):
+    assert run["check"] == "pass", (i, run["check"])
+on, off = runs[0]["dispatches"], runs[1]["dispatches"]
+convs = sorted(d["loc"] for d in on if d["backend"] == "onednn")
+assert convs == ["conv1,relu1", "conv2", "conv3,relu3"], convs
+assert not [d for d in on if d["loc"] in ("relu1", "relu3")], [d["loc"] for d in on]
+assert sorted(d["loc"] for d in off if d["backend"] == "onednn") == ["conv1", "conv2", "conv3"]
+assert len(on) < len(off), (len(on), len(off))
+for run in runs[2:]:
+    assert {d["backend"] for d in run["dispatches"]} == {"codegen"}, run["dispatches"]
+print("kernels: fused %d, fusion off %d" % (len(on), len(off)))
+PY
 }
 
 case_bad_inputs() {

@@ -1,8 +1,8 @@
 //===- DefaultBackends.cpp - Loupe's backends and their plevels ----------------------===//
 //
 // CPU: matmul/conv onednn 15 > openblas 12 > codegen 10. GPU: matmul cublas 15 > codegen 10,
-// conv cudnn 15 > codegen 10. Everything else: codegen. Kernels are the RAL APIs in
-// ral/lib/kernels and ral/lib/cuda.
+// conv cudnn 15 > codegen 10. Everything else: codegen. Fuse patterns: onednn matmul_bias_act,
+// onednn and cudnn conv_bias_act. Kernels are the RAL APIs in ral/lib/kernels and ral/lib/cuda.
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Backends/BackendRegistry.h"
@@ -33,5 +33,12 @@ LOUPE_REGISTER_BACKEND_OP("cudnn", "conv2d", 15).set_kernel("ral_conv_cudnn");
 LOUPE_REGISTER_FUSE_PATTERN("onednn", "matmul_bias_act", 15)
     .set_ops({"matmul", "add", "relu"})
     .set_kernel("ral_gemm_epilogue_onednn");
+// output = relu(conv(input, filter) + bias): the conv kernel with params[kConvActivation].
+LOUPE_REGISTER_FUSE_PATTERN("onednn", "conv_bias_act", 15)
+    .set_ops({"conv2d", "add", "relu"})
+    .set_kernel("ral_conv_onednn");
+LOUPE_REGISTER_FUSE_PATTERN("cudnn", "conv_bias_act", 15)
+    .set_ops({"conv2d", "add", "relu"})
+    .set_kernel("ral_conv_cudnn");
 
 } // namespace loupe::backends

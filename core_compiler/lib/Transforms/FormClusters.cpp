@@ -9,6 +9,7 @@
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
@@ -32,7 +33,7 @@ struct Node {
   bool library() const { return backend.backend != backends::kCodegen && !backend.kernel.empty(); }
 };
 
-/// How far a library cluster's fuse pattern (matmul_bias_act) has got.
+/// How far a library cluster's fuse pattern (matmul_bias_act, conv_bias_act) has got.
 enum class EpilogueStage { kNone, kView, kBias, kGelu, kActivation };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
@@ -64,19 +65,42 @@ bool isBiasAdd(Operation *op) {
          add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
 }
 
-/// `max(x, 0)` on one input: the activation step of matmul_bias_act.
+/// True when the all-parallel `op` reads `operand` at the index it writes: its map is the
+/// identity up to unit dims pinned to 0 (TOSA reads a batch of 1 that way) and its shape is the
+/// output's.
+bool readsInPlace(linalg::LinalgOp op, OpOperand *operand) {
+  AffineMap map = op.getMatchingIndexingMap(operand);
+  auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+  if (!type || op->getNumResults() != 1 || type != op->getResult(0).getType() ||
+      map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() == i) &&
+        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
+      return false;
+  }
+  return true;
+}
+
+/// ReLU of one input (`max(x, 0)`, or a clamp to [0, max]; isReluOf): the activation step of
+/// matmul_bias_act and conv_bias_act.
 bool isRelu(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumDpsInputs() != 1 || classifyOp(op) != OpPattern::kElemWise)
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      !readsInPlace(generic, generic.getDpsInputOperand(0)))
     return false;
   Block *body = generic.getBlock();
-  auto *max = &body->front();
-  FloatAttr zero;
-  return body->getOperations().size() == 2 && isa<arith::MaximumFOp>(max) &&
-         llvm::is_contained(max->getOperands(), body->getArgument(0)) &&
-         llvm::any_of(max->getOperands(), [&](Value v) {
-           return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
-         });
+  return body->getOperations().size() <= 3 &&
+         isReluOf(body->getTerminator()->getOperand(0), body->getArgument(0));
+}
+
+/// The NHWC -> NCHW transpose TOSA puts after a convolution.
+bool isChannelsFirstView(Operation *op) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  return transpose && transpose.getPermutation() == llvm::ArrayRef<int64_t>{0, 3, 1, 2};
 }
 
 /// The one op of an elementwise generic's body, if it has exactly one besides the yield.
@@ -132,6 +156,7 @@ public:
   void run();
 
 private:
+  void sinkReluThroughResultViews();
   void collectNodes();
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
@@ -200,14 +225,24 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
 std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer, int producer) {
   const Node &op = nodes[lib.library];
   std::string kind = libraryOpKind(op.op);
-  const backends::FusePattern *pattern =
-      kind == "conv2d" ? nullptr
-                       : backends::BackendRegistry::global().findFusePattern(
-                             op.backend.backend, "matmul_bias_act");
+  const backends::FusePattern *pattern = backends::BackendRegistry::global().findFusePattern(
+      op.backend.backend, fusePatternName(kind));
   std::string who = op.backend.backend + " " + op.op->getName().getStringRef().str();
+  std::string what = consumer.op->getName().getStringRef().str();
   if (!pattern)
     return who + " takes no other op (" + op.backend.backend + " registers no fuse pattern for " +
            kind + ")";
+  if (kind == "conv2d") {
+    // TOSA's convolution carries its bias (the broadcast its output starts from, which
+    // lowering hands to the kernel): the epilogue is the ReLU of the NHWC result (moved before
+    // TOSA's transpose by sinkReluThroughResultViews).
+    if (!nodes[producer].op->hasOneUse())
+      return who + ": its result has other readers, so no epilogue can take it";
+    if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kNone)
+      return "";
+    return who + ": " + pattern->name + " covers the ReLU of the NHWC result; not " + what +
+           " here";
+  }
   if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
       lib.gelu.contains(consumer.op))
     return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
@@ -221,7 +256,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
   if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
     return "";
   return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU or GELU; not " +
-         consumer.op->getName().getStringRef().str() + " here";
+         what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {
@@ -374,7 +409,51 @@ void Clusterer::merge(int producer, int consumer) {
   state[leader(producer)] = std::move(ps);
 }
 
+/// TOSA transposes a convolution's NHWC result to NCHW before its ReLU, and an NHWC reader
+/// transposes it back. For a library conv whose backend registers conv_bias_act the ReLU
+/// moves before the transpose (they commute): it becomes the kernel's post-op on the NHWC
+/// result, and the transpose joins its readers' cluster, where it cancels against theirs
+/// (or stays a transpose kernel: measured, that beats the conv kernel writing NCHW itself).
+void Clusterer::sinkReluThroughResultViews() {
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  auto convs = llvm::to_vector(entry.getBody().front().getOps<linalg::Conv2DNhwcFhwcOp>());
+  for (linalg::Conv2DNhwcFhwcOp conv : convs) {
+    Operation *view = onlyUser(conv);
+    auto relu = dyn_cast_or_null<linalg::GenericOp>(
+        view && isChannelsFirstView(view) ? onlyUser(view) : nullptr);
+    if (!relu || !isRelu(relu) || !hasStaticF32Operands(conv))
+      continue;
+    backends::Selection sel = registry.select("conv2d", describeLoc(conv.getLoc()), prefs);
+    if (sel.kernel.empty() || !registry.findFusePattern(sel.backend, fusePatternName("conv2d")))
+      continue;
+    // relu(transpose(C)) -> transpose(relu(C)), the ReLU's body cloned onto the NHWC result.
+    Value result = conv->getResult(0);
+    auto type = cast<RankedTensorType>(result.getType());
+    OpBuilder b(relu);
+    Value empty = b.create<tensor::EmptyOp>(relu.getLoc(), type.getShape(), type.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    auto nhwcRelu = b.create<linalg::GenericOp>(
+        relu.getLoc(), type, ValueRange{result}, ValueRange{empty}, ArrayRef<AffineMap>{id, id},
+        relu.getIteratorTypesArray(), [&](OpBuilder &nested, Location loc, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(relu.getBlock()->getArguments(), args);
+          for (Operation &op : relu.getBlock()->without_terminator())
+            nested.clone(op, mapping);
+          Value yielded = relu.getBlock()->getTerminator()->getOperand(0);
+          nested.create<linalg::YieldOp>(loc, mapping.lookupOrDefault(yielded));
+        });
+    auto transpose = cast<linalg::TransposeOp>(view);
+    auto moved = b.create<linalg::TransposeOp>(view->getLoc(), nhwcRelu.getResult(0),
+                                               transpose.getInit(), transpose.getPermutation());
+    relu->replaceAllUsesWith(moved->getResults());
+    relu->erase();
+    view->erase();
+  }
+}
+
 void Clusterer::run() {
+  if (fusion)
+    sinkReluThroughResultViews();
   collectNodes();
   for (int consumer = 0; consumer < int(nodes.size()); ++consumer)
     for (int producer : producersOf(nodes[consumer])) {
@@ -442,8 +521,12 @@ void Clusterer::materialize() {
     const Node &lead = nodes[s.library >= 0 ? s.library : heaviest];
     std::string pattern = opPatternName(nodes[heaviest].pattern);
     std::string reason = lead.backend.reason;
-    if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
-      pattern = "matmul_bias_act";
+    std::string libraryKind = s.library >= 0 ? libraryOpKind(lead.op) : "";
+    if (libraryKind == "conv2d" && s.epilogue == EpilogueStage::kActivation) {
+      pattern = fusePatternName(libraryKind);
+      reason += "; takes the ReLU after it as its epilogue";
+    } else if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
+      pattern = fusePatternName(libraryKind);
       reason += "; takes the bias" +
                 std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU"
                             : s.epilogue == EpilogueStage::kGelu     ? " and GELU"

@@ -5,10 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LibraryCallPatterns.h"
+#include "OpPatterns.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 using namespace loupe::ralir;
@@ -123,6 +125,44 @@ FailureOr<DispatchOp> loupe::lowerGemm(Operation *op, Value ctx, StringRef kerne
   return dispatch;
 }
 
+/// The users of `v` other than `op`, deallocations and ops before `op` in its block.
+static llvm::SmallVector<Operation *> readersAfter(Operation *op, Value v) {
+  llvm::SmallVector<Operation *> out;
+  for (Operation *user : v.getUsers())
+    if (user != op && !isa<memref::DeallocOp>(user) &&
+        !(user->getBlock() == op->getBlock() && user->isBeforeInBlock(op)))
+      out.push_back(user);
+  return out;
+}
+
+/// The buffer a view (collapse, expand, transpose, subview...) of it reads.
+static Value viewedBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// True when `op`'s work may move to `at`, later in its block, reading `operands`: the ops in
+/// between only allocate, free other buffers, take views or make constants.
+static bool canMoveTo(Operation *op, Operation *at, ValueRange operands) {
+  if (op->getBlock() != at->getBlock() || !op->isBeforeInBlock(at))
+    return false;
+  llvm::SmallPtrSet<Value, 8> buffers;
+  for (Value v : operands)
+    buffers.insert(viewedBuffer(v));
+  for (Operation *between = op->getNextNode(); between != at; between = between->getNextNode()) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(between)) {
+      if (buffers.contains(viewedBuffer(dealloc.getMemref())))
+        return false;
+      continue;
+    }
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::TransposeOp,
+             memref::AllocOp, arith::ConstantOp>(between))
+      return false;
+  }
+  return true;
+}
+
 namespace {
 /// The elementwise op that consumes a matmul's result C as `act(C + bias)`.
 struct BiasActivation {
@@ -162,16 +202,10 @@ static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value yielded) {
 }
 
 /// Matches the only reader of C (or of its one rank-2 collapse) as an elementwise generic
-/// computing `C + bias[j]` or `max(C + bias[j], 0)` into a separate rank-2 buffer.
+/// computing `C + bias[j]`, `relu(C + bias[j])` or `gelu(C + bias[j])` into a separate rank-2
+/// buffer.
 static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
-  auto readers = [&](Value v) {
-    llvm::SmallVector<Operation *> out;
-    for (Operation *user : v.getUsers())
-      if (user != matmul && !isa<memref::DeallocOp>(user) &&
-          !(user->getBlock() == matmul->getBlock() && user->isBeforeInBlock(matmul)))
-        out.push_back(user);
-    return out;
-  };
+  auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
   if (users.size() != 1)
     return std::nullopt;
@@ -216,12 +250,7 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
     return BiasActivation{generic, bias, 0};
   if (ops.size() == 6 && isGeluErf(ops, yielded))
     return BiasActivation{generic, bias, 3};
-  FloatAttr zero;
-  if (ops.size() == 2 && isa<arith::MaximumFOp>(ops[1]) && yielded == ops[1]->getResult(0) &&
-      llvm::is_contained(ops[1]->getOperands(), ops[0]->getResult(0)) &&
-      llvm::any_of(ops[1]->getOperands(), [&](Value v) {
-        return matchPattern(v, m_Constant(&zero)) && zero.getValue().isZero();
-      }))
+  if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
     return BiasActivation{generic, bias, 1};
   return std::nullopt;
 }
@@ -252,11 +281,10 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
     if (epilogue->generic->getAttr("loupe.cluster") != cluster)
       return failure();
   // Computing at the elementwise op: A, B and the bias must not change in between.
-  for (Operation *between = op->getNextNode(); between != epilogue->generic;
-       between = between->getNextNode())
-    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::AllocOp, memref::DeallocOp,
-             arith::ConstantOp>(between))
-      return failure();
+  if (!canMoveTo(op, epilogue->generic,
+                 {op->getOperand(0), op->getOperand(1), epilogue->bias,
+                  epilogue->generic.getDpsInits()[0]}))
+    return failure();
   OpBuilder b(epilogue->generic);
   Location loc = FusedLoc::get(op->getContext(), {op->getLoc(), epilogue->generic.getLoc()});
   Value bias = epilogue->bias;
@@ -297,10 +325,65 @@ static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
   return b.create<memref::GetGlobalOp>(loc, type, name);
 }
 
+/// True when `map` reads a buffer of `type` at the index it iterates (a dim of size 1 may be
+/// pinned to 0).
+static bool readsInPlace(AffineMap map, MemRefType type) {
+  if (map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() == i) &&
+        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
+      return false;
+  }
+  return true;
+}
+
+/// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
+/// conv's block computing `relu(o)` (isReluOf) at the same index into a static f32 NHWC
+/// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then nothing
+/// but `init`, the conv and the ReLU uses O, not even through a view).
+static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o) {
+  auto users = readersAfter(conv, o);
+  Operation *first = nullptr;
+  for (Operation *user : users) {
+    Operation *top = conv->getBlock()->findAncestorOpInBlock(*user);
+    if (!top)
+      return nullptr;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+  }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(first);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 4 || generic.getNumReductionLoops() != 0 ||
+      generic.getDpsInputs()[0] != o)
+    return nullptr;
+  Value d = generic.getDpsInits()[0];
+  auto oType = cast<MemRefType>(o.getType());
+  auto other = [&](Operation *user) {
+    return user != init && user != conv && user != generic && !isa<memref::DeallocOp>(user);
+  };
+  if (!isLibraryOperand(d, 4) || d.getType() != oType ||
+      (d != o && llvm::any_of(o.getUsers(), other)) ||
+      !generic.getIndexingMapsArray()[1].isIdentity() ||
+      !readsInPlace(generic.getIndexingMapsArray()[0], oType))
+    return nullptr;
+  Block *body = generic.getBlock();
+  if (body->getOperations().size() > 3 ||
+      !loupe::isReluOf(body->getTerminator()->getOperand(0), body->getArgument(0)))
+    return nullptr;
+  return generic;
+}
+
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
 /// output, params) with NCHW/OIHW views; the initialisation goes away (the kernel adds bias).
+/// With a ReLU reader in its cluster (matchConvRelu) and a `reluKernel`, that kernel at the
+/// reader instead, writing the reader's output with params[kConvActivation] = relu.
 FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
-                                       StringRef kernel, StringRef device, std::string &why) {
+                                       StringRef kernel, StringRef reluKernel, StringRef device,
+                                       std::string &why, bool &fused) {
+  fused = false;
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
         output = conv.getDpsInits()[0];
   if (!isLibraryOperand(input, 4) || !isLibraryOperand(filter, 4) || !isLibraryOperand(output, 4)) {
@@ -315,17 +398,36 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
   }
   auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
   auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
-  OpBuilder b(conv);
-  Location loc = conv.getLoc();
+  // Kernels.h: stride h/w, pad top/left/bottom/right, dilation h/w, groups[, activation].
+  llvm::SmallVector<int64_t, 10> values = {
+      strides[0], strides[1], 0, 0, 0, 0, dilations[0], dilations[1], 1};
+  // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
+  // it in the conv's cluster; the dispatch goes there, so the operands must not change.
+  linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, init, output);
+  if (relu) {
+    Attribute cluster = conv->getAttr("loupe.cluster");
+    llvm::SmallVector<Value> reads = {input, filter, relu.getDpsInits()[0]};
+    if (bias)
+      reads.push_back(bias);
+    if ((cluster && relu->getAttr("loupe.cluster") != cluster) || !canMoveTo(conv, relu, reads))
+      relu = nullptr;
+  }
+  Operation *at = relu ? relu.getOperation() : conv.getOperation();
+  OpBuilder b(at);
+  Location loc = relu ? FusedLoc::get(conv->getContext(), {conv.getLoc(), relu.getLoc()})
+                      : conv.getLoc();
   if (!bias)
     bias = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
-  // Kernels.h: stride h/w, pad top/left/bottom/right, dilation h/w, groups.
-  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(),
-                                   {strides[0], strides[1], 0, 0, 0, 0, dilations[0],
-                                    dilations[1], 1});
-  Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter), bias,
-                  channelsFirst(b, loc, output), params};
-  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  if (relu)
+    values.push_back(1); // Activation::kRelu
+  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
+  Value result = channelsFirst(b, loc, relu ? relu.getDpsInits()[0] : output);
+  Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter), bias, result,
+                  params};
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, relu ? reluKernel : kernel, device);
+  fused = bool(relu);
+  if (relu)
+    relu->erase();
   init->erase();
   return dispatch;
 }

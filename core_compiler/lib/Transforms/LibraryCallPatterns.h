@@ -32,10 +32,16 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::
 
 /// NHWC conv on an output holding zeros or a broadcast per-channel bias -> kernel(ctx, input,
 /// filter, bias, output, params) on NCHW / OIHW `memref.transpose` views; params = strides,
-/// zero padding, dilations, groups 1 (a private i64 global). `conv` remains for the caller.
+/// zero padding, dilations, groups 1 (a private i64 global). Pattern fusion (conv_bias_act):
+/// when `reluKernel` is not empty and the output's first reader computes its ReLU (isReluOf)
+/// elementwise into an NHWC buffer D (the output itself, or another one when nothing else
+/// reads the output), in the same `loupe.cluster` when the conv has one, the dispatch is
+/// `reluKernel` at that reader, writing D with params[kConvActivation] = 1 (relu); the reader
+/// goes away and `fused` is set. `conv` remains for the caller.
 mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::Conv2DNhwcFhwcOp conv,
                                              mlir::Value ctx, llvm::StringRef kernel,
-                                             llvm::StringRef device, std::string &why);
+                                             llvm::StringRef reluKernel, llvm::StringRef device,
+                                             std::string &why, bool &fused);
 
 } // namespace loupe
 

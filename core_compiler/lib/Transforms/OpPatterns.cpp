@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 using namespace mlir;
 
 const char *loupe::opPatternName(OpPattern pattern) {
@@ -26,6 +28,47 @@ std::string loupe::libraryOpKind(Operation *op) {
   if (isa<linalg::Conv2DNhwcFhwcOp>(op))
     return "conv2d";
   return "";
+}
+
+std::string loupe::fusePatternName(StringRef kind) {
+  if (kind == "matmul" || kind == "batch_matmul")
+    return "matmul_bias_act";
+  if (kind == "conv2d")
+    return "conv_bias_act";
+  return "";
+}
+
+/// True when `v` is a float constant satisfying `pred`.
+static bool isFloatConstant(Value v, llvm::function_ref<bool(const APFloat &)> pred) {
+  FloatAttr attr;
+  return matchPattern(v, m_Constant(&attr)) && pred(attr.getValue());
+}
+
+/// The operand of binary `op` other than the constant one satisfying `pred`, or null.
+template <typename OpTy>
+static Value otherThanConstant(Value result, llvm::function_ref<bool(const APFloat &)> pred) {
+  auto op = result.getDefiningOp<OpTy>();
+  if (!op)
+    return nullptr;
+  if (isFloatConstant(op.getRhs(), pred))
+    return op.getLhs();
+  if (isFloatConstant(op.getLhs(), pred))
+    return op.getRhs();
+  return nullptr;
+}
+
+bool loupe::isReluOf(Value result, Value x) {
+  auto zero = [](const APFloat &v) { return v.isZero(); };
+  auto unbounded = [](const APFloat &v) {
+    return !v.isNegative() &&
+           (v.isInfinity() || v.convertToDouble() >= std::numeric_limits<float>::max());
+  };
+  // max(x, 0) or max(min(x, hi), 0).
+  if (Value in = otherThanConstant<arith::MaximumFOp>(result, zero))
+    return in == x || otherThanConstant<arith::MinimumFOp>(in, unbounded) == x;
+  // min(max(x, 0), hi).
+  Value in = otherThanConstant<arith::MinimumFOp>(result, unbounded);
+  return in && otherThanConstant<arith::MaximumFOp>(in, zero) == x;
 }
 
 /// Matmuls and convolutions (not pooling, which reads a window of one input).

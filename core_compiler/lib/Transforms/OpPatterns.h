@@ -27,6 +27,14 @@ OpPattern classifyOp(mlir::Operation *op);
 /// or "".
 std::string libraryOpKind(mlir::Operation *op);
 
+/// The fuse pattern a backend may register for a library op of `kind` (libraryOpKind):
+/// "matmul_bias_act" for matmul and batch_matmul, "conv_bias_act" for conv2d; "" otherwise.
+std::string fusePatternName(llvm::StringRef kind);
+
+/// True when `result` is ReLU(`x`) computed by scalar ops: `max(x, 0)`, or a clamp of `x` to
+/// [0, hi] with hi the largest f32 or +inf (TOSA's clamp: min then max, or max then min).
+bool isReluOf(mlir::Value result, mlir::Value x);
+
 /// The DISC fusion kind of a reduction: kRowReduction when its first input's innermost
 /// dimension is reduced, kColReduction when an outer one is, kInput for windowed reductions
 /// (pooling, convolution). nullptr for an op without reduction loops.

@@ -70,17 +70,22 @@ struct RalLowerToLibraryCallPass
         if (!sel.kernel.empty()) {
           // Pattern fusion first (a backend's registered epilogue kernel), then the plain op.
           const backends::FusePattern *pattern =
-              kind == "conv2d" ? nullptr : registry.findFusePattern(sel.backend, "matmul_bias_act");
+              registry.findFusePattern(sel.backend, loupe::fusePatternName(kind));
           FailureOr<DispatchOp> dispatch = failure();
-          bool fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(
-                                                op, ctx, pattern->kernel, device));
+          bool fused = false;
+          if (kind == "conv2d") {
+            dispatch = loupe::lowerConv(cast<linalg::Conv2DNhwcFhwcOp>(op), ctx, sel.kernel,
+                                        pattern ? pattern->kernel : "", device, why, fused);
+          } else {
+            fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(
+                                             op, ctx, pattern->kernel, device));
+            if (!fused)
+              dispatch = loupe::lowerGemm(op, ctx, sel.kernel, device, why);
+          }
           if (fused)
-            sel.reason += "; fused with the bias and activation after it (" + pattern->name + ")";
-          else
-            dispatch = kind == "conv2d"
-                           ? loupe::lowerConv(cast<linalg::Conv2DNhwcFhwcOp>(op), ctx,
-                                              sel.kernel, device, why)
-                           : loupe::lowerGemm(op, ctx, sel.kernel, device, why);
+            sel.reason += std::string("; fused with the ") +
+                          (kind == "conv2d" ? "ReLU" : "bias and activation") + " after it (" +
+                          pattern->name + ")";
           if (succeeded(dispatch)) {
             if (Attribute cluster = op->getAttr("loupe.cluster"))
               (*dispatch)->setAttr("loupe.cluster", cluster);

@@ -22,6 +22,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
+#include <array>
 #include <mutex>
 #include <unordered_map>
 
@@ -69,6 +71,9 @@ struct OneDnnEngine : Context::Resource {
 struct CachedPrimitive {
   dnnl::primitive primitive;
   memory::desc weights;
+  /// The layout it writes when not the caller's, and the reorder into the caller's layout.
+  memory::desc dst;
+  dnnl::primitive toDst;
 };
 
 /// Primitives of one context keyed by their shapes and attributes.
@@ -125,6 +130,33 @@ memory::dims operandStrides(const detail::GemmOperand &op) {
   return op.transposed ? memory::dims{1, op.ld} : memory::dims{op.ld, 1};
 }
 
+/// NCHW dims stored NHWC, outermost first.
+constexpr std::array<int, 4> kNhwc = {0, 2, 3, 1};
+
+/// Dense strides of NCHW `dims` stored NHWC.
+memory::dims nhwcStrides(const memory::dims &dims) {
+  memory::dims strides(4);
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    strides[kNhwc[i]] = stride;
+    stride *= dims[kNhwc[i]];
+  }
+  return strides;
+}
+
+/// True when the NCHW-indexed memref is a dense NHWC buffer (the stride of a dimension of
+/// size 1 does not matter).
+bool isDenseNhwc(const int64_t *sizes, const int64_t *strides) {
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    int d = kNhwc[i];
+    if (sizes[d] != 1 && strides[d] != stride)
+      return false;
+    stride *= sizes[d];
+  }
+  return true;
+}
+
 std::string keyOf(std::initializer_list<int64_t> values) {
   std::string key;
   for (int64_t v : values)
@@ -171,7 +203,8 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       attr.set_post_ops(ops);
       dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
-      return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc};
+      return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc,
+                             {}, {}};
     }).primitive;
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
@@ -283,6 +316,15 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
     const int64_t *fs = filter.strides;
     memory::desc src({n, c, h, w}, memory::data_type::f32, strides(input.strides));
     memory::desc dst({n, o, oh, ow}, memory::data_type::f32, strides(output.strides));
+    // An NHWC input with an output laid out otherwise (the compiler's fused ReLU writing
+    // ONNX's NCHW result) sends oneDNN to its reference convolution (~35x slower on
+    // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
+    // reorders that into the output.
+    bool nhwcInput = isDenseNhwc(input.sizes, input.strides);
+    memory::desc computed =
+        !nhwcInput || isDenseNhwc(output.sizes, output.strides)
+            ? dst
+            : memory::desc(dst.dims(), memory::data_type::f32, nhwcStrides(dst.dims()));
     memory::desc wei =
         groups == 1 ? memory::desc({o, c, kh, kw}, memory::data_type::f32, strides(fs))
                     : memory::desc({groups, o / groups, c / groups, kh, kw},
@@ -304,14 +346,19 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
       memory::dims strides{sh, sw}, dilates{dh - 1, dw - 1}, padL{pt, pl}, padR{pb, pr};
       auto desc = hasBias ? dnnl::convolution_forward::desc(
                                 dnnl::prop_kind::forward_inference,
-                                dnnl::algorithm::convolution_direct, src, weiAny, biasDesc, dst,
-                                strides, dilates, padL, padR)
+                                dnnl::algorithm::convolution_direct, src, weiAny, biasDesc,
+                                computed, strides, dilates, padL, padR)
                           : dnnl::convolution_forward::desc(
                                 dnnl::prop_kind::forward_inference,
-                                dnnl::algorithm::convolution_direct, src, weiAny, dst, strides,
-                                dilates, padL, padR);
+                                dnnl::algorithm::convolution_direct, src, weiAny, computed,
+                                strides, dilates, padL, padR);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
-      return CachedPrimitive{dnnl::convolution_forward(pd), pd.weights_desc()};
+      CachedPrimitive built{dnnl::convolution_forward(pd), pd.weights_desc(), {}, {}};
+      if (computed != dst) {
+        built.dst = computed;
+        built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, computed, engine, dst));
+      }
+      return built;
     });
     dnnl::stream stream(engine);
     memory userWeights(wei, engine, filter.data()), weights = userWeights;
@@ -320,13 +367,18 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
       weights = memory(cached.weights, engine);
       dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
     }
+    memory userDst(dst, engine, output.data());
+    bool reorder = bool(cached.toDst);
+    memory computedDst = reorder ? memory(cached.dst, engine) : userDst;
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(src, engine, input.data())},
         {DNNL_ARG_WEIGHTS, weights},
-        {DNNL_ARG_DST, memory(dst, engine, output.data())}};
+        {DNNL_ARG_DST, computedDst}};
     if (hasBias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
     cached.primitive.execute(stream, args);
+    if (reorder)
+      cached.toDst.execute(stream, {{DNNL_ARG_FROM, computedDst}, {DNNL_ARG_TO, userDst}});
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(std::string("ral_conv_onednn: oneDNN: ") + e.what() +

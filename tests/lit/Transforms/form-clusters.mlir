@@ -160,3 +160,116 @@ func.func @fuse(%x: tensor<16x8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
     } loc("rowsum")
   return %ex, %row : tensor<8x16xf32>, tensor<8xf32>
 }
+
+// -----
+
+// onednn's conv_bias_act: the conv (its bias is the broadcast its output starts from, cloned
+// in) takes the ReLU after it. TOSA's NCHW transpose sits in between; the ReLU moves before it
+// (they commute), onto the NHWC result, and the transpose joins the reader's cluster. A clamp
+// to [0, 6] is not a ReLU: its conv takes nothing. Fusion off and codegen take no epilogue.
+// CHECK-LABEL: func.func @conv_relu
+// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", plevel = 15 : i64, reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); takes the ReLU after it as its epilogue; 2 ops fused"}
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.conv_2d_nhwc_fhwc
+// CHECK-NEXT: tensor.empty() : tensor<1x5x5x4xf32>
+// CHECK-NEXT: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}} : tensor<1x5x5x4xf32>) outs(%{{.*}} : tensor<1x5x5x4xf32>)
+// CHECK: arith.maximumf
+// CHECK: loupe.yield
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1 : i64, pattern = "injective", {{.*}}2 ops fused"}
+// CHECK-NEXT: tensor.empty() : tensor<1x4x5x5xf32>
+// CHECK-NEXT: linalg.transpose {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.negf
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 2 : i64, pattern = "out_elemwise_fusable"
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 3 : i64, pattern = "injective", {{.*}}2 ops fused"}
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.transpose
+// OFF-LABEL: func.func @conv_relu
+// OFF-NOT: conv_bias_act
+// OFF: linalg.conv_2d_nhwc_fhwc
+// OFF: linalg.transpose
+// OFF: linalg.generic
+// BLAS-LABEL: func.func @conv_relu
+// BLAS-NOT: conv_bias_act
+// BLAS: loupe.fusion "kInput" on "codegen" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
+#nhwc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#channel = affine_map<(d0, d1, d2, d3) -> (d3)>
+#batch1 = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+func.func @conv_relu(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>) -> (tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %bias = arith.constant dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>
+  %e = tensor.empty() : tensor<1x5x5x4xf32>
+  %b = linalg.generic {indexing_maps = [#channel, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+  } -> tensor<1x5x5x4xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x7x7x2xf32>, tensor<4x3x3x2xf32>) outs(%b : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv")
+  %et = tensor.empty() : tensor<1x4x5x5xf32>
+  %t = linalg.transpose ins(%c : tensor<1x5x5x4xf32>) outs(%et : tensor<1x4x5x5xf32>) permutation = [0, 3, 1, 2] loc("conv.view")
+  %r = linalg.generic {indexing_maps = [#batch1, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
+  } -> tensor<1x4x5x5xf32> loc("relu")
+  %n = linalg.negf ins(%r : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32> loc("neg")
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %c6 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x7x7x2xf32>, tensor<4x3x3x2xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv6")
+  %t6 = linalg.transpose ins(%c6 : tensor<1x5x5x4xf32>) outs(%et : tensor<1x4x5x5xf32>) permutation = [0, 3, 1, 2] loc("relu6.view")
+  %r6 = linalg.generic {indexing_maps = [#batch1, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t6 : tensor<1x4x5x5xf32>) outs(%et : tensor<1x4x5x5xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %lo = arith.minimumf %in, %six : f32
+      %hi = arith.maximumf %lo, %zero : f32
+      linalg.yield %hi : f32
+  } -> tensor<1x4x5x5xf32> loc("relu6")
+  return %n, %r6 : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
+}
+
+// -----
+
+// TOSA's clamp to [0, max f32] is a ReLU too, here on the NHWC result; two convs reading the
+// ReLU's result do not stop that. A conv whose result has a second reader keeps it: no
+// epilogue.
+// CHECK-LABEL: func.func @conv_relu_readers
+// CHECK-SAME: consumer = "next1", consumer_cluster = 1 : i64, consumer_op = "linalg.conv_2d_nhwc_fhwc", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "two library kernels never share a fusion"
+// CHECK-SAME: consumer = "next2", consumer_cluster = 2 : i64, consumer_op = "linalg.conv_2d_nhwc_fhwc", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "two library kernels never share a fusion"
+// CHECK-SAME: consumer = "relu2", {{.*}}producer = "next2", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: its result has other readers, so no epilogue can take it"
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", {{.*}}takes the ReLU after it as its epilogue; 2 ops fused"}
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 1 : i64, pattern = "out_elemwise_fusable"
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 2 : i64, pattern = "out_elemwise_fusable"
+// CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 3 : i64, pattern = "elemwise"
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_relu_readers(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>) -> (tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %max = arith.constant 3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<1x5x5x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x4xf32>, tensor<4x1x1x4xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv")
+  %r = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %lo = arith.minimumf %in, %max : f32
+      %hi = arith.maximumf %lo, %zero : f32
+      linalg.yield %hi : f32
+  } -> tensor<1x5x5x4xf32> loc("relu")
+  %n1 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%r, %w : tensor<1x5x5x4xf32>, tensor<4x1x1x4xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("next1")
+  %n2 = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%r, %w : tensor<1x5x5x4xf32>, tensor<4x1x1x4xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("next2")
+  %r2 = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%n2 : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x4xf32> loc("relu2")
+  return %n1, %n2, %r2 : tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>
+}

@@ -276,3 +276,199 @@ func.func @second_reader(%ctx: !ral.context, %a: memref<8x64xf32>, %b: memref<64
   ral.send_output %ctx, 0, %c : memref<8x32xf32>
   return
 }
+
+// -----
+
+// Pattern fusion for convolutions: a backend that registers conv_bias_act (onednn) takes the
+// ReLU reading the conv's NHWC output, in the conv's cluster, into the conv kernel (params[9] =
+// 1, relu), which then writes the ReLU's buffer D (as an NCHW view); the bias broadcast, conv
+// and ReLU go away. openblas runs no conv: codegen, the ReLU stays.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_1_1 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1, 1]>
+// CHECK-LABEL: func.func @conv_bias_relu
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x7x7x2xf32>, %[[W:.*]]: memref<4x3x3x2xf32>, %[[BIAS:.*]]: memref<4xf32>, %[[D:.*]]: memref<1x5x5x4xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[P:.*]] = memref.get_global @__loupe_conv_params_1_1_0_0_0_0_1_1_1_1
+// CHECK-DAG: %[[INT:.*]] = memref.transpose %[[IN]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[DT:.*]] = memref.transpose %[[D]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[WT]], %[[BIAS]], %[[DT]], %[[P]] {abi = "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void", callee = "ral_conv_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); fused with the ReLU after it (conv_bias_act)", loupe.cluster = 3 : i64, loupe.plevel = 15 : i64}
+// CHECK-NOT: linalg.
+// CHECK: return
+// BLAS-LABEL: func.func @conv_bias_relu
+// BLAS: linalg.conv_2d_nhwc_fhwc {{.*}}loupe.backend = "codegen"
+// BLAS: linalg.generic
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#batch1 = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memref<4x3x3x2xf32>, %bias: memref<4xf32>, %d: memref<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x5x5x4xf32>
+  linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<4xf32>) outs(%out : memref<1x5x5x4xf32>) attrs = {loupe.cluster = 3 : i64} {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  }
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, loupe.cluster = 3 : i64, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x2xf32>, memref<4x3x3x2xf32>) outs(%out : memref<1x5x5x4xf32>)
+  linalg.generic {indexing_maps = [#batch1, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x5x5x4xf32>) outs(%d : memref<1x5x5x4xf32>) attrs = {loupe.cluster = 3 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out : memref<1x5x5x4xf32>
+  return
+}
+
+// -----
+
+// TOSA's clamp to [0, max f32] after a zero-initialised conv: an empty bias.
+
+// CHECK-LABEL: func.func @conv_clamp_nhwc
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[EMPTY:.*]] = memref.alloca() : memref<0xf32>
+// CHECK-DAG: %[[DT:.*]] = memref.transpose %[[D]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: ral.dispatch %[[CTX]], %{{.*}}, %{{.*}}, %[[EMPTY]], %[[DT]], %{{.*}} {{{.*}}callee = "ral_conv_onednn"{{.*}}fused with the ReLU after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK: return
+#id2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_clamp_nhwc(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %max = arith.constant 3.40282347E+38 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%d : memref<1x3x3x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %lo = arith.minimumf %x, %max : f32
+    %hi = arith.maximumf %lo, %zero : f32
+    linalg.yield %hi : f32
+  }
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+
+// -----
+
+// The ReLU in place on the conv's buffer (what bufferization makes of the ReLU the cluster
+// phase moved before TOSA's transpose): the kernel writes the buffer, later readers see the
+// ReLU.
+
+// CHECK-LABEL: func.func @conv_relu_in_place
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x3x3x2xf32>
+// CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK: ral.dispatch %[[CTX]], %{{.*}}, %{{.*}}, %{{.*}}, %[[OUTT]], %{{.*}} {{{.*}}callee = "ral_conv_onednn"{{.*}}fused with the ReLU after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK: memref.copy %[[OUT]], %[[D]]
+#id5 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_relu_in_place(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.copy %out, %d : memref<1x3x3x2xf32> to memref<1x3x3x2xf32>
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+
+// -----
+
+// Not fused: a clamp to [0, 6] is not a ReLU; the ReLU is in another cluster (what --fusion off
+// gives); the conv's output has a second reader; the ReLU reads it transposed (the cluster
+// phase moves a ReLU before TOSA's transpose instead). Each conv is a plain ral_conv_onednn
+// with nine params and the elementwise op stays.
+
+// CHECK-LABEL: func.func @conv_relu6
+// CHECK: memref.get_global @__loupe_conv_params_1_1_0_0_0_0_1_1_1 : memref<9xi64>
+// CHECK: callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @conv_relu_other_cluster
+// CHECK: callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @conv_relu_second_reader
+// CHECK: callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func @conv_relu_transposed
+// CHECK: callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+#id3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv_relu6(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%d : memref<1x3x3x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %lo = arith.minimumf %x, %six : f32
+    %hi = arith.maximumf %lo, %zero : f32
+    linalg.yield %hi : f32
+  }
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+func.func @conv_relu_other_cluster(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill {loupe.cluster = 0 : i64} ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, loupe.cluster = 0 : i64, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%d : memref<1x3x3x2xf32>) attrs = {loupe.cluster = 1 : i64} {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+func.func @conv_relu_second_reader(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%d : memref<1x3x3x2xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %out : memref<1x3x3x2xf32>
+  return
+}
+#nchw = affine_map<(d0, d1, d2, d3) -> (0, d2, d3, d1)>
+func.func @conv_relu_transposed(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %d: memref<1x2x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x3x3x2xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x3x3x2xf32>)
+  linalg.generic {indexing_maps = [#nchw, #id3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x3x3x2xf32>) outs(%d : memref<1x2x3x3xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}

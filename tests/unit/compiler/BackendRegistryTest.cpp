@@ -137,6 +137,24 @@ TEST(BackendRegistry, DefaultsMatchTheDocumentedPlevels) {
   EXPECT_EQ(order("softmax", "cpu"), "codegen:10 ");
 }
 
+// Fuse patterns: oneDNN's epilogue GEMM, and the conv kernels themselves with an activation
+// (params[kConvActivation]) for conv + bias + relu; openblas and cublas register none.
+TEST(BackendRegistry, DefaultFusePatterns) {
+  const BackendRegistry &r = BackendRegistry::global();
+  auto kernel = [&](const std::string &backend, const std::string &name) {
+    const FusePattern *p = r.findFusePattern(backend, name);
+    return p ? p->kernel + " " + std::to_string(p->plevel) : std::string("none");
+  };
+  EXPECT_EQ(kernel("onednn", "matmul_bias_act"), "ral_gemm_epilogue_onednn 15");
+  EXPECT_EQ(kernel("onednn", "conv_bias_act"), "ral_conv_onednn 15");
+  EXPECT_EQ(kernel("cudnn", "conv_bias_act"), "ral_conv_cudnn 15");
+  EXPECT_EQ(kernel("openblas", "matmul_bias_act"), "none");
+  EXPECT_EQ(kernel("cublas", "matmul_bias_act"), "none");
+  const FusePattern *conv = r.findFusePattern("onednn", "conv_bias_act");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "add", "relu"}));
+}
+
 TEST(BackendRegistry, ParsesBackendLists) {
   EXPECT_EQ(parseBackendList("onednn,codegen"), (std::vector<std::string>{"onednn", "codegen"}));
   EXPECT_EQ(parseBackendList(""), std::vector<std::string>{});

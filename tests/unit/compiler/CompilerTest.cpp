@@ -216,3 +216,44 @@ TEST(CompilerTest, MlpClustersTakeBiasReluAndGeluEpilogues) {
     gemms += d.name.find("ral_gemm_epilogue_onednn") != std::string::npos;
   EXPECT_EQ(gemms, 3);
 }
+
+// conv_relu.onnx: conv1 and conv3 take the ReLU after them (onednn's conv_bias_act), moved
+// before TOSA's NCHW transpose onto their NHWC results; conv2's clip to [0, 6] is refused. The
+// ral phase lowers each taken ReLU into its conv kernel. With fusion off no conv takes its
+// ReLU.
+TEST(CompilerTest, ConvClustersTakeTheirRelu) {
+  const std::string model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/conv_relu.onnx";
+  CompileOptions options;
+  options.phaseTo = "ral";
+  CompileResult result = compileModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  std::vector<std::string> fused;
+  for (const ClusterSummary &c : result.clusters)
+    if (c.pattern == "conv_bias_act")
+      fused.push_back(c.loc + c.reason.substr(c.reason.find("; takes")));
+  EXPECT_EQ(fused, (std::vector<std::string>{
+                       "conv1,relu1; takes the ReLU after it as its epilogue; 2 ops fused",
+                       "conv3,relu3; takes the ReLU after it as its epilogue; 2 ops fused"}));
+  bool clipRefused = false;
+  for (const RefusedMerge &r : result.refusedMerges)
+    clipRefused |= r.producer == "conv2" &&
+                   r.rule.find("conv_bias_act covers the ReLU of the NHWC result") !=
+                       std::string::npos;
+  EXPECT_TRUE(clipRefused);
+  std::vector<std::string> convs;
+  for (const DispatchSummary &d : result.dispatches)
+    if (d.name.find("ral_conv_onednn") != std::string::npos)
+      convs.push_back(d.loc);
+  EXPECT_EQ(convs, (std::vector<std::string>{"conv1,relu1", "conv2", "conv3,relu3"}));
+
+  options.fusion = false;
+  result = compileModel(model, options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  for (const ClusterSummary &c : result.clusters)
+    EXPECT_NE(c.pattern, "conv_bias_act") << c.loc;
+  convs.clear();
+  for (const DispatchSummary &d : result.dispatches)
+    if (d.name.find("ral_conv_onednn") != std::string::npos)
+      convs.push_back(d.loc);
+  EXPECT_EQ(convs, (std::vector<std::string>{"conv1", "conv2", "conv3"}));
+}

@@ -276,6 +276,57 @@ TEST_F(RalKernels, ConvOneDnnNchwAgainstNaiveLoop) {
   }
 }
 
+/// An NCHW view of an NHWC buffer (what the compiler passes for inputs and filters).
+MemRef<float, 4> nhwcView(float *data, int64_t n, int64_t c, int64_t h, int64_t w) {
+  MemRef<float, 4> m = makeMemRef<float, 4>(data, {n, c, h, w});
+  m.strides[0] = h * w * c;
+  m.strides[1] = 1;
+  m.strides[2] = w * c;
+  m.strides[3] = c;
+  return m;
+}
+
+/// Element [a, b, i, j] of NCHW `x` stored NHWC instead.
+std::vector<float> toNhwc(const std::vector<float> &x, int64_t n, int64_t c, int64_t h,
+                          int64_t w) {
+  std::vector<float> y(x.size());
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t b = 0; b < c; ++b)
+      for (int64_t i = 0; i < h; ++i)
+        for (int64_t j = 0; j < w; ++j)
+          y[((a * h + i) * w + j) * c + b] = x[((a * c + b) * h + i) * w + j];
+  return y;
+}
+
+// NHWC input and filter views with a contiguous NCHW output (the compiler's conv + ReLU of
+// conv_bias_act writing ONNX's NCHW result), and with an NHWC output view: both layouts of
+// the output get the same values.
+TEST_F(RalKernels, ConvOneDnnNhwcInputAnyOutputLayout) {
+  requirePlugin();
+  const ConvCase p = {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, 1};
+  int64_t oh = 9, ow = 9;
+  std::vector<float> x = random(p.n * p.c * p.h * p.w, 20), wt = random(p.o * p.c * 9, 21),
+                     bias = random(p.o, 22);
+  std::vector<float> want = naiveConv(p, x, wt, bias, oh, ow);
+  std::vector<float> xNhwc = toNhwc(x, p.n, p.c, p.h, p.w), wtNhwc = toNhwc(wt, p.o, p.c, 3, 3);
+  std::vector<int64_t> params = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  for (bool nchwOutput : {true, false}) {
+    std::vector<float> y(p.n * p.o * oh * ow, 7);
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(nhwcView(xNhwc.data(), p.n, p.c, p.h, p.w))
+        .add(nhwcView(wtNhwc.data(), p.o, p.c, 3, 3))
+        .add(makeMemRef<float, 1>(bias.data(), {p.o}))
+        .add(nchwOutput ? makeMemRef<float, 4>(y.data(), {p.n, p.o, oh, ow})
+                        : nhwcView(y.data(), p.n, p.o, oh, ow))
+        .add(makeMemRef<int64_t, 1>(params.data(), {int64_t(params.size())}))
+        .call(LOUPE_RAL_CONV_ONEDNN_F32);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    expectNear(y, nchwOutput ? want : toNhwc(want, p.n, p.o, oh, ow), 1e-4f,
+               nchwOutput ? "NCHW output" : "NHWC output");
+  }
+}
+
 TEST_F(RalKernels, ConvWrongOutputShapeIsAStatus) {
   requirePlugin();
   std::vector<float> x(1 * 1 * 5 * 5), wt(1 * 1 * 3 * 3), y(1 * 1 * 5 * 5);

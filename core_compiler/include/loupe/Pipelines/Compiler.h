@@ -88,7 +88,8 @@ struct ClusterSummary {
   int64_t id = 0;
   std::string kind;    ///< kLoop, kRowReduction, kColReduction, kInput or kLibrary.
   std::string backend; ///< "codegen", "onednn", ...
-  std::string pattern; ///< Library fuse pattern (matmul_bias_act) or heaviest op pattern.
+  std::string pattern; ///< Library fuse pattern (matmul_bias_act, conv_bias_act) or heaviest
+                       ///< op pattern.
   int64_t plevel = 0;  ///< The backend's priority for the op (loupe/Backends).
   std::string reason;  ///< Why this backend and these ops.
   std::vector<std::string> ops; ///< "linalg.generic@Relu_2", in program order.

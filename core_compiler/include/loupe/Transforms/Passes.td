@@ -86,7 +86,11 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
     - pattern fusion, when the backend registers `matmul_bias_act`: a batch-1 matmul
       whose only reader is an elementwise `C + bias[j]`, `max(C + bias[j], 0)` or the
       exact GELU of `C + bias[j]` into another buffer, in the matmul's cluster -> one
-      epilogue kernel (`ral_gemm_epilogue_onednn`) at that op.
+      epilogue kernel (`ral_gemm_epilogue_onednn`) at that op; when it registers
+      `conv_bias_act`: a conv whose first reader is the elementwise ReLU (`max(x, 0)`
+      or a clamp to [0, max f32]) of its NHWC output, in place or into another NHWC
+      buffer, in the conv's cluster -> the conv kernel at that op, writing the ReLU's
+      buffer, with params[kConvActivation] = 1 (relu).
     The dispatch's `abi` attribute is filled in with the encoded name while the types
     are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
     `loupe.backend_reason` (kept on the op when it stays with codegen or reference);
@@ -287,7 +291,10 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
       consumer's inputs; a code-generated contraction is not fused (linalg's
       elementwise fusion cannot); a library op takes only the ops one of its
       backend's fuse patterns covers (matmul_bias_act: a result view, `C + bias`,
-      then ReLU or the exact GELU).
+      then ReLU or the exact GELU; conv_bias_act: the ReLU of the NHWC result, its
+      bias being the broadcast the result starts from). A ReLU after TOSA's NCHW
+      transpose of such a conv's result is first moved before the transpose (they
+      commute), so the conv takes it and the transpose joins the readers' cluster.
     - Rematerialisation (IREE): cheap producers (tensor.empty, fills of constants,
       broadcasts of constants) are not clustered but cloned into every region that
       uses them.

@@ -37,9 +37,9 @@ def Loupe_FusionOp : Loupe_Op<"fusion", [
       the elementwise ops feeding it), kInput (a windowed reduction such as
       pooling), kLibrary (a vendor kernel);
     - `backend`, `plevel`: the backend and its priority (loupe/Backends);
-    - `pattern`: the library fuse pattern (`matmul_bias_act`) or the TVM/RAF op
-      pattern of its heaviest op (elemwise, broadcast, injective, reduce,
-      out_elemwise_fusable, opaque);
+    - `pattern`: the library fuse pattern (`matmul_bias_act`, `conv_bias_act`) or
+      the TVM/RAF op pattern of its heaviest op (elemwise, broadcast, injective,
+      reduce, out_elemwise_fusable, opaque);
     - `reason`: why this backend and these ops, in words.
 
     ```mlir

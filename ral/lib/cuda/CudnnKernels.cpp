@@ -58,8 +58,14 @@ void convCudnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> f
   if (act != 0 && act != static_cast<int64_t>(Activation::kRelu))
     return ctx->signalError(invalidArgument("ral_conv_cudnn: activation " + std::to_string(act) +
                                             " is not supported (none, relu)"));
-  if (!input.isContiguous() || !filter.isContiguous() || !output.isContiguous())
-    return ctx->signalError(invalidArgument("ral_conv_cudnn: memrefs must be contiguous NCHW/OIHW"));
+  // Input and output may be any strided NCHW views (the compiler passes views of NHWC
+  // buffers); the filter is OIHW, contiguous or a view of an OHWI (cuDNN's NHWC) buffer.
+  const int64_t *fs = filter.sizes, *ft = filter.strides;
+  bool filterNhwc = ft[1] == 1 && ft[3] == fs[1] && ft[2] == fs[3] * fs[1] &&
+                    ft[0] == fs[2] * fs[3] * fs[1];
+  if (!filter.isContiguous() && !filterNhwc)
+    return ctx->signalError(invalidArgument(
+        "ral_conv_cudnn: the filter must be a contiguous OIHW or OHWI buffer"));
 
   auto *pool = static_cast<CudnnHandles *>(ctx->context().getOrCreateResource(
       "ral.gpu.cudnn_handles", [] { return std::make_unique<CudnnHandles>(); }));
@@ -93,14 +99,16 @@ void convCudnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> f
     step(s.cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
   }
   if (st == CUDNN_STATUS_SUCCESS) {
-    step(s.cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(input.sizes[0]),
-                                      int(input.sizes[1]), int(input.sizes[2]), int(input.sizes[3])),
-         "cudnnSetTensor4dDescriptor (input)");
-    step(s.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(output.sizes[0]),
-                                      int(output.sizes[1]), int(output.sizes[2]),
-                                      int(output.sizes[3])),
-         "cudnnSetTensor4dDescriptor (output)");
-    step(s.cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(filter.sizes[0]),
+    auto strided = [&](cudnnTensorDescriptor_t d, const MemRef<float, 4> &m) {
+      return s.cudnnSetTensor4dDescriptorEx(
+          d, CUDNN_DATA_FLOAT, int(m.sizes[0]), int(m.sizes[1]), int(m.sizes[2]), int(m.sizes[3]),
+          int(m.strides[0]), int(m.strides[1]), int(m.strides[2]), int(m.strides[3]));
+    };
+    step(strided(x, input), "cudnnSetTensor4dDescriptorEx (input)");
+    step(strided(y, output), "cudnnSetTensor4dDescriptorEx (output)");
+    step(s.cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT,
+                                      filter.isContiguous() ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+                                      int(filter.sizes[0]),
                                       int(filter.sizes[1]), int(filter.sizes[2]),
                                       int(filter.sizes[3])),
          "cudnnSetFilter4dDescriptor");

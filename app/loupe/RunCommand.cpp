@@ -140,6 +140,9 @@ int runCommand(int argc, char **argv, int first) {
   request.dbPath = cl.get("--db");
 
   RunOutcome outcome = runModel(request);
+  if (!outcome.modes.empty() && !outcome.modes.front().measurement.clockNote.empty())
+    std::fprintf(stderr, "loupe run: note: %s\n",
+                 outcome.modes.front().measurement.clockNote.c_str());
   if (cl.has("--json"))
     std::cout << runSummaryJson(outcome).dump(2) << "\n";
   else if (outcome.error.empty())

@@ -1,7 +1,10 @@
 //===- main.cpp - loupe-run: run a compiled artifact with the RAL only ------------===//
 //
-// loupe-run ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]
+// loupe-run ARTIFACT [--inputs DIR] [--check DIR] [measuring flags] [--seed S]
 //                    [--rtol X] [--atol X] [--db DB] [--json] [--info]
+//
+// Measuring flags (MeasureFlags.h): warmup by time or count, adaptive or exact sample count,
+// hot/cold/both cache modes; profiler::measureArtifact does the measuring, as for `loupe run`.
 //
 // Links libloupe_ral.so, the profiler and SQLite only (no MLIR, no LLVM, no compiler), so an
 // artifact compiled elsewhere runs on a GPU machine that has none of Loupe's build
@@ -11,10 +14,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "MeasureFlags.h"
 
 #include "loupe/profiler/Check.h"
 #include "loupe/profiler/CpuCollector.h"
-#include "loupe/profiler/GpuRunProfile.h"
+#include "loupe/profiler/Measure.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/Artifact.h"
@@ -28,34 +32,26 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 
 using namespace loupe;
 
 namespace {
 
-const char *kUsage =
-    "usage: loupe-run ARTIFACT [--inputs DIR] [--check DIR] [--reps N] [--warmup N] [--seed S]\n"
-    "                          [--rtol X] [--atol X] [--db DB] [--json] [--info]\n"
+const std::string kUsage =
+    std::string("usage: loupe-run ARTIFACT [--inputs DIR] [--check DIR] [--seed S]\n"
+                "                          [--rtol X] [--atol X] [--db DB] [--json] [--info]\n") +
+    app::kMeasureFlagsUsage +
     "  runs a compiled artifact (.so) with the Loupe runtime only and prints per-dispatch\n"
     "  median/IQR. --info prints the artifact's manifest and what the runtime found (kernel\n"
     "  plugins, CUDA libraries) without running.\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
 int exitCodeFor(const ral::Status &s) { return s.code() == ral::StatusCode::kInternal ? 3 : 2; }
-
-/// Forwards dispatch events to the CPU collector.
-class CollectorTracer : public ral::Tracer {
-public:
-  explicit CollectorTracer(profiler::CpuCollector &collector) : collector_(collector) {}
-  void dispatchBegin(int64_t id) override { collector_.beginDispatch(id); }
-  void dispatchEnd(int64_t id) override { collector_.endDispatch(id); }
-
-private:
-  profiler::CpuCollector &collector_;
-};
 
 void printInfo(const ral::Artifact *artifact) {
   if (artifact) {
@@ -78,19 +74,64 @@ void printInfo(const ral::Artifact *artifact) {
                 lib.status ? lib.path.c_str() : lib.status.message().c_str());
 }
 
+/// One cache mode's results: its measurement, summaries and stored run.
+struct ModeResult {
+  profiler::Measurement measurement;
+  profiler::Summary run;
+  struct Row {
+    const ral::DispatchInfo *info;
+    profiler::Summary summary;
+    size_t calls;
+  };
+  std::vector<Row> rows;
+  double total = 0; ///< Sum of the dispatch medians.
+  std::optional<double> smClockMhz;
+  int64_t runId = -1;
+};
+
+ModeResult summarizeMode(profiler::Measurement m, const ral::Manifest &manifest) {
+  ModeResult r{std::move(m), {}, {}, 0, {}, -1};
+  r.run = profiler::summarize(r.measurement.collector.repDurations());
+  for (const ral::DispatchInfo &d : manifest.dispatches) {
+    std::vector<int64_t> samples = r.measurement.dispatchDurations(d.id);
+    r.rows.push_back({&d, profiler::summarize(samples), samples.size()});
+    if (!samples.empty())
+      r.total += r.rows.back().summary.median;
+  }
+  r.smClockMhz = profiler::medianSmClockMhz(r.measurement.smClockMhz);
+  return r;
+}
+
+nlohmann::json modeJson(const ModeResult &r) {
+  nlohmann::json dispatches = nlohmann::json::array();
+  for (const ModeResult::Row &row : r.rows)
+    dispatches.push_back({{"id", row.info->id}, {"name", row.info->name}, {"loc", row.info->loc},
+                          {"backend", row.info->backend}, {"median_ns", row.summary.median},
+                          {"iqr_ns", row.summary.iqr()}, {"calls", row.calls}});
+  nlohmann::json j = app::measurementJson(r.measurement.record, r.smClockMhz);
+  j["median_ns"] = r.run.median;
+  j["iqr_ns"] = r.run.iqr();
+  j["dispatches"] = dispatches;
+  j["kernel_timing"] = r.measurement.kernels.empty() ? "host" : "cupti";
+  j["run_id"] = r.runId >= 0 ? nlohmann::json(r.runId) : nlohmann::json();
+  return j;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    std::fputs(kUsage.c_str(), argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  app::CommandLine cl({"--inputs", "--check", "--reps", "--warmup", "--seed", "--rtol", "--atol",
-                       "--db"},
-                      {"--json", "--info"});
+  std::set<std::string> valued = {"--inputs", "--check", "--seed", "--rtol", "--atol", "--db"};
+  valued.merge(app::measureFlagNames());
+  app::CommandLine cl(valued, {"--json", "--info"});
   std::string error;
-  int reps = 20, warmup = 2, seed = 0;
+  int seed = 0;
   double rtol = 1e-3, atol = 1e-5;
+  profiler::MeasureOptions measure;
+  std::string modeName = "hot";
   auto parseDouble = [&](const char *flag, double &out) {
     if (!cl.has(flag))
       return true;
@@ -102,17 +143,16 @@ int main(int argc, char **argv) {
       return false;
     }
   };
-  bool ok = cl.parse(argc, argv, 1, error) && cl.getInt("--reps", reps, error) &&
-            cl.getInt("--warmup", warmup, error) && cl.getInt("--seed", seed, error) &&
-            parseDouble("--rtol", rtol) && parseDouble("--atol", atol);
+  bool ok = cl.parse(argc, argv, 1, error) && cl.getInt("--seed", seed, error) &&
+            parseDouble("--rtol", rtol) && parseDouble("--atol", atol) &&
+            app::applyMeasureFlags(cl, measure, modeName, error);
   if (ok && cl.positionals().size() != 1)
     error = "expected exactly one ARTIFACT", ok = false;
-  if (ok && (reps < 1 || warmup < 0))
-    error = "--reps must be >= 1 and --warmup >= 0", ok = false;
   if (!ok) {
-    std::fprintf(stderr, "loupe-run: %s\n%s", error.c_str(), kUsage);
+    std::fprintf(stderr, "loupe-run: %s\n%s", error.c_str(), kUsage.c_str());
     return 2;
   }
+  std::vector<profiler::CacheMode> modes = *profiler::parseCacheModes(modeName);
   std::string path = cl.positionals()[0];
   auto loaded = ral::Artifact::load(path);
   if (!loaded) {
@@ -154,43 +194,21 @@ int main(int argc, char **argv) {
     expected = std::move(*read);
   }
 
+  // Warm up and sample in each mode (profiler::measureArtifact, shared with `loupe run`).
   std::vector<ral::Tensor> outputs = artifact.allocateOutputs();
-  profiler::CpuCollector collector(reps, manifest.dispatches.size());
-  CollectorTracer tracer(collector);
-  // On a GPU each dispatch's time is its kernels' time from CUPTI (docs/profiler.md).
-  bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
-  std::optional<profiler::GpuRunProfile> gpu;
-  if (onGpu) {
-    gpu.emplace(&tracer);
+  auto measured = profiler::measureArtifact(artifact, inputs, outputs, measure, modes);
+  if (!measured) {
+    std::fprintf(stderr, "loupe-run: %s\n", measured.status().message().c_str());
+    return exitCodeFor(measured.status());
+  }
+  std::vector<ModeResult> results;
+  for (profiler::Measurement &m : *measured)
+    results.push_back(summarizeMode(std::move(m), manifest));
+  if (!results.front().measurement.kernelTiming.empty())
     std::fprintf(stderr, "loupe-run: kernel timings: %s\n",
-                 gpu->active() ? gpu->note().c_str()
-                               : ("host clock only (" + gpu->note() + ")").c_str());
-  }
-  ral::Tracer *runTracer = gpu ? gpu->tracer() : &tracer;
-  for (int i = 0; i < warmup + reps; ++i) {
-    bool measured = i >= warmup;
-    if (gpu)
-      gpu->beginRep(measured);
-    if (measured)
-      collector.beginRep();
-    ral::Status s = artifact.run(inputs, outputs, measured ? runTracer : nullptr);
-    if (measured)
-      collector.endRep();
-    if (gpu)
-      gpu->endRep();
-    if (!s) {
-      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
-      return exitCodeFor(s);
-    }
-  }
-  ral::Status gpuStatus = gpu ? gpu->finish() : ral::Status::ok();
-  if (!gpuStatus)
-    std::fprintf(stderr, "loupe-run: %s\n", gpuStatus.message().c_str());
-  if (collector.unmatchedEvents() != 0) {
-    std::fprintf(stderr, "loupe-run: the artifact's dispatch events do not pair up (%zu unmatched)\n",
-                 collector.unmatchedEvents());
-    return 3;
-  }
+                 results.front().measurement.kernelTiming.c_str());
+  if (!results.front().measurement.record.clockNote.empty())
+    std::fprintf(stderr, "loupe-run: note: %s\n", results.front().measurement.record.clockNote.c_str());
 
   std::vector<profiler::OutputCheck> outputChecks =
       profiler::checkOutputs(outputs, expected, rtol, atol);
@@ -200,108 +218,105 @@ int main(int argc, char **argv) {
     checks.push_back(c.record);
     passed = passed && c.record.passed;
   }
-  int exitCode = !gpuStatus ? 3 : passed ? 0 : 1;
+  int exitCode = passed ? 0 : 1;
 
   std::string device = profiler::cpuDeviceName();
+  bool onGpu = manifest.target == "cuda" || manifest.target == "gpu";
   if (onGpu && artifact.context())
     if (auto cuda = artifact.context()->cuda())
       device = (*cuda)->describe();
 
-  profiler::Summary run = profiler::summarize(collector.repDurations());
-  struct Row {
-    const ral::DispatchInfo *info;
-    profiler::Summary summary;
-    size_t calls;
-  };
-  std::vector<Row> rows;
-  double total = 0;
-  for (const ral::DispatchInfo &d : manifest.dispatches) {
-    std::vector<int64_t> samples = gpu && gpu->active() ? gpu->dispatchDurations(d.id, reps)
-                                                        : collector.dispatchDurations(d.id);
-    rows.push_back({&d, profiler::summarize(samples), samples.size()});
-    if (!samples.empty())
-      total += rows.back().summary.median;
-  }
-
-  int64_t runId = -1;
   if (cl.has("--db")) {
     auto store = profiler::Store::open(cl.get("--db"));
     if (!store) {
       std::fprintf(stderr, "loupe-run: %s\n", store.status().message().c_str());
       return exitCodeFor(store.status());
     }
-    profiler::RunInfo info;
-    info.model = manifest.model.empty() ? path : manifest.model;
-    info.deviceKind = onGpu ? "cuda" : "cpu";
-    info.deviceName = device;
-    info.configJson = nlohmann::json{{"runner", "loupe-run"}, {"artifact", path},
-                                     {"abi", manifest.abi}, {"warmup", warmup}, {"reps", reps},
-                                     {"seed", seed}, {"inputs", cl.get("--inputs")},
-                                     {"check", cl.get("--check")}}
-                          .dump();
-    auto id = store->beginRun(info);
-    ral::Status s = id ? ral::Status::ok() : id.status();
-    if (s) {
-      runId = *id;
-      std::vector<profiler::DispatchRecord> dispatches;
-      for (const ral::DispatchInfo &d : manifest.dispatches)
-        dispatches.push_back({d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1});
-      s = store->addDispatches(runId, dispatches);
-      if (s)
-        s = store->addSamples(runId, collector.samples());
-      if (s)
-        s = store->addChecks(runId, checks);
-      if (s && gpu)
-        s = store->addKernels(runId, gpu->kernels());
-      if (s && gpu)
-        s = store->addMemcpys(runId, gpu->memcpys());
-      bool valid = s.isOk() && passed && gpuStatus.isOk();
-      ral::Status f = store->finishRun(runId, valid,
-                                       !s           ? s.message()
-                                       : !gpuStatus ? gpuStatus.message()
-                                       : passed     ? ""
-                                                    : "numerical mismatch");
-      if (s && !f)
-        s = f;
-    }
-    if (!s) {
-      std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
-      return exitCodeFor(s);
+    // One run per mode; their configs differ in "mode" (docs/db-schema.md).
+    for (ModeResult &r : results) {
+      profiler::RunInfo info;
+      info.model = manifest.model.empty() ? path : manifest.model;
+      info.deviceKind = onGpu ? "cuda" : "cpu";
+      info.deviceName = device;
+      info.configJson =
+          nlohmann::json{{"runner", "loupe-run"}, {"artifact", path}, {"abi", manifest.abi},
+                         {"warmup", measure.warmupReps}, {"warmup_ms", measure.warmupMs},
+                         {"reps", measure.reps}, {"min_reps", measure.minReps},
+                         {"max_reps", measure.maxReps}, {"max_ms", measure.maxMs},
+                         {"noise", measure.noise},
+                         {"mode", profiler::cacheModeName(r.measurement.record.mode)},
+                         {"seed", seed}, {"inputs", cl.get("--inputs")},
+                         {"check", cl.get("--check")}}
+              .dump();
+      auto id = store->beginRun(info);
+      ral::Status s = id ? ral::Status::ok() : id.status();
+      if (s) {
+        r.runId = *id;
+        std::vector<profiler::DispatchRecord> dispatches;
+        for (const ral::DispatchInfo &d : manifest.dispatches)
+          dispatches.push_back(
+              {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1});
+        s = store->addDispatches(r.runId, dispatches);
+        if (s)
+          s = store->addMeasurement(r.runId, r.measurement.record);
+        if (s)
+          s = store->addSamples(r.runId, r.measurement.samples());
+        if (s)
+          s = store->addChecks(r.runId, checks);
+        if (s)
+          s = store->addKernels(r.runId, r.measurement.kernels);
+        if (s)
+          s = store->addMemcpys(r.runId, r.measurement.memcpys);
+        ral::Status f = store->finishRun(r.runId, s.isOk() && passed,
+                                         !s ? s.message() : passed ? "" : "numerical mismatch");
+        if (s && !f)
+          s = f;
+      }
+      if (!s) {
+        std::fprintf(stderr, "loupe-run: %s\n", s.message().c_str());
+        return exitCodeFor(s);
+      }
     }
   }
 
   if (cl.has("--json")) {
-    nlohmann::json dispatches = nlohmann::json::array();
-    for (const Row &r : rows)
-      dispatches.push_back({{"id", r.info->id}, {"name", r.info->name}, {"loc", r.info->loc},
-                            {"backend", r.info->backend}, {"median_ns", r.summary.median},
-                            {"iqr_ns", r.summary.iqr()}, {"calls", r.calls}});
-    nlohmann::json j = {{"exit_code", exitCode},  {"artifact", path},
-                        {"abi", manifest.abi},    {"device", device},
-                        {"reps", reps},           {"median_ns", run.median},
-                        {"kernel_timing", gpu && gpu->active() ? "cupti" : "host"},
-                        {"iqr_ns", run.iqr()},    {"dispatches", dispatches},
-                        {"check", expected.empty() ? nlohmann::json() : nlohmann::json(passed ? "pass" : "fail")},
-                        {"run_id", runId >= 0 ? nlohmann::json(runId) : nlohmann::json()}};
+    // The first mode's fields at the top level (as before modes existed), every mode in "modes".
+    nlohmann::json j = modeJson(results.front());
+    nlohmann::json all = nlohmann::json::array();
+    for (const ModeResult &r : results)
+      all.push_back(modeJson(r));
+    j["exit_code"] = exitCode;
+    j["artifact"] = path;
+    j["abi"] = manifest.abi;
+    j["device"] = device;
+    j["check"] = expected.empty() ? nlohmann::json() : nlohmann::json(passed ? "pass" : "fail");
+    j["modes"] = all;
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("artifact: %s (%s)\ndevice: %s\n", path.c_str(), manifest.abi.c_str(), device.c_str());
-    std::printf("run: median %.3f ms, IQR %.3f ms over %d reps\n", run.median / 1e6, run.iqr() / 1e6,
-                reps);
-    std::printf("%4s  %-34s %-9s %-24s %12s %12s %7s\n", "id", "dispatch", "backend", "loc",
-                "median us", "IQR us", "share");
-    for (const Row &r : rows)
-      std::printf("%4lld  %-34.34s %-9.9s %-24.24s %12.2f %12.2f %6.1f%%\n", (long long)r.info->id,
-                  r.info->name.c_str(), r.info->backend.empty() ? "-" : r.info->backend.c_str(),
-                  r.info->loc.c_str(), r.calls ? r.summary.median / 1e3 : 0.0,
-                  r.calls ? r.summary.iqr() / 1e3 : 0.0,
-                  total > 0 && r.calls ? 100 * r.summary.median / total : 0.0);
+    for (const ModeResult &r : results) {
+      std::printf("run: median %.3f ms, IQR %.3f ms over %lld reps (%s)\n", r.run.median / 1e6,
+                  r.run.iqr() / 1e6, (long long)r.measurement.record.reps,
+                  app::measurementText(r.measurement.record, r.smClockMhz).c_str());
+      std::printf("%4s  %-34s %-9s %-24s %12s %12s %7s\n", "id", "dispatch", "backend", "loc",
+                  "median us", "IQR us", "share");
+      for (const ModeResult::Row &row : r.rows)
+        std::printf("%4lld  %-34.34s %-9.9s %-24.24s %12.2f %12.2f %6.1f%%\n",
+                    (long long)row.info->id, row.info->name.c_str(),
+                    row.info->backend.empty() ? "-" : row.info->backend.c_str(),
+                    row.info->loc.c_str(), row.calls ? row.summary.median / 1e3 : 0.0,
+                    row.calls ? row.summary.iqr() / 1e3 : 0.0,
+                    r.total > 0 && row.calls ? 100 * row.summary.median / r.total : 0.0);
+    }
     for (const profiler::OutputCheck &c : outputChecks)
       std::printf("check output %lld: %s%s%s\n", (long long)c.record.outputIdx,
                   c.record.passed ? "pass" : "FAIL", c.message.empty() ? "" : ": ",
                   c.message.c_str());
-    if (runId >= 0)
-      std::printf("stored as run %lld in %s\n", (long long)runId, cl.get("--db").c_str());
+    for (const ModeResult &r : results)
+      if (r.runId >= 0)
+        std::printf("stored %s as run %lld in %s\n",
+                    profiler::cacheModeName(r.measurement.record.mode), (long long)r.runId,
+                    cl.get("--db").c_str());
   }
   return exitCode;
 }

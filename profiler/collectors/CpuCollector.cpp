@@ -107,10 +107,10 @@ std::vector<SampleRecord> CpuCollector::samples() const {
   std::vector<SampleRecord> out;
   out.reserve(reps_.size() + dispatches_.size());
   for (size_t i = 0; i < reps_.size(); ++i)
-    out.push_back({static_cast<int64_t>(i), kWholeRep, reps_[i].startNs, reps_[i].endNs});
+    out.push_back({static_cast<int64_t>(i), kWholeRep, reps_[i].startNs, reps_[i].endNs, {}});
   for (const DispatchTiming &d : dispatches_)
     if (d.endNs >= 0)
-      out.push_back({d.rep, d.dispatchId, d.startNs, d.endNs});
+      out.push_back({d.rep, d.dispatchId, d.startNs, d.endNs, {}});
   return out;
 }
 

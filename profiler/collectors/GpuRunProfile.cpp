@@ -39,15 +39,4 @@ ral::Status GpuRunProfile::finish() {
   return ral::Status::ok();
 }
 
-std::vector<int64_t> GpuRunProfile::dispatchDurations(int64_t dispatchId, int64_t reps) const {
-  std::vector<int64_t> perRep(static_cast<size_t>(reps), 0);
-  bool any = false;
-  for (const KernelRecord &k : kernels_)
-    if (k.dispatchId == dispatchId && k.rep >= 0 && k.rep < reps) {
-      perRep[static_cast<size_t>(k.rep)] += k.end - k.start;
-      any = true;
-    }
-  return any ? perRep : std::vector<int64_t>();
-}
-
 } // namespace loupe::profiler

@@ -139,6 +139,23 @@ CREATE TABLE fallbacks(
   PRIMARY KEY(run_id, dispatch_id, failed_kernel_id, fallback_kernel_id));
 )sql";
 
+/// Version 3: how each run was measured (warmup, samples, noise, stop reason, cache mode) and
+/// the GPU's SM clock with every sample (NULL on the CPU, without NVML, and in older rows).
+const char *const kV3 = R"sql(
+CREATE TABLE measurements(
+  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+  mode TEXT NOT NULL CHECK (mode IN ('hot', 'cold')),
+  warmup_reps INTEGER NOT NULL,
+  warmup_ns INTEGER NOT NULL,
+  reps INTEGER NOT NULL,
+  sample_ns INTEGER NOT NULL,
+  noise REAL,
+  stop_reason TEXT NOT NULL CHECK (stop_reason IN ('exact', 'noise', 'max_reps', 'max_time')),
+  flush_bytes INTEGER NOT NULL DEFAULT 0,
+  clock_note TEXT);
+ALTER TABLE samples ADD COLUMN sm_clock_mhz INTEGER;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -148,6 +165,7 @@ struct Step {
 const Step kSteps[] = {
     {1, kV1},
     {2, kV2},
+    {3, kV3},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

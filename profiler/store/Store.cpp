@@ -32,6 +32,38 @@ const char *runStatusName(RunStatus status) {
   return "running";
 }
 
+const char *cacheModeName(CacheMode mode) { return mode == CacheMode::Cold ? "cold" : "hot"; }
+
+std::optional<CacheMode> parseCacheMode(const std::string &name) {
+  if (name == "hot")
+    return CacheMode::Hot;
+  if (name == "cold")
+    return CacheMode::Cold;
+  return std::nullopt;
+}
+
+const char *stopReasonName(StopReason reason) {
+  switch (reason) {
+  case StopReason::Exact:
+    return "exact";
+  case StopReason::Noise:
+    return "noise";
+  case StopReason::MaxReps:
+    return "max_reps";
+  case StopReason::MaxTime:
+    return "max_time";
+  }
+  return "exact";
+}
+
+std::optional<StopReason> parseStopReason(const std::string &name) {
+  for (StopReason r : {StopReason::Exact, StopReason::Noise, StopReason::MaxReps,
+                       StopReason::MaxTime})
+    if (name == stopReasonName(r))
+      return r;
+  return std::nullopt;
+}
+
 StatusOr<std::string> defaultDatabasePath() {
   namespace fs = std::filesystem;
   fs::path dir;
@@ -343,13 +375,32 @@ static Status insertRunRows(sqlite::Connection &conn, int64_t runId, const char 
 Status Store::addSamples(int64_t runId, const std::vector<SampleRecord> &samples) {
   LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
   return insertRunRows(*impl_->conn, runId,
-                       "INSERT INTO samples(run_id, rep, dispatch_id, start_ns, end_ns) "
-                       "VALUES (?1, ?2, ?3, ?4, ?5)",
+                       "INSERT INTO samples(run_id, rep, dispatch_id, start_ns, end_ns, "
+                       "sm_clock_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                        samples, [](sqlite::Stmt &insert, const SampleRecord &r) {
                          insert.bind(2, r.rep).bind(3, r.dispatchId).bind(4, r.startNs);
                          insert.bind(5, r.endNs);
+                         if (r.smClockMhz)
+                           insert.bind(6, int64_t(*r.smClockMhz));
+                         else
+                           insert.bindNull(6);
                          return Status::ok();
                        });
+}
+
+Status Store::addMeasurement(int64_t runId, const MeasurementRecord &m) {
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  return insertRunRows(
+      *impl_->conn, runId,
+      "INSERT INTO measurements(run_id, mode, warmup_reps, warmup_ns, reps, sample_ns, noise, "
+      "stop_reason, flush_bytes, clock_note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+      std::vector<MeasurementRecord>{m}, [](sqlite::Stmt &insert, const MeasurementRecord &r) {
+        insert.bind(2, std::string_view(cacheModeName(r.mode))).bind(3, r.warmupReps);
+        insert.bind(4, r.warmupNs).bind(5, r.reps).bind(6, r.sampleNs).bind(7, r.noise);
+        insert.bind(8, std::string_view(stopReasonName(r.stop))).bind(9, r.flushBytes);
+        insert.bindTextOrNull(10, r.clockNote);
+        return Status::ok();
+      });
 }
 
 Status Store::addChecks(int64_t runId, const std::vector<CheckRecord> &checks) {

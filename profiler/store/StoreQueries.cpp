@@ -58,8 +58,14 @@ Status collect(sqlite::Connection &conn, const std::string &sql, int64_t runId,
   }
 }
 
+/// Columns of a sample row, as readSample reads them.
+const char *const kSampleColumns = "SELECT rep, dispatch_id, start_ns, end_ns, sm_clock_mhz ";
+
 SampleRecord readSample(const sqlite::Stmt &q) {
-  return {q.int64(0), q.int64(1), q.int64(2), q.int64(3)};
+  SampleRecord s{q.int64(0), q.int64(1), q.int64(2), q.int64(3), {}};
+  if (!q.isNull(4))
+    s.smClockMhz = static_cast<int32_t>(q.int64(4));
+  return s;
 }
 
 } // namespace
@@ -147,8 +153,9 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
 
   std::vector<SampleRecord> samples;
   LOUPE_PROF_RETURN_IF_ERROR(collect(conn,
-                                     "SELECT rep, dispatch_id, start_ns, end_ns FROM samples "
-                                     "WHERE run_id = ?1 ORDER BY dispatch_id, rep, start_ns",
+                                     std::string(kSampleColumns) +
+                                         "FROM samples WHERE run_id = ?1 "
+                                         "ORDER BY dispatch_id, rep, start_ns",
                                      runId, samples, readSample));
   for (const SampleRecord &s : samples)
     data.samples[s.dispatchId].push_back(s);
@@ -232,6 +239,27 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         f.executions = q.int64(4);
         return f;
       }));
+
+  std::vector<MeasurementRecord> measurements;
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      conn,
+      "SELECT mode, warmup_reps, warmup_ns, reps, sample_ns, noise, stop_reason, flush_bytes, "
+      "clock_note FROM measurements WHERE run_id = ?1",
+      runId, measurements, [](const sqlite::Stmt &q) {
+        MeasurementRecord m;
+        m.mode = parseCacheMode(q.text(0)).value_or(CacheMode::Hot);
+        m.warmupReps = q.int64(1);
+        m.warmupNs = q.int64(2);
+        m.reps = q.int64(3);
+        m.sampleNs = q.int64(4);
+        m.noise = q.real(5);
+        m.stop = parseStopReason(q.text(6)).value_or(StopReason::Exact);
+        m.flushBytes = q.int64(7);
+        m.clockNote = q.text(8);
+        return m;
+      }));
+  if (!measurements.empty())
+    data.measurement = measurements.front();
   return data;
 }
 
@@ -239,8 +267,9 @@ StatusOr<std::vector<SampleRecord>> Store::runSamples(int64_t runId, int64_t dis
   LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt q,
-      impl_->conn->prepare("SELECT rep, dispatch_id, start_ns, end_ns FROM samples "
-                           "WHERE run_id = ?1 AND dispatch_id = ?2 ORDER BY rep, start_ns"));
+      impl_->conn->prepare(std::string(kSampleColumns) +
+                           "FROM samples WHERE run_id = ?1 AND dispatch_id = ?2 "
+                           "ORDER BY rep, start_ns"));
   q.bind(1, runId).bind(2, dispatchId);
   std::vector<SampleRecord> out;
   while (true) {

@@ -3,6 +3,8 @@
 
 #include "loupe/profiler/Store.h"
 
+#include <nlohmann/json.hpp>
+
 namespace loupe::sessions {
 
 static profiler::CompileRecord compileRecord(const compiler::CompileResult &c,
@@ -19,23 +21,29 @@ static profiler::CompileRecord compileRecord(const compiler::CompileResult &c,
   return record;
 }
 
-ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
+ral::Status storeRun(const RunRequest &request, RunOutcome &outcome, size_t mode,
                      const std::vector<profiler::SampleRecord> &samples) {
+  ModeOutcome &measured = outcome.modes.at(mode);
   auto store = profiler::Store::open(request.dbPath);
   if (!store)
     return store.status();
 
   profiler::RunInfo info;
   info.model = request.model;
-  info.deviceKind = request.compile.target == "cuda" ? "cuda" : "cpu";
+  const std::string &target = outcome.manifest.target;
+  info.deviceKind = target == "cuda" || target == "gpu" ? "cuda" : "cpu";
   info.deviceName = outcome.deviceName;
   info.session = request.sessionName;
   info.variant = request.variant;
-  info.configJson = runConfigJson(pipelineSettingsOf(request.compile), request.run);
+  // Hot and cold runs of one request differ in their config's mode (docs/db-schema.md).
+  nlohmann::json config =
+      nlohmann::json::parse(runConfigJson(pipelineSettingsOf(request.compile), request.run));
+  config["mode"] = profiler::cacheModeName(measured.measurement.mode);
+  info.configJson = config.dump();
   auto runId = store->beginRun(info);
   if (!runId)
     return runId.status();
-  outcome.runId = *runId;
+  measured.runId = *runId;
 
   auto write = [&]() -> ral::Status {
     if (outcome.compile) {
@@ -50,13 +58,15 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
           {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, d.cluster});
     if (ral::Status s = store->addDispatches(*runId, dispatches); !s)
       return s;
+    if (ral::Status s = store->addMeasurement(*runId, measured.measurement); !s)
+      return s;
     if (ral::Status s = store->addSamples(*runId, samples); !s)
       return s;
     if (ral::Status s = store->addFallbacks(*runId, outcome.fallbacks); !s)
       return s;
-    if (ral::Status s = store->addKernels(*runId, outcome.kernels); !s)
+    if (ral::Status s = store->addKernels(*runId, measured.kernels); !s)
       return s;
-    if (ral::Status s = store->addMemcpys(*runId, outcome.memcpys); !s)
+    if (ral::Status s = store->addMemcpys(*runId, measured.memcpys); !s)
       return s;
     std::vector<profiler::CheckRecord> checks;
     for (const OutputCheck &c : outcome.checks)

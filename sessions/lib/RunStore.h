@@ -7,10 +7,11 @@
 
 namespace loupe::sessions {
 
-/// Stores run, compile facts (every snapshot), dispatches, samples, kernel fallbacks and checks
-/// in the DB at request.dbPath and sets outcome.runId. A failure leaves the run 'failed' (or
-/// 'running' if the process dies), never half-hidden.
-ral::Status storeRun(const RunRequest &request, RunOutcome &outcome,
+/// Stores mode `mode` of the outcome as a run: compile facts (every snapshot), dispatches, the
+/// measurement, samples, kernel fallbacks and checks in the DB at request.dbPath, with the
+/// config's "mode" set to that mode; sets outcome.modes[mode].runId. A failure leaves the run
+/// 'failed' (or 'running' if the process dies), never half-hidden.
+ral::Status storeRun(const RunRequest &request, RunOutcome &outcome, size_t mode,
                      const std::vector<profiler::SampleRecord> &samples);
 
 } // namespace loupe::sessions

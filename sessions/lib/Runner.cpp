@@ -3,8 +3,8 @@
 
 #include "RunStore.h"
 
-#include "loupe/profiler/CpuCollector.h"
-#include "loupe/profiler/GpuRunProfile.h"
+#include "loupe/ral/Context.h"
+#include "loupe/ral/CudaDriver.h"
 #include "loupe/ral/TensorIO.h"
 
 #include <optional>
@@ -13,21 +13,12 @@
 namespace loupe::sessions {
 
 namespace {
-/// Forwards the artifact's dispatch hooks to the CPU collector (when measuring) and counts its
-/// kernel fallbacks into `fallbacks`.
-class RunTracer : public ral::Tracer {
+/// Counts the artifact's kernel fallbacks into `fallbacks` (the measurement forwards every
+/// event of warmup and measured repetitions here).
+class FallbackCounter : public ral::Tracer {
 public:
-  RunTracer(std::vector<profiler::FallbackRecord> &fallbacks,
-            profiler::CpuCollector *collector = nullptr)
-      : fallbacks_(fallbacks), collector_(collector) {}
-  void dispatchBegin(int64_t id) override {
-    if (collector_)
-      collector_->beginDispatch(id);
-  }
-  void dispatchEnd(int64_t id) override {
-    if (collector_)
-      collector_->endDispatch(id);
-  }
+  explicit FallbackCounter(std::vector<profiler::FallbackRecord> &fallbacks)
+      : fallbacks_(fallbacks) {}
   void onFallback(const ral::FallbackEvent &e) override {
     for (profiler::FallbackRecord &r : fallbacks_)
       if (r.dispatchId == e.dispatchId && r.failedKernel == e.failedKernel &&
@@ -40,8 +31,32 @@ public:
 
 private:
   std::vector<profiler::FallbackRecord> &fallbacks_;
-  profiler::CpuCollector *collector_;
 };
+
+/// The summaries of one mode's measurement.
+ModeOutcome modeOutcome(const profiler::Measurement &m, const ral::Manifest &manifest) {
+  ModeOutcome out;
+  out.measurement = m.record;
+  out.repNs = m.collector.repDurations();
+  out.runSummary = profiler::summarize(out.repNs);
+  out.smClockMhz = profiler::medianSmClockMhz(m.smClockMhz);
+  out.kernels = m.kernels;
+  out.memcpys = m.memcpys;
+  out.kernelTiming = m.kernelTiming;
+  double totalMedian = 0;
+  for (const ral::DispatchInfo &info : manifest.dispatches) {
+    DispatchStats stats;
+    stats.info = info;
+    stats.samplesNs = m.dispatchDurations(info.id);
+    stats.summary = profiler::summarize(stats.samplesNs);
+    if (!stats.samplesNs.empty())
+      totalMedian += stats.summary.median;
+    out.dispatches.push_back(std::move(stats));
+  }
+  for (DispatchStats &d : out.dispatches)
+    d.share = totalMedian > 0 && !d.samplesNs.empty() ? d.summary.median / totalMedian : 0;
+  return out;
+}
 
 bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -52,6 +67,28 @@ int exitCodeFor(const ral::Status &status) {
 }
 
 } // namespace
+
+profiler::MeasureOptions measureOptionsFor(const RunSettings &run) {
+  profiler::MeasureOptions o;
+  o.warmupReps = run.warmup;
+  o.warmupMs = run.warmupMs;
+  o.reps = run.reps;
+  o.minReps = run.minReps;
+  o.maxReps = run.maxReps;
+  o.maxMs = run.maxMs;
+  o.noise = run.noise;
+  return o;
+}
+
+void setMeasureOptions(RunSettings &run, const profiler::MeasureOptions &o) {
+  run.warmup = o.warmupReps;
+  run.warmupMs = o.warmupMs;
+  run.reps = o.reps;
+  run.minReps = o.minReps;
+  run.maxReps = o.maxReps;
+  run.maxMs = o.maxMs;
+  run.noise = o.noise;
+}
 
 compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
   compiler::CompileOptions options;
@@ -106,7 +143,6 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     out.error = std::move(message);
     return out;
   };
-  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
 
   // Compile, unless given an artifact.
   if (endsWith(request.model, ".so")) {
@@ -150,65 +186,33 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     expected = std::move(*read);
   }
 
-  // Warm up, then measure.
+  // Warm up and sample in each mode (profiler::measureArtifact, shared with loupe-run).
+  std::optional<std::vector<profiler::CacheMode>> modes = profiler::parseCacheModes(request.run.mode);
+  if (!modes)
+    return fail(kExitBadInput, "unknown measuring mode '" + request.run.mode + "'");
+  bool onGpu = out.manifest.target == "cuda" || out.manifest.target == "gpu";
+  if (onGpu && (*artifact)->context())
+    if (auto cuda = (*artifact)->context()->cuda())
+      out.deviceName = (*cuda)->describe();
   std::vector<ral::Tensor> outputs = (*artifact)->allocateOutputs();
-  RunTracer warmupTracer(out.fallbacks);
-  for (int i = 0; i < request.run.warmup && !cancelled(); ++i) {
-    report("warmup", double(i) / request.run.warmup);
-    if (ral::Status s = (*artifact)->run(inputs, outputs, &warmupTracer); !s)
-      return fail(exitCodeFor(s), s.message());
+  FallbackCounter fallbacks(out.fallbacks);
+  profiler::MeasureEnv env;
+  env.next = &fallbacks;
+  env.cancel = cancel;
+  env.progress = [&](const char *stage, double f) { report(stage, f); };
+  auto measured = profiler::measureArtifact(**artifact, inputs, outputs,
+                                            measureOptionsFor(request.run), *modes, env);
+  if (!measured)
+    return fail(exitCodeFor(measured.status()), measured.status().message());
+  if (measured->empty() || measured->back().cancelled) {
+    out.cancelled = true;
+    return fail(kExitBadInput, "cancelled");
   }
-  profiler::CpuCollector collector(request.run.reps, out.manifest.dispatches.size());
-  RunTracer tracer(out.fallbacks, &collector);
-  // On a GPU each dispatch's time is its kernels' time from CUPTI (docs/profiler.md).
-  std::optional<profiler::GpuRunProfile> gpu;
-  if (out.manifest.target == "cuda") {
-    gpu.emplace(&tracer);
-    out.kernelTiming = gpu->active() ? gpu->note() : "host clock only (" + gpu->note() + ")";
-  }
-  for (int rep = 0; rep < request.run.reps; ++rep) {
-    if (cancelled()) {
-      out.cancelled = true;
-      return fail(kExitBadInput, "cancelled");
-    }
-    report("run", double(rep) / request.run.reps);
-    if (gpu)
-      gpu->beginRep(true);
-    collector.beginRep();
-    ral::Status s = (*artifact)->run(inputs, outputs, gpu ? gpu->tracer() : &tracer);
-    collector.endRep();
-    if (gpu)
-      gpu->endRep();
-    if (!s)
-      return fail(exitCodeFor(s), s.message());
-  }
-  report("run", 1);
-  if (gpu) {
-    if (ral::Status s = gpu->finish(); !s)
-      return fail(kExitInternal, s.message());
-    out.kernels = gpu->kernels();
-    out.memcpys = gpu->memcpys();
-  }
-  if (collector.unmatchedEvents() != 0)
-    return fail(kExitInternal, "the artifact's dispatch events do not pair up (" +
-                                   std::to_string(collector.unmatchedEvents()) + " unmatched)");
-
-  out.repNs = collector.repDurations();
-  out.runSummary = profiler::summarize(out.repNs);
-  double totalMedian = 0;
-  for (const ral::DispatchInfo &info : out.manifest.dispatches) {
-    DispatchStats stats;
-    stats.info = info;
-    stats.samplesNs = gpu && !out.kernels.empty()
-                          ? gpu->dispatchDurations(info.id, request.run.reps)
-                          : collector.dispatchDurations(info.id);
-    stats.summary = profiler::summarize(stats.samplesNs);
-    if (!stats.samplesNs.empty())
-      totalMedian += stats.summary.median;
-    out.dispatches.push_back(std::move(stats));
-  }
-  for (DispatchStats &d : out.dispatches)
-    d.share = totalMedian > 0 && !d.samplesNs.empty() ? d.summary.median / totalMedian : 0;
+  for (const profiler::Measurement &m : *measured)
+    out.modes.push_back(modeOutcome(m, out.manifest));
+  out.repNs = out.modes.front().repNs;
+  out.runSummary = out.modes.front().runSummary;
+  out.dispatches = out.modes.front().dispatches;
   out.outputs = outputs;
 
   if (!request.run.checkDir.empty()) {
@@ -221,8 +225,10 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
 
   if (!request.dbPath.empty()) {
     report("store", 0);
-    if (ral::Status s = storeRun(request, out, collector.samples()); !s)
-      return fail(exitCodeFor(s), s.message());
+    for (size_t i = 0; i < out.modes.size(); ++i)
+      if (ral::Status s = storeRun(request, out, i, (*measured)[i].samples()); !s)
+        return fail(exitCodeFor(s), s.message());
+    out.runId = out.modes.front().runId;
     report("store", 1);
   }
   return out;

@@ -43,6 +43,12 @@ template <typename Visit> void pipelineFields(Visit &&visit) {
 template <typename Visit> void runFields(Visit &&visit) {
   visit("warmup", &RunSettings::warmup, FieldKind::Value);
   visit("reps", &RunSettings::reps, FieldKind::Value);
+  visit("warmup_ms", &RunSettings::warmupMs, FieldKind::Optional);
+  visit("min_reps", &RunSettings::minReps, FieldKind::Optional);
+  visit("max_reps", &RunSettings::maxReps, FieldKind::Optional);
+  visit("max_ms", &RunSettings::maxMs, FieldKind::Optional);
+  visit("noise", &RunSettings::noise, FieldKind::Optional);
+  visit("mode", &RunSettings::mode, FieldKind::Optional);
   visit("seed", &RunSettings::seed, FieldKind::Value);
   visit("inputs", &RunSettings::inputsDir, FieldKind::Path);
   visit("check", &RunSettings::checkDir, FieldKind::Path);
@@ -228,10 +234,22 @@ void validate(const PipelineSettings &pipeline, ObjectReader &r) {
   }
 }
 void validate(const RunSettings &run, ObjectReader &r) {
-  if (run.reps < 1)
-    r.fail("'reps' must be >= 1", "reps");
-  if (run.warmup < 0)
-    r.fail("'warmup' must be >= 0", "warmup");
+  if (run.reps < 0)
+    r.fail("'reps' must be >= 1, or 0 to sample until the noise target", "reps");
+  if (run.warmup < -1)
+    r.fail("'warmup' must be >= 0, or -1 to warm up for warmup_ms", "warmup");
+  if (!(run.warmupMs >= 0))
+    r.fail("'warmup_ms' must be >= 0", "warmup_ms");
+  if (run.minReps < 10)
+    r.fail("'min_reps' must be >= 10", "min_reps");
+  if (run.maxReps < run.minReps)
+    r.fail("'max_reps' must be >= 'min_reps'", "max_reps");
+  if (!(run.maxMs > 0))
+    r.fail("'max_ms' must be > 0", "max_ms");
+  if (!(run.noise > 0 && run.noise < 1))
+    r.fail("'noise' must be in (0, 1), e.g. 0.02 for 2%", "noise");
+  if (run.mode != "hot" && run.mode != "cold" && run.mode != "both")
+    r.fail("'mode' must be \"hot\", \"cold\" or \"both\"", "mode");
 }
 
 /// Reads the `pipeline` and `run` objects of `r` over `pipeline` and `run`.

@@ -107,6 +107,64 @@ PY
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from samples where run_id=1")" -gt 12 ] || fail "samples missing"
 }
 
+# Measuring (docs/profiler.md "Method"): loupe-run and loupe run share the adaptive sampling
+# and the hot/cold modes; --mode both stores two runs whose samples, stop reasons and configs
+# differ only by mode.
+case_run_modes() {
+  "$LOUPE" compile "$MODELS/mlp.onnx" -o "$WORK/mlp.so"
+  "$BIN/loupe-run" "$WORK/mlp.so" --inputs "$MODELS/mlp/test_data_set_0" \
+    --check "$MODELS/mlp/test_data_set_0" --mode both --warmup-ms 50 --max-ms 3000 \
+    --db "$WORK/p.db" --json >"$WORK/both.json"
+  python3 - "$WORK/both.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["exit_code"] == 0 and r["check"] == "pass", r
+modes = r["modes"]
+assert [m["mode"] for m in modes] == ["hot", "cold"], [m["mode"] for m in modes]
+hot, cold = modes
+for m in modes:
+    assert m["reps"] >= 10 and m["stop"] in ("noise", "max_reps", "max_time"), m
+    assert m["stop"] != "noise" or m["noise"] <= 0.02, m
+    assert m["warmup_reps"] >= 1 and m["warmup_ms"] >= 50, m
+    assert m["median_ns"] > 0 and m["sm_clock_mhz"] is None, m
+    assert all(d["calls"] == m["reps"] for d in m["dispatches"]), m
+assert hot["flush_bytes"] == 0 and cold["flush_bytes"] >= 64 << 20, (hot["flush_bytes"], cold["flush_bytes"])
+# The top level is the first mode's, as before modes existed.
+assert r["reps"] == hot["reps"] and r["median_ns"] == hot["median_ns"] and r["run_id"] == hot["run_id"]
+assert (hot["run_id"], cold["run_id"]) == (1, 2), (hot["run_id"], cold["run_id"])
+print("hot: %.1f us over %d reps (noise %.2f%%, %s); cold: %.1f us over %d reps (noise %.2f%%, %s)" % (
+    hot["median_ns"] / 1e3, hot["reps"], 100 * hot["noise"], hot["stop"],
+    cold["median_ns"] / 1e3, cold["reps"], 100 * cold["noise"], cold["stop"]))
+PY
+  # Stored separately: one run per mode, its measurement, configs differing in mode, no clock.
+  [ "$(sqlite3 "$WORK/p.db" "select group_concat(run_id || ':' || mode, ',') from measurements")" = "1:hot,2:cold" ] ||
+    fail "measurements not stored per mode"
+  [ "$(sqlite3 "$WORK/p.db" "select count(*) from samples where sm_clock_mhz is not null")" = 0 ] ||
+    fail "a CPU run has SM clocks"
+  sqlite3 "$WORK/p.db" "select c.json from runs r join configs c on c.id = r.config_id order by r.id" >"$WORK/configs"
+  grep -q '"mode":"hot"' <(sed -n 1p "$WORK/configs") && grep -q '"mode":"cold"' <(sed -n 2p "$WORK/configs") ||
+    { cat "$WORK/configs"; fail "configs do not say the mode"; }
+  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 3 ] || fail "schema version is not 3"
+
+  # loupe run: adaptive by default, the same record; --reps stays an exact count.
+  "$LOUPE" run "$WORK/mlp.so" --warmup-ms 20 --max-ms 3000 --json >"$WORK/run.json"
+  "$LOUPE" run "$WORK/mlp.so" --warmup 1 --reps 3 --mode cold --json >"$WORK/exact.json"
+  python3 - "$WORK/run.json" "$WORK/exact.json" <<'PY'
+import json, sys
+a, e = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["mode"] == "hot" and a["reps"] >= 10 and a["stop"] in ("noise", "max_reps", "max_time"), a
+assert e["mode"] == "cold" and e["reps"] == 3 and e["stop"] == "exact" and e["warmup_reps"] == 1, e
+assert len(e["modes"]) == 1 and e["flush_bytes"] > 0
+PY
+  "$LOUPE" run "$WORK/mlp.so" --reps 2 --mode both | grep -c "^run: median" | grep -qx 2 ||
+    fail "loupe run --mode both prints one run line per mode"
+
+  expect_exit 2 "--reps N is an exact count; --noise" "$BIN/loupe-run" "$WORK/mlp.so" --reps 5 --noise 0.1
+  expect_exit 2 "--mode expects hot, cold or both" "$LOUPE" run "$WORK/mlp.so" --mode warm
+  expect_exit 2 "--min-reps must be >= 10" "$BIN/loupe-run" "$WORK/mlp.so" --min-reps 5
+  expect_exit 2 "exclude each other" "$LOUPE" run "$WORK/mlp.so" --warmup 2 --warmup-ms 10
+}
+
 case_run_mismatch() {
   # Expected outputs of another model: exit 1 and the worst element printed.
   mkdir -p "$WORK/wrong"

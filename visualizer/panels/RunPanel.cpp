@@ -56,9 +56,14 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
   }
   changed |= drawBackendSettings(vm.session.pipeline);
   changed |= ImGui::InputInt("warmup", &run.warmup);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("untimed repetitions; -1: for warmup_ms (%.0f ms)", run.warmupMs);
   changed |= ImGui::InputInt("reps", &run.reps);
-  run.warmup = std::max(0, run.warmup);
-  run.reps = std::max(1, run.reps);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("measured repetitions; 0: until the median's noise is <= %.1f%%",
+                      100 * run.noise);
+  run.warmup = std::max(-1, run.warmup);
+  run.reps = std::max(0, run.reps);
 
   ImGui::TextUnformatted("inputs");
   int source = run.inputsDir.empty() ? 0 : 1;
@@ -138,8 +143,9 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
   else
     ImGui::TextUnformatted("run (not stored)");
   ImGui::SameLine();
-  ImGui::TextDisabled("%d warmup, %d reps, %s", vm.lastRun->request.run.warmup,
-                      vm.lastRun->request.run.reps,
+  ImGui::TextDisabled("%lld warmup, %lld reps (%s), %s",
+                      static_cast<long long>(o.modes.empty() ? 0 : o.modes[0].measurement.warmupReps),
+                      static_cast<long long>(o.repNs.size()), vm.lastRun->request.run.mode.c_str(),
                       vm.lastRun->request.run.inputsDir.empty() ? "random inputs"
                                                                 : "test-data inputs");
   if (ImGui::BeginTable("run_summary", 2, ImGuiTableFlags_SizingFixedFit)) {

@@ -271,8 +271,12 @@ void Controller::run() {
   vm_.running = true;
   runQueued_ = true;
   uint64_t generation = generation_;
-  vm_.log.info("run", label + ": warmup " + std::to_string(request.run.warmup) + ", reps " +
-                          std::to_string(request.run.reps) + ", inputs " +
+  std::string warmup = request.run.warmup < 0
+                           ? formatNs(request.run.warmupMs * 1e6)
+                           : std::to_string(request.run.warmup);
+  std::string reps = request.run.reps > 0 ? std::to_string(request.run.reps) : "adaptive";
+  vm_.log.info("run", label + ": warmup " + warmup + ", reps " + reps + ", " +
+                          request.run.mode + ", inputs " +
                           (request.run.inputsDir.empty()
                                ? "random (seed " + std::to_string(request.run.seed) + ")"
                                : request.run.inputsDir));

@@ -115,6 +115,12 @@ StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::create(int ordinal) {
   size_t total = 0;
   cu.cuDeviceTotalMem(&total, device);
   driver->totalMemory_ = total;
+  int l2 = 0;
+  if (cu.cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device) == CUDA_SUCCESS && l2 > 0)
+    driver->l2CacheBytes_ = static_cast<size_t>(l2);
+  char busId[32] = {};
+  if (cu.cuDeviceGetPCIBusId(busId, sizeof busId - 1, device) == CUDA_SUCCESS)
+    driver->pciBusId_ = busId;
   CUcontext primary = nullptr;
   if (Status s = driver->check(cu.cuDevicePrimaryCtxRetain(&primary, device),
                                "cuDevicePrimaryCtxRetain");

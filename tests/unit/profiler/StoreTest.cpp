@@ -390,11 +390,13 @@ TEST_F(StoreFileTest, VersionOneIsMigrated) {
     ASSERT_TRUE(store.isOk());
     runId = *store->beginRun(sampleRunInfo());
   }
-  // What version 1 had: no fallbacks table.
+  // What version 1 had: no fallbacks, no measurements, no SM clock on samples.
   sqlite3 *db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, "DROP TABLE fallbacks; PRAGMA user_version = 1;", nullptr, nullptr,
-                         nullptr),
+  EXPECT_EQ(sqlite3_exec(db,
+                         "DROP TABLE fallbacks; DROP TABLE measurements; "
+                         "ALTER TABLE samples DROP COLUMN sm_clock_mhz; PRAGMA user_version = 1;",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
 
@@ -403,6 +405,103 @@ TEST_F(StoreFileTest, VersionOneIsMigrated) {
   EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
   ASSERT_TRUE(store->addFallbacks(runId, {{0, "a", "b", "a: failed", 1}}).isOk());
   EXPECT_EQ(store->loadRun(runId)->fallbacks.size(), 1u);
+}
+
+TEST_F(StoreFileTest, VersionTwoIsMigrated) {
+  // A version-2 DB with a run and samples, written with version 2's exact DDL for samples.
+  std::string path = file("v2.db");
+  int64_t runId;
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    runId = *store->beginRun(sampleRunInfo());
+  }
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE measurements; DROP TABLE samples; "
+                         "CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+                         "DELETE CASCADE, rep INTEGER NOT NULL, dispatch_id INTEGER NOT NULL "
+                         "DEFAULT -1, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL); "
+                         "INSERT INTO samples VALUES (1, 0, -1, 0, 100), (1, 1, -1, 100, 250); "
+                         "PRAGMA user_version = 2;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), 3);
+  // Old rows: kept, no clock, no measurement.
+  auto old = store->loadRun(runId);
+  ASSERT_TRUE(old.isOk()) << old.status().message();
+  ASSERT_EQ(old->samples[kWholeRep].size(), 2u);
+  EXPECT_EQ(old->samples[kWholeRep][1].durationNs(), 150);
+  EXPECT_FALSE(old->samples[kWholeRep][1].smClockMhz.has_value());
+  EXPECT_FALSE(old->measurement.has_value());
+  // New columns and table work on the migrated file.
+  MeasurementRecord m;
+  m.mode = CacheMode::Cold;
+  m.reps = 2;
+  m.stop = StopReason::MaxTime;
+  ASSERT_TRUE(store->addMeasurement(runId, m).isOk());
+  SampleRecord clocked{2, kWholeRep, 250, 400};
+  clocked.smClockMhz = 1755;
+  ASSERT_TRUE(store->addSamples(runId, {clocked}).isOk());
+  auto now = store->loadRun(runId);
+  ASSERT_TRUE(now.isOk());
+  EXPECT_EQ(now->samples[kWholeRep].back(), clocked);
+  ASSERT_TRUE(now->measurement.has_value());
+  EXPECT_EQ(now->measurement->mode, CacheMode::Cold);
+  EXPECT_EQ(now->measurement->stop, StopReason::MaxTime);
+}
+
+TEST(Store, MeasurementAndClockColumns) {
+  Store store = openMemory();
+  int64_t run = *store.beginRun(sampleRunInfo());
+  MeasurementRecord m;
+  m.mode = CacheMode::Cold;
+  m.warmupReps = 412;
+  m.warmupNs = 100'200'300;
+  m.reps = 37;
+  m.sampleNs = 9'000'000;
+  m.noise = 0.0185;
+  m.stop = StopReason::Noise;
+  m.flushBytes = 100 << 20;
+  m.clockNote = "no SM clock: NVML not found";
+  ASSERT_TRUE(store.addMeasurement(run, m).isOk());
+  EXPECT_FALSE(store.addMeasurement(run, m).isOk()); // one per run
+  EXPECT_EQ(store.addMeasurement(run + 1, m).code(), StatusCode::kNotFound);
+  SampleRecord a{0, kWholeRep, 0, 10}, b{0, 3, 1, 4};
+  a.smClockMhz = b.smClockMhz = 1980;
+  SampleRecord c{1, kWholeRep, 10, 21}; // no clock: NULL
+  ASSERT_TRUE(store.addSamples(run, {a, b, c}).isOk());
+
+  auto data = store.loadRun(run);
+  ASSERT_TRUE(data.isOk()) << data.status().message();
+  ASSERT_TRUE(data->measurement.has_value());
+  const MeasurementRecord &r = *data->measurement;
+  EXPECT_EQ(r.mode, CacheMode::Cold);
+  EXPECT_EQ(r.warmupReps, 412);
+  EXPECT_EQ(r.warmupNs, 100'200'300);
+  EXPECT_EQ(r.reps, 37);
+  EXPECT_EQ(r.sampleNs, 9'000'000);
+  EXPECT_DOUBLE_EQ(r.noise, 0.0185);
+  EXPECT_EQ(r.stop, StopReason::Noise);
+  EXPECT_EQ(r.flushBytes, 100 << 20);
+  EXPECT_EQ(r.clockNote, "no SM clock: NVML not found");
+  EXPECT_EQ(data->samples[kWholeRep], (std::vector<SampleRecord>{a, c}));
+  EXPECT_EQ(data->samples[3], (std::vector<SampleRecord>{b}));
+  EXPECT_EQ(*store.runSamples(run, 3), (std::vector<SampleRecord>{b}));
+
+  // NaN noise (fewer than 2 samples) is stored as NULL and read back as NaN.
+  int64_t run2 = *store.beginRun(sampleRunInfo());
+  m.noise = std::nan("");
+  m.clockNote.clear();
+  ASSERT_TRUE(store.addMeasurement(run2, m).isOk());
+  auto data2 = store.loadRun(run2);
+  EXPECT_TRUE(std::isnan(data2->measurement->noise));
+  EXPECT_EQ(data2->measurement->clockNote, "");
 }
 
 TEST_F(StoreFileTest, ForeignDatabasesAreRejected) {

@@ -135,6 +135,54 @@ TEST(RunnerTest, MissingInputsAreBadInput) {
   EXPECT_NE(out.error.find("/nonexistent/inputs"), std::string::npos) << out.error;
 }
 
+TEST(RunnerTest, BothModesAreTwoRuns) {
+  auto db = std::filesystem::temp_directory_path() / "runner_modes_test.db";
+  std::filesystem::remove(db);
+  RunRequest request = mlpRequest();
+  request.run.reps = 3;
+  request.run.mode = "both";
+  request.dbPath = db.string();
+  RunOutcome out = runModel(request);
+  ASSERT_EQ(out.exitCode, kExitOk) << out.error;
+  ASSERT_EQ(out.modes.size(), 2u);
+  EXPECT_EQ(out.modes[0].measurement.mode, profiler::CacheMode::Hot);
+  EXPECT_EQ(out.modes[1].measurement.mode, profiler::CacheMode::Cold);
+  EXPECT_EQ(out.modes[1].measurement.flushBytes,
+            int64_t(profiler::cpuFlushBytes(profiler::lastLevelCacheBytes())));
+  EXPECT_EQ(out.runId, out.modes[0].runId);
+  EXPECT_EQ(out.repNs, out.modes[0].repNs);
+  auto store = profiler::Store::open(db.string());
+  ASSERT_TRUE(store.isOk());
+  for (const ModeOutcome &m : out.modes) {
+    auto run = store->loadRun(m.runId);
+    ASSERT_TRUE(run.isOk()) << run.status().message();
+    ASSERT_TRUE(run->measurement.has_value());
+    EXPECT_EQ(run->measurement->mode, m.measurement.mode);
+    EXPECT_EQ(run->measurement->reps, 3);
+    EXPECT_EQ(run->measurement->stop, profiler::StopReason::Exact);
+    EXPECT_EQ(run->samples.at(profiler::kWholeRep).size(), 3u);
+    EXPECT_EQ(nlohmann::json::parse(run->configJson)["mode"],
+              profiler::cacheModeName(m.measurement.mode));
+  }
+  std::filesystem::remove(db);
+}
+
+TEST(RunnerTest, AdaptiveSamplingTakesAtLeastTen) {
+  RunRequest request = mlpRequest();
+  request.run.warmup = -1;
+  request.run.warmupMs = 5;
+  request.run.reps = 0;
+  request.run.maxMs = 2000;
+  RunOutcome out = runModel(request);
+  ASSERT_EQ(out.exitCode, kExitOk) << out.error;
+  const profiler::MeasurementRecord &m = out.modes.at(0).measurement;
+  EXPECT_GE(m.reps, 10);
+  EXPECT_EQ(out.repNs.size(), size_t(m.reps));
+  EXPECT_GE(m.warmupReps, 1);
+  EXPECT_GE(m.warmupNs, 5'000'000);
+  EXPECT_NE(m.stop, profiler::StopReason::Exact);
+}
+
 TEST(RunnerTest, CancelStopsBeforeMeasuring) {
   std::atomic<bool> cancel{true};
   RunOutcome out = runModel(mlpRequest(), {}, &cancel);

@@ -52,7 +52,7 @@ TEST(SessionTest, BadFilesGiveClearErrors) {
             std::string::npos);
   EXPECT_NE(errorOf(R"({"loupe_session": 3, "model": "m"})").find("newer Loupe"), std::string::npos);
   EXPECT_NE(errorOf(R"({"model": "m"})").find("'loupe_session'"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"loupe_session": 1, "model": "m", "run": {"reps": 0}})").find("'reps' must be >= 1"),
+  EXPECT_NE(errorOf(R"({"loupe_session": 1, "model": "m", "run": {"reps": -1}})").find("'reps' must be >= 1"),
             std::string::npos);
   EXPECT_NE(errorOf(R"({"loupe_session": 1, "model": "m", "run": []})").find("/run: must be an object"),
             std::string::npos);
@@ -145,8 +145,12 @@ TEST(SessionTest, BadVariantsAndComparesNameTheirPointer) {
   has(bad(R"("variants": [{"name": "base"}])"), "/variants/0/name: 'base' names the top-level");
   has(bad(R"("variants": {"name": "a"})"), "/variants: must be an array");
   has(bad(R"("variants": ["a"])"), "/variants/0: must be an object");
-  has(bad(R"("variants": [{"name": "a", "run": {"reps": 0}}])"), "/variants/0/run/reps: 'reps' must be >= 1");
-  has(bad(R"("variants": [{"name": "a", "run": {"warmup": -1}}])"), "/variants/0/run/warmup:");
+  has(bad(R"("variants": [{"name": "a", "run": {"reps": -1}}])"), "/variants/0/run/reps: 'reps' must be >= 1");
+  has(bad(R"("variants": [{"name": "a", "run": {"warmup": -2}}])"), "/variants/0/run/warmup:");
+  has(bad(R"("variants": [{"name": "a", "run": {"mode": "warm"}}])"), "/variants/0/run/mode:");
+  has(bad(R"("variants": [{"name": "a", "run": {"min_reps": 5}}])"),
+      "/variants/0/run/min_reps: 'min_reps' must be >= 10");
+  has(bad(R"("variants": [{"name": "a", "run": {"noise": 0}}])"), "/variants/0/run/noise:");
   has(bad(R"("variants": [{"name": "a", "pipeline": {"target": 1}}])"),
       "/variants/0/pipeline/target: field 'target' must be a string");
   has(bad(R"("variants": [{"name": "a", "run": []}])"), "/variants/0/run: must be an object");
@@ -211,6 +215,34 @@ TEST(SessionTest, V1FilesSaveAsBeforeAndV2SavesOnlyOverrides) {
             nlohmann::json({{"reps", 30}, {"seed", 4}, {"inputs", ""}, {"check", "other"}}));
   EXPECT_FALSE(doc["variants"][2].contains("run"));
   std::filesystem::remove_all(dir);
+}
+
+TEST(SessionTest, MeasuringFields) {
+  // Adaptive sampling in both modes; optional fields are written only when not default.
+  auto s = parseSession(R"({"loupe_session": 1, "model": "m.onnx", "run": {"warmup": -1,
+      "reps": 0, "warmup_ms": 50, "max_ms": 800, "noise": 0.05, "mode": "both"}})",
+                        "/w/s.json");
+  ASSERT_TRUE(s.isOk()) << s.status().message();
+  EXPECT_EQ(s->run.warmup, -1);
+  EXPECT_EQ(s->run.reps, 0);
+  EXPECT_EQ(s->run.warmupMs, 50);
+  EXPECT_EQ(s->run.maxMs, 800);
+  EXPECT_EQ(s->run.mode, "both");
+  EXPECT_EQ(s->run.minReps, 10);
+  auto doc = nlohmann::json::parse(sessionToJson(*s, "/w/s.json"));
+  EXPECT_EQ(doc["run"]["mode"], "both");
+  EXPECT_EQ(doc["run"]["noise"], 0.05);
+  EXPECT_FALSE(doc["run"].contains("min_reps"));
+  auto config = nlohmann::json::parse(runConfigJson(s->pipeline, s->run));
+  EXPECT_EQ(config["min_reps"], 10) << "configs hold every field";
+  // An old session reads as before: exact counts, hot.
+  auto old = parseSession(R"({"loupe_session": 1, "model": "m.onnx", "run": {"reps": 7}})",
+                          "/w/s.json");
+  ASSERT_TRUE(old.isOk());
+  EXPECT_EQ(old->run.reps, 7);
+  EXPECT_EQ(old->run.warmup, 2);
+  EXPECT_EQ(old->run.mode, "hot");
+  EXPECT_FALSE(nlohmann::json::parse(sessionToJson(*old, "/w/s.json"))["run"].contains("mode"));
 }
 
 TEST(SessionTest, RunConfigsBecomeVariants) {

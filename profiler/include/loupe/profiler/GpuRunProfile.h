@@ -33,9 +33,6 @@ public:
   ral::Status finish();
   const std::vector<KernelRecord> &kernels() const { return kernels_; }
   const std::vector<MemcpyRecord> &memcpys() const { return memcpys_; }
-  /// GPU time of `dispatchId` in each measured repetition (ns): the sum of its kernels'
-  /// durations; empty when it launched no kernel (or CUPTI is not active).
-  std::vector<int64_t> dispatchDurations(int64_t dispatchId, int64_t reps) const;
 
 private:
   std::unique_ptr<CuptiCollector> collector_;

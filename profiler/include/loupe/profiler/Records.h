@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -65,6 +66,43 @@ struct DispatchRecord {
   int64_t clusterId = -1; ///< Fusion cluster, -1 if none.
 };
 
+/// Cache state of a measurement (docs/profiler.md, Method): hot = repetitions back to back;
+/// cold = the caches (CPU last-level cache, GPU L2) flushed before every sample.
+enum class CacheMode { Hot, Cold };
+/// "hot", "cold" (the spelling stored in the DB and in run configs).
+const char *cacheModeName(CacheMode mode);
+/// Inverse of cacheModeName; nullopt for anything else.
+std::optional<CacheMode> parseCacheMode(const std::string &name);
+
+/// Why sampling stopped (docs/profiler.md, Method).
+enum class StopReason {
+  Exact,   ///< The exact count asked for (`--reps N`).
+  Noise,   ///< The relative noise fell under the target after at least the minimum samples.
+  MaxReps, ///< The sample limit (`--max-reps`).
+  MaxTime, ///< The time limit (`--max-ms`), after at least the minimum samples.
+};
+/// "exact", "noise", "max_reps", "max_time".
+const char *stopReasonName(StopReason reason);
+/// Inverse of stopReasonName; nullopt for anything else.
+std::optional<StopReason> parseStopReason(const std::string &name);
+
+/// How a run's samples were taken: one per measured run (table `measurements`).
+struct MeasurementRecord {
+  CacheMode mode = CacheMode::Hot;
+  int64_t warmupReps = 0; ///< Untimed repetitions before sampling.
+  int64_t warmupNs = 0;   ///< Their wall time, ns.
+  int64_t reps = 0;       ///< Samples taken (measured repetitions).
+  int64_t sampleNs = 0;   ///< Wall time of sampling, flushes and clock reads included, ns.
+  /// Relative noise of the whole-repetition durations when sampling stopped (relativeNoise,
+  /// Measure.h: relative standard error of the median); NaN when undefined (< 2 samples).
+  double noise = 0;
+  StopReason stop = StopReason::Exact;
+  int64_t flushBytes = 0; ///< Bytes written before each sample to flush the caches; 0 when hot.
+  /// Why samples have no SM clock on a GPU run (NVML missing, ...); empty when they have one
+  /// and on the CPU.
+  std::string clockNote;
+};
+
 /// One timing sample.
 struct SampleRecord {
   int64_t rep = 0;                ///< 0-based measured repetition (warmup not counted).
@@ -73,6 +111,9 @@ struct SampleRecord {
   /// from the start of the first measured repetition. endNs - startNs is the duration.
   int64_t startNs = 0;
   int64_t endNs = 0;
+  /// SM clock of the GPU read right after the sample's repetition, MHz (NVML); every sample
+  /// of a repetition has the same. nullopt on the CPU or without NVML.
+  std::optional<int32_t> smClockMhz;
   int64_t durationNs() const { return endNs - startNs; }
 };
 
@@ -175,6 +216,8 @@ struct RunData {
   std::vector<KernelRecord> kernels; ///< By (rep, start).
   std::vector<MemcpyRecord> memcpys; ///< By (rep, start).
   std::vector<FallbackRecord> fallbacks; ///< By (dispatchId, failedKernel).
+  /// How the samples were taken; nullopt for runs stored before schema version 3 and imports.
+  std::optional<MeasurementRecord> measurement;
 };
 
 // Field-wise equality, for tests and de-duplication.
@@ -188,8 +231,8 @@ inline bool operator==(const DispatchRecord &a, const DispatchRecord &b) {
          std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend, b.clusterId);
 }
 inline bool operator==(const SampleRecord &a, const SampleRecord &b) {
-  return std::tie(a.rep, a.dispatchId, a.startNs, a.endNs) ==
-         std::tie(b.rep, b.dispatchId, b.startNs, b.endNs);
+  return std::tie(a.rep, a.dispatchId, a.startNs, a.endNs, a.smClockMhz) ==
+         std::tie(b.rep, b.dispatchId, b.startNs, b.endNs, b.smClockMhz);
 }
 
 } // namespace loupe::profiler

@@ -24,7 +24,7 @@
 namespace loupe::profiler {
 
 /// Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 /// PRAGMA application_id of Loupe profile DBs ("LOUP").
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 
@@ -71,6 +71,8 @@ public:
   ral::Status addDispatches(int64_t runId, const std::vector<DispatchRecord> &dispatches);
   /// Adds timing samples in one transaction (100k rows take well under a second).
   ral::Status addSamples(int64_t runId, const std::vector<SampleRecord> &samples);
+  /// Records how the run's samples were taken; a second one for the run is an error.
+  ral::Status addMeasurement(int64_t runId, const MeasurementRecord &measurement);
   ral::Status addChecks(int64_t runId, const std::vector<CheckRecord> &checks);
   ral::Status addKernels(int64_t runId, const std::vector<KernelRecord> &kernels);
   ral::Status addMemcpys(int64_t runId, const std::vector<MemcpyRecord> &memcpys);

@@ -61,6 +61,11 @@ public:
   int computeCapability() const { return ccMajor_ * 10 + ccMinor_; } ///< 90 for sm_90
   int driverVersion() const { return driverVersion_; }               ///< 12040 for 12.4
   size_t totalMemoryBytes() const { return totalMemory_; }
+  /// L2 cache size in bytes (CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE); 0 when the driver did not say.
+  size_t l2CacheBytes() const { return l2CacheBytes_; }
+  /// PCI bus id, "0000:3b:00.0" (cuDeviceGetPCIBusId): how NVML finds the same GPU. Empty when
+  /// the driver did not say.
+  const std::string &pciBusId() const { return pciBusId_; }
   const std::string &libraryPath() const { return libraryPath_; }
   /// "NVIDIA H100 80GB HBM3 (sm_90, 79 GiB, driver 12040)".
   std::string describe() const;
@@ -112,6 +117,8 @@ private:
   int ccMajor_ = 0, ccMinor_ = 0;
   int driverVersion_ = 0;
   size_t totalMemory_ = 0;
+  size_t l2CacheBytes_ = 0;
+  std::string pciBusId_;
 };
 
 } // namespace loupe::ral

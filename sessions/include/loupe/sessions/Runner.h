@@ -9,6 +9,7 @@
 
 #include "loupe/Pipelines/Compiler.h"
 #include "loupe/profiler/Check.h"
+#include "loupe/profiler/Measure.h"
 #include "loupe/profiler/Records.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Artifact.h"
@@ -43,6 +44,22 @@ struct DispatchStats {
   double share = 0;               ///< Median / sum of all dispatch medians.
 };
 
+/// One cache mode's measurement (RunSettings::mode "both" measures hot, then cold), stored as
+/// a run of its own.
+struct ModeOutcome {
+  profiler::MeasurementRecord measurement; ///< Mode, warmup, samples taken, noise, stop reason.
+  std::vector<int64_t> repNs;              ///< Wall time of each measured repetition.
+  profiler::Summary runSummary;            ///< Of repNs.
+  std::vector<DispatchStats> dispatches;   ///< By dispatch id.
+  std::optional<double> smClockMhz;        ///< Median SM clock of the samples; GPU with NVML.
+  /// cuda: CUPTI's kernel and copy rows of the samples, and where dispatch times came from
+  /// ("CUPTI <path> (API n)" or "host clock only (<why>)"); empty on the CPU.
+  std::vector<profiler::KernelRecord> kernels;
+  std::vector<profiler::MemcpyRecord> memcpys;
+  std::string kernelTiming;
+  int64_t runId = -1;                      ///< Id in the profile DB, -1 if not stored.
+};
+
 struct RunOutcome {
   int exitCode = kExitOk;
   std::string error;                             ///< Set when exitCode is 2 or 3.
@@ -50,6 +67,9 @@ struct RunOutcome {
   std::string artifactPath;
   ral::Manifest manifest;
   std::string deviceName;                        ///< "cpu: <model name>, N threads"
+  /// Every measured mode, in order. repNs, runSummary, dispatches and runId below are the
+  /// first mode's (what callers that know one mode read).
+  std::vector<ModeOutcome> modes;
   std::vector<int64_t> repNs;                    ///< Wall time of each measured repetition.
   profiler::Summary runSummary;                  ///< Of repNs.
   std::vector<DispatchStats> dispatches;         ///< By dispatch id.
@@ -57,11 +77,6 @@ struct RunOutcome {
   /// Library kernels that failed at run time and what ran instead (ral::FallbackEvent), one
   /// per (dispatch, failed kernel, fallback kernel) in the order first seen; warmup included.
   std::vector<profiler::FallbackRecord> fallbacks;
-  /// cuda: CUPTI's kernel and copy records of the measured repetitions, and where dispatch
-  /// timings came from ("CUPTI <path> ..." or why only the host clock was used).
-  std::vector<profiler::KernelRecord> kernels;
-  std::vector<profiler::MemcpyRecord> memcpys;
-  std::string kernelTiming;
   bool checked = false;
   std::vector<OutputCheck> checks;
   int64_t runId = -1;                            ///< Id in the profile DB, -1 if not stored.
@@ -71,11 +86,16 @@ struct RunOutcome {
 /// Reports progress: a stage ("compile", "warmup", "run", "store") and a fraction in [0, 1].
 using ProgressFn = std::function<void(const std::string &stage, double fraction)>;
 
-/// Compiles (unless given an artifact), loads, warms up, runs `reps` times with the CPU
-/// collector as tracer, records kernel fallbacks, checks outputs and stores everything. Never throws; failures are in
-/// the outcome (exit code and message). `cancel` is polled between repetitions.
+/// Compiles (unless given an artifact), loads, measures in each mode of request.run.mode
+/// (profiler::measureArtifact: warmup, samples, stopping rule, cold flushes), records kernel
+/// fallbacks, checks outputs and stores each mode as a run. Never throws; failures are in the
+/// outcome (exit code and message). `cancel` is polled between repetitions.
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
                     const std::atomic<bool> *cancel = nullptr);
+
+/// The measurement options of these run settings (and back).
+profiler::MeasureOptions measureOptionsFor(const RunSettings &run);
+void setMeasureOptions(RunSettings &run, const profiler::MeasureOptions &options);
 
 /// The compile options of a run with these pipeline settings (always up to the artifact).
 compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline);

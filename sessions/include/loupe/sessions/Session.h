@@ -5,7 +5,7 @@
 //
 //   { "loupe_session": 2, "name": "cnn", "model": "../models/cnn.onnx",
 //     "pipeline": { "target": "cpu", "phase_to": "artifact" },
-//     "run": { "warmup": 2, "reps": 20, "seed": 0,
+//     "run": { "warmup": 2, "reps": 20, "seed": 0, "mode": "hot",
 //              "inputs": "../models/cnn/test_data_set_0",
 //              "check": "../models/cnn/test_data_set_0", "rtol": 1e-3, "atol": 1e-5 },
 //     "variants": [ { "name": "short", "run": { "reps": 10 } },
@@ -53,9 +53,16 @@ struct PipelineSettings {
 };
 
 /// How to run a compiled model (fields listed once in Session.cpp: runFields).
+/// The measuring fields mirror profiler::MeasureOptions (Runner.h: measureOptionsFor).
 struct RunSettings {
-  int warmup = 2;          ///< Untimed repetitions before measuring.
-  int reps = 20;           ///< Measured repetitions (>= 1).
+  int warmup = 2;          ///< Untimed repetitions before measuring; -1: by time (warmupMs).
+  int reps = 20;           ///< Measured repetitions; 0: adaptive (minReps..maxReps, noise).
+  double warmupMs = 100;   ///< Warmup budget when warmup is -1, ms.
+  int minReps = 10;        ///< Adaptive: samples before the noise rule may stop (>= 10).
+  int maxReps = 1000;      ///< Adaptive: at most this many samples.
+  double maxMs = 5000;     ///< Adaptive: sampling time limit, ms (after minReps).
+  double noise = 0.02;     ///< Adaptive: target relative noise of the median (0.02 = 2%).
+  std::string mode = "hot"; ///< "hot", "cold" (caches flushed before each sample) or "both".
   uint64_t seed = 0;       ///< Seed of random inputs, when `inputsDir` is empty.
   std::string inputsDir;   ///< ONNX test-data folder with input_N.pb|.npy; empty: random.
   std::string checkDir;    ///< Folder with expected output_N.pb|.npy; empty: no check.

@@ -243,9 +243,13 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return who + ": " + pattern->name + " covers the ReLU of the NHWC result; not " + what +
            " here";
   }
+  bool geluErf = llvm::is_contained(pattern->ops, "gelu_erf");
   if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
-      lib.gelu.contains(consumer.op))
-    return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
+      lib.gelu.contains(consumer.op)) {
+    if (geluErf)
+      return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
+    return who + ": " + pattern->name + " has no exact (erf) GELU; not " + what + " here";
+  }
   if (!nodes[producer].op->hasOneUse())
     return who + ": its result has other readers, so no epilogue can take it";
   bool view = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(consumer.op);
@@ -255,8 +259,8 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
     return "";
-  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU or GELU; not " +
-         what + " here";
+  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU" +
+         (geluErf ? " or GELU" : "") + "; not " + what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {

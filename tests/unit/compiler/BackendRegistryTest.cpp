@@ -149,7 +149,9 @@ TEST(BackendRegistry, DefaultFusePatterns) {
   EXPECT_EQ(kernel("onednn", "conv_bias_act"), "ral_conv_onednn 15");
   EXPECT_EQ(kernel("cudnn", "conv_bias_act"), "ral_conv_cudnn 15");
   EXPECT_EQ(kernel("openblas", "matmul_bias_act"), "none");
-  EXPECT_EQ(kernel("cublas", "matmul_bias_act"), "none");
+  EXPECT_EQ(kernel("cublas", "matmul_bias_act"), "ral_gemm_epilogue_cublaslt 15");
+  EXPECT_EQ(r.findFusePattern("cublas", "matmul_bias_act")->ops,
+            (std::vector<std::string>{"matmul", "add", "relu"})); // no exact GELU in cuBLASLt
   const FusePattern *conv = r.findFusePattern("onednn", "conv_bias_act");
   ASSERT_NE(conv, nullptr);
   EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "add", "relu"}));

@@ -165,7 +165,8 @@ TEST(CompilerTest, UnknownPhaseAndTargetAreBadInput) {
   EXPECT_NE(result.error->message.find("sm_70"), std::string::npos);
 }
 
-// The cuda target: GEMMs go to cuBLAS; every code-generated dispatch gets a GPU schedule and
+// The cuda target: GEMMs go to cuBLAS (with its bias as a cuBLASLt epilogue); every
+// code-generated dispatch gets a GPU schedule and
 // launch sizes, and its kernel's PTX (for the chosen architecture) is kept and snapshotted.
 TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
   CompileOptions options;
@@ -174,10 +175,11 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
   options.phaseTo = "ral";
   CompileResult result = compileModel(kModel, options);
   ASSERT_TRUE(result.ok()) << result.error->message;
-  int codegen = 0;
+  int codegen = 0, epilogues = 0;
   for (const DispatchSummary &d : result.dispatches) {
     if (d.kind == "kLibrary") {
       EXPECT_EQ(d.backend, "cublas") << d.name;
+      epilogues += d.name.find("ral_gemm_epilogue_cublaslt") != std::string::npos;
       EXPECT_TRUE(d.schedule.empty()) << d.name;
       continue;
     }
@@ -187,6 +189,7 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
     EXPECT_NE(result.ptx.find("// kernel " + d.name + "\n"), std::string::npos) << d.name;
   }
   EXPECT_GT(codegen, 0);
+  EXPECT_EQ(epilogues, 1) << "fc2 + bias: one cuBLASLt epilogue GEMM";
   EXPECT_NE(result.ptx.find(".target sm_90"), std::string::npos);
   bool snapshot = false;
   for (const PassSnapshot &s : result.snapshots)

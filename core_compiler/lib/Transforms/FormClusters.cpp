@@ -53,11 +53,13 @@ struct Refusal {
   std::string rule;
 };
 
-/// `C + bias` with bias broadcast along rows: the bias step of matmul_bias_act.
+/// 2-D `C + bias` with bias broadcast along rows: the bias step of matmul_bias_act.
 bool isBiasAdd(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
+  // Rank 2, as the epilogue lowering takes it (C through the matmul's 2-D result view): a
+  // rank-3 add straight on a batch matmul's result would join the cluster but stay a kernel.
   if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
-      classifyOp(op) != OpPattern::kBroadcast)
+      generic.getNumLoops() != 2 || classifyOp(op) != OpPattern::kBroadcast)
     return false;
   Block *body = generic.getBlock();
   auto *add = &body->front();

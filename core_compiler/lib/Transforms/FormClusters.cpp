@@ -71,19 +71,9 @@ bool isBiasAdd(Operation *op) {
 /// identity up to unit dims pinned to 0 (TOSA reads a batch of 1 that way) and its shape is the
 /// output's.
 bool readsInPlace(linalg::LinalgOp op, OpOperand *operand) {
-  AffineMap map = op.getMatchingIndexingMap(operand);
   auto type = dyn_cast<RankedTensorType>(operand->get().getType());
-  if (!type || op->getNumResults() != 1 || type != op->getResult(0).getType() ||
-      map.getNumResults() != map.getNumDims())
-    return false;
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!(dim && dim.getPosition() == i) &&
-        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
-      return false;
-  }
-  return true;
+  return type && op->getNumResults() == 1 && type == op->getResult(0).getType() &&
+         readsAtOutputIndex(op.getMatchingIndexingMap(operand), type);
 }
 
 /// ReLU of one input (`max(x, 0)`, or a clamp to [0, max]; isReluOf): the activation step of

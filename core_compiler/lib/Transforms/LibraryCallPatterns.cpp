@@ -325,21 +325,6 @@ static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
   return b.create<memref::GetGlobalOp>(loc, type, name);
 }
 
-/// True when `map` reads a buffer of `type` at the index it iterates (a dim of size 1 may be
-/// pinned to 0).
-static bool readsInPlace(AffineMap map, MemRefType type) {
-  if (map.getNumResults() != map.getNumDims())
-    return false;
-  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-    auto dim = dyn_cast<AffineDimExpr>(expr);
-    auto constant = dyn_cast<AffineConstantExpr>(expr);
-    if (!(dim && dim.getPosition() == i) &&
-        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
-      return false;
-  }
-  return true;
-}
-
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
 /// conv's block computing `relu(o)` (isReluOf) at the same index into a static f32 NHWC
 /// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then nothing
@@ -367,7 +352,7 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o
   if (!isLibraryOperand(d, 4) || d.getType() != oType ||
       (d != o && llvm::any_of(o.getUsers(), other)) ||
       !generic.getIndexingMapsArray()[1].isIdentity() ||
-      !readsInPlace(generic.getIndexingMapsArray()[0], oType))
+      !readsAtOutputIndex(generic.getIndexingMapsArray()[0], oType))
     return nullptr;
   Block *body = generic.getBlock();
   if (body->getOperations().size() > 3 ||

@@ -163,3 +163,16 @@ loupe::parsePreferences(Operation *anchor, StringRef device, llvm::ArrayRef<std:
   }
   return prefs;
 }
+
+bool loupe::readsAtOutputIndex(AffineMap map, ShapedType type) {
+  if (map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!(dim && dim.getPosition() == i) &&
+        !(constant && constant.getValue() == 0 && type.getDimSize(i) == 1))
+      return false;
+  }
+  return true;
+}

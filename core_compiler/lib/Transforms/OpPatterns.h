@@ -35,6 +35,10 @@ std::string fusePatternName(llvm::StringRef kind);
 /// [0, hi] with hi the largest f32 or +inf (TOSA's clamp: min then max, or max then min).
 bool isReluOf(mlir::Value result, mlir::Value x);
 
+/// True when `map` reads an operand of shape `type` at the index the op writes: the identity,
+/// except that unit dims may be pinned to 0 (TOSA reads a batch of 1 that way).
+bool readsAtOutputIndex(mlir::AffineMap map, mlir::ShapedType type);
+
 /// The DISC fusion kind of a reduction: kRowReduction when its first input's innermost
 /// dimension is reduced, kColReduction when an outer one is, kInput for windowed reductions
 /// (pooling, convolution). nullptr for an op without reduction loops.

@@ -206,6 +206,19 @@ static bool isBarePointerParam(Type type) {
          !ShapedType::isDynamic(offset) && llvm::none_of(strides, ShapedType::isDynamic);
 }
 
+/// The `void **params` of a kernel launch: params[i] points to a stack copy of argument i,
+/// the aligned pointer of a bare-pointer memref, else the whole (LLVM-typed) value.
+static Value packKernelParams(OpBuilder &b, Location loc, Operation *op, ValueRange args,
+                              ValueRange originals) {
+  llvm::SmallVector<Value> slots;
+  for (auto [arg, original] : llvm::zip(args, originals))
+    slots.push_back(spillToStack(b, loc, op,
+                                 isBarePointerParam(original.getType())
+                                     ? MemRefDescriptor(arg).alignedPtr(b, loc)
+                                     : arg));
+  return packPointerArray(b, loc, op, slots);
+}
+
 /// ral.cpu_launch -> ral_cpu_launch_1d(ctx, kernel name, size, block, &kernel_abi, params),
 /// params[i] pointing to a stack copy of argument i: the aligned pointer of a bare-pointer
 /// memref, else the whole (LLVM-typed) value.
@@ -216,13 +229,7 @@ struct CpuLaunchLowering : ConvertOpToLLVMPattern<CpuLaunchOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-    llvm::SmallVector<Value> slots;
-    for (auto [arg, original] : llvm::zip(adaptor.getArgs(), op.getArgs()))
-      slots.push_back(spillToStack(b, loc, op,
-                                   isBarePointerParam(original.getType())
-                                       ? MemRefDescriptor(arg).alignedPtr(b, loc)
-                                       : arg));
-    Value params = packPointerArray(b, loc, op, slots);
+    Value params = packKernelParams(b, loc, op, adaptor.getArgs(), op.getArgs());
     Value kernel = b.create<func::ConstantOp>(
         loc, kernelAbiType(ctx), FlatSymbolRefAttr::get(ctx, kernelAbiName(op.getKernel())));
     Value kernelPtr = b.create<UnrealizedConversionCastOp>(loc, ptrTy, kernel).getResult(0);
@@ -402,13 +409,8 @@ struct LaunchFuncLowering : ConvertOpToLLVMPattern<gpu::LaunchFuncOp> {
     Location loc = op.getLoc();
     MLIRContext *context = b.getContext();
     auto ptrTy = LLVM::LLVMPointerType::get(context);
-    llvm::SmallVector<Value> slots;
-    for (auto [arg, original] : llvm::zip(adaptor.getKernelOperands(), op.getKernelOperands()))
-      slots.push_back(spillToStack(b, loc, op,
-                                   isBarePointerParam(original.getType())
-                                       ? MemRefDescriptor(arg).alignedPtr(b, loc)
-                                       : arg));
-    Value params = packPointerArray(b, loc, op, slots);
+    Value params =
+        packKernelParams(b, loc, op, adaptor.getKernelOperands(), op.getKernelOperands());
     auto module = op->getParentOfType<ModuleOp>();
     auto i64 = b.getI64Type(), i32 = b.getI32Type();
     Value ptxSize = b.create<LLVM::ConstantOp>(loc, i64, static_cast<int64_t>(ptx.size() + 1));

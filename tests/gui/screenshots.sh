@@ -7,7 +7,8 @@
 #                                                         # variants fused and unfused
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
-# PANEL: pipeline ir diff graph dispatches run profile compare log, and gpu (the Profile panel
+# PANEL: pipeline ir diff graph dispatches run profile compare log, ptx (the IR panel on the
+# cuda target's PTX snapshot), and gpu (the Profile panel
 # on an imported GPU run, no model open, the GPU picked). OUT_DIR/PANEL.png are the images (the
 # user guide's docs/images/ are copies of these; gpu.png is gui-gpu-timeline.png).
 set -euo pipefail
@@ -84,6 +85,12 @@ MLIR
       open=("$OUT/broken.mlir") ;;
     pipeline) extra=(--pass convert-linalg-to-loops) ;;
     ir) extra=(--pass tosa-to-linalg --search linalg.conv_2d) ;;
+    ptx)
+      # The cuda target (compiles without a GPU): the PTX snapshot of the transformer's kernels,
+      # at its first warp-shuffle row reduction.
+      session_copy "$SRC/examples/sessions/transformer_block.json" "$OUT/transformer_cuda.json" \
+        's["pipeline"]["target"] = "cuda"; s["pipeline"]["gpu_arch"] = "sm_90"; s["pipeline"]["phase_to"] = "ral"'
+      open=(--session "$OUT/transformer_cuda.json"); show=ir; extra=(--pass ptx --search shfl.sync) ;;
     diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
     compare) open=(--session "$OUT/cnn_fusion.json"); db=$OUT/variants.db ;;

@@ -81,8 +81,10 @@ void registerDialects(DialectRegistry &registry) {
 std::string collectPtx(ModuleOp module) {
   std::string text;
   for (auto binary : module.getOps<gpu::BinaryOp>())
-    for (auto object : binary.getObjects().getAsRange<gpu::ObjectAttr>())
-      text += "// kernel " + binary.getName().str() + "\n" + object.getObject().str() + "\n";
+    for (auto object : binary.getObjects().getAsRange<gpu::ObjectAttr>()) {
+      StringRef ptx = object.getObject().getValue().rtrim('\0'); // NUL-terminated for the driver
+      text += "// kernel " + binary.getName().str() + "\n" + ptx.str() + "\n";
+    }
   return text;
 }
 

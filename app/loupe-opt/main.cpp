@@ -14,7 +14,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  mlir::registerAllToLLVMIRTranslations(registry); // gpu-module-to-binary (loupe-gpu-kernels)
+  mlir::registerAllToLLVMIRTranslations(registry); // gpu-module-to-binary (loupe-ral-cuda)
   registry.insert<loupe::ralir::RalDialect, loupe::loupeir::LoupeDialect>();
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry));
 }

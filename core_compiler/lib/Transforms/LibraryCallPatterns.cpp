@@ -352,7 +352,7 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o
   if (!isLibraryOperand(d, 4) || d.getType() != oType ||
       (d != o && llvm::any_of(o.getUsers(), other)) ||
       !generic.getIndexingMapsArray()[1].isIdentity() ||
-      !readsAtOutputIndex(generic.getIndexingMapsArray()[0], oType))
+      !loupe::readsAtOutputIndex(generic.getIndexingMapsArray()[0], oType))
     return nullptr;
   Block *body = generic.getBlock();
   if (body->getOperations().size() > 3 ||

@@ -255,7 +255,8 @@ int main(int argc, char **argv) {
         std::vector<profiler::DispatchRecord> dispatches;
         for (const ral::DispatchInfo &d : manifest.dispatches)
           dispatches.push_back(
-              {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1});
+              {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, -1,
+               d.bytes, d.flops});
         s = store->addDispatches(r.runId, dispatches);
         if (s)
           s = store->addMeasurement(r.runId, r.measurement.record);

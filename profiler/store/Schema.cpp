@@ -156,6 +156,13 @@ CREATE TABLE measurements(
 ALTER TABLE samples ADD COLUMN sm_clock_mhz INTEGER;
 )sql";
 
+/// Version 4: what each dispatch moves and computes, as the compiler counted them (bytes of
+/// the distinct buffers it reads and writes, floating-point operations; 0 when unknown).
+const char *const kV4 = R"sql(
+ALTER TABLE dispatches ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE dispatches ADD COLUMN flops INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -166,6 +173,7 @@ const Step kSteps[] = {
     {1, kV1},
     {2, kV2},
     {3, kV3},
+    {4, kV4},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

@@ -335,14 +335,15 @@ Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &di
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt insert,
       s.conn->prepare("INSERT INTO dispatches(run_id, dispatch_id, name_id, op_id, loc_id, "
-                      "backend_id, cluster_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"));
+                      "backend_id, cluster_id, bytes, flops) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
   for (const DispatchRecord &d : dispatches) {
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(d.name));
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t op, s.intern(d.op));
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t loc, s.intern(d.loc));
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t backend, s.intern(d.backend));
     insert.bind(1, runId).bind(2, d.dispatchId).bind(3, name).bind(4, op).bind(5, loc);
-    insert.bind(6, backend).bind(7, d.clusterId);
+    insert.bind(6, backend).bind(7, d.clusterId).bind(8, d.bytes).bind(9, d.flops);
     LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   }
   return tx.commit();

@@ -136,7 +136,8 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
 
   LOUPE_PROF_RETURN_IF_ERROR(collect(
       conn,
-      "SELECT d.dispatch_id, n.value, o.value, l.value, b.value, d.cluster_id FROM dispatches d "
+      "SELECT d.dispatch_id, n.value, o.value, l.value, b.value, d.cluster_id, d.bytes, d.flops "
+      "FROM dispatches d "
       "JOIN strings n ON n.id = d.name_id JOIN strings o ON o.id = d.op_id "
       "JOIN strings l ON l.id = d.loc_id JOIN strings b ON b.id = d.backend_id "
       "WHERE d.run_id = ?1 ORDER BY d.dispatch_id",
@@ -148,6 +149,8 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         d.loc = q.text(3);
         d.backend = q.text(4);
         d.clusterId = q.int64(5);
+        d.bytes = q.int64(6);
+        d.flops = q.int64(7);
         return d;
       }));
 

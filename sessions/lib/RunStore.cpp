@@ -55,7 +55,8 @@ ral::Status storeRun(const RunRequest &request, RunOutcome &outcome, size_t mode
     std::vector<profiler::DispatchRecord> dispatches;
     for (const ral::DispatchInfo &d : outcome.manifest.dispatches)
       dispatches.push_back(
-          {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, d.cluster});
+          {d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend, d.cluster,
+           d.bytes, d.flops});
     if (ral::Status s = store->addDispatches(*runId, dispatches); !s)
       return s;
     if (ral::Status s = store->addMeasurement(*runId, measured.measurement); !s)

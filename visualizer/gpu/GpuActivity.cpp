@@ -18,15 +18,20 @@ using RowKey = std::tuple<int, std::string, int64_t, int32_t, int32_t, int32_t, 
                           int32_t, int32_t, int64_t, int64_t, int64_t>;
 using TrackKey = std::tuple<int64_t, int64_t, int>; // device, stream, kind
 
-/// Why a kernel's bytes and FLOPs are unknown.
-std::string kernelRateWhy(int64_t dispatchId, int64_t clusterId) {
+/// Why a kernel's bytes or FLOPs are unknown; "" when both are known.
+std::string kernelRateWhy(int64_t dispatchId, int64_t clusterId, int64_t bytes, int64_t flops) {
   if (dispatchId < 0)
     return "no Loupe dispatch launched this kernel (an Nsight Systems import, or work outside "
            "every dispatch), so no cluster counts its bytes or FLOPs";
+  if (bytes > 0 && flops > 0)
+    return "";
+  std::string missing = bytes > 0 ? "FLOPs" : flops > 0 ? "bytes" : "bytes or FLOPs";
   return "dispatch " + std::to_string(dispatchId) +
          (clusterId >= 0 ? " (cluster " + std::to_string(clusterId) + ")" : "") +
-         ": the compiler records no bytes or FLOPs per cluster (neither the artifact manifest "
-         "nor the dispatches table has them), and the DB keeps no kernel argument sizes";
+         ": the compiler records no " + missing +
+         " for that dispatch (copies and fills compute nothing; dynamic shapes, ops it cannot "
+         "count and artifacts from before the counts have none), and the DB keeps no kernel "
+         "argument sizes";
 }
 
 std::string trackLabel(const TrackKey &key, bool severalDevices) {
@@ -92,9 +97,27 @@ std::shared_ptr<const GpuActivity> buildGpuActivity(const profiler::RunData &dat
   if (data.kernels.empty() && data.memcpys.empty())
     return nullptr;
   auto out = std::make_shared<GpuActivity>();
-  std::map<int64_t, int64_t> clusterOf;
+  std::map<int64_t, const profiler::DispatchRecord *> dispatchOf;
   for (const profiler::DispatchRecord &d : data.dispatches)
-    clusterOf[d.dispatchId] = d.clusterId;
+    dispatchOf[d.dispatchId] = &d;
+  auto clusterOf = [&](int64_t dispatchId) {
+    auto d = dispatchOf.find(dispatchId);
+    return d == dispatchOf.end() ? int64_t(-1) : d->second->clusterId;
+  };
+  // Per dispatch and repetition: its kernels' count and summed duration.
+  std::map<std::pair<int64_t, int64_t>, std::pair<size_t, int64_t>> dispatchRep;
+  for (const profiler::KernelRecord &k : data.kernels)
+    if (k.dispatchId >= 0) {
+      auto &[count, ns] = dispatchRep[{k.dispatchId, k.rep}];
+      ++count;
+      ns += k.end - k.start;
+    }
+  std::map<int64_t, std::pair<size_t, std::vector<int64_t>>> dispatchTime; // max count, sums
+  for (const auto &[key, value] : dispatchRep) {
+    auto &[count, sums] = dispatchTime[key.first];
+    count = std::max(count, value.first);
+    sums.push_back(value.second);
+  }
 
   // One operation of either table, with its row and track keys.
   struct Op {
@@ -135,14 +158,22 @@ std::shared_ptr<const GpuActivity> buildGpuActivity(const profiler::RunData &dat
       r.name = k.name;
       r.shortName = shortKernelName(k.name);
       r.dispatchId = k.dispatchId;
-      auto c = clusterOf.find(k.dispatchId);
-      r.clusterId = c == clusterOf.end() ? -1 : c->second;
+      r.clusterId = clusterOf(k.dispatchId);
+      auto d = dispatchOf.find(k.dispatchId);
+      if (k.dispatchId >= 0 && d != dispatchOf.end()) {
+        r.bytes = d->second->bytes > 0 ? d->second->bytes : -1;
+        r.flops = d->second->flops > 0 ? d->second->flops : -1;
+      }
+      if (auto t = dispatchTime.find(k.dispatchId); t != dispatchTime.end() && t->second.first > 1) {
+        r.dispatchKernels = t->second.first;
+        r.dispatchNs = profiler::summarize(t->second.second).median;
+      }
       r.grid[0] = k.gridX, r.grid[1] = k.gridY, r.grid[2] = k.gridZ;
       r.block[0] = k.blockX, r.block[1] = k.blockY, r.block[2] = k.blockZ;
       r.registersPerThread = k.registersPerThread;
       r.staticSharedMemory = k.staticSharedMemory;
       r.dynamicSharedMemory = k.dynamicSharedMemory;
-      r.rateWhy = kernelRateWhy(r.dispatchId, r.clusterId);
+      r.rateWhy = kernelRateWhy(r.dispatchId, r.clusterId, r.bytes, r.flops);
       return r;
     });
     add(row, ActivityKind::Kernel, k.rep, k.start, k.end, k.deviceId, k.streamId);
@@ -160,8 +191,7 @@ std::shared_ptr<const GpuActivity> buildGpuActivity(const profiler::RunData &dat
       r.name = set ? "memset" : "memcpy " + copyKindName(m.copyKind);
       r.shortName = r.name;
       r.dispatchId = m.dispatchId;
-      auto c = clusterOf.find(m.dispatchId);
-      r.clusterId = c == clusterOf.end() ? -1 : c->second;
+      r.clusterId = clusterOf(m.dispatchId);
       r.copyKind = m.copyKind;
       r.srcKind = m.srcKind;
       r.dstKind = m.dstKind;

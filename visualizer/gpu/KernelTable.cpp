@@ -27,6 +27,16 @@ template <class T> int cmp(T a, T b) { return a < b ? -1 : (b < a ? 1 : 0); }
 double sortable(double rate) { return std::isnan(rate) ? -1 : rate; }
 
 const char *kNoArithmetic = "copies and sets do no floating-point arithmetic";
+
+/// What a kernel's rate divides by: its median duration, or for a dispatch of several kernels
+/// their summed time, so the rate is the dispatch's.
+std::string dispatchRateNote(const KernelRow &row) {
+  if (row.dispatchKernels <= 1)
+    return ", at the median duration";
+  return ", at the median summed time of the dispatch's " + std::to_string(row.dispatchKernels) +
+         " kernels per repetition (" + formatNs(row.dispatchNs) +
+         "): the dispatch's rate, not this kernel's";
+}
 } // namespace
 
 const char *kernelColumnName(KernelColumn column) {
@@ -107,6 +117,11 @@ std::string kernelCellWhy(const KernelRow &row, KernelColumn column) {
   case KernelColumn::Bandwidth:
     if (row.bytes < 0)
       return row.rateWhy;
+    if (isKernel(row))
+      return std::to_string(row.bytes) +
+             " bytes per call of dispatch " + std::to_string(row.dispatchId) +
+             " (its distinct buffers read and written, as the compiler counted them)" +
+             (column == KernelColumn::Bandwidth ? dispatchRateNote(row) : "");
     if (row.kind == ActivityKind::Memset)
       return std::to_string(row.bytes) + " bytes of " + memoryKindName(row.dstKind) +
              " memory set per call" +
@@ -117,7 +132,9 @@ std::string kernelCellWhy(const KernelRow &row, KernelColumn column) {
   case KernelColumn::FlopRate:
     if (row.flops < 0)
       return isKernel(row) ? row.rateWhy : kNoArithmetic;
-    return std::to_string(row.flops) + " FLOPs per call, at the median duration";
+    return std::to_string(row.flops) + " FLOPs per call of dispatch " +
+           std::to_string(row.dispatchId) + " (as the compiler counted them)" +
+           dispatchRateNote(row);
   default:
     return "";
   }

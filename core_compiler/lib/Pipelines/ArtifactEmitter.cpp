@@ -102,10 +102,15 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
       auto value = dict.getAs<StringAttr>(key);
       return value ? value.str() : std::string();
     };
+    auto integer = [&](const char *key) {
+      auto value = dict.getAs<IntegerAttr>(key);
+      return value ? value.getInt() : int64_t(0);
+    };
     info.dispatches.push_back({cast<IntegerAttr>(dict.get("id")).getInt(), text("name"),
                                text("op"), text("loc"), text("backend"), text("kind"),
                                text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {},
-                               text("schedule"), text("launch")});
+                               text("schedule"), text("launch"), integer("bytes"),
+                               integer("flops")});
   }
   // ral-lower-to-library-call's fallback kernels, from the dispatches that still carry them.
   entry.walk([&](Operation *op) {
@@ -127,7 +132,8 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
     out.push_back({{"id", d.id}, {"name", d.name}, {"op", d.op}, {"loc", d.loc},
                    {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
                    {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
-                   {"schedule", d.schedule}, {"launch", d.launch}});
+                   {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes},
+                   {"flops", d.flops}});
   return out;
 }
 

@@ -36,11 +36,12 @@ static void to_json(json &j, const DispatchSummary &d) {
   j = {{"id", d.id},         {"name", d.name},     {"op", d.op},
        {"loc", d.loc},       {"backend", d.backend}, {"kind", d.kind},
        {"reason", d.reason}, {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
-       {"schedule", d.schedule}, {"launch", d.launch}};
+       {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes}, {"flops", d.flops}};
 }
 static void from_json(const json &j, DispatchSummary &d) {
   d = {j.at("id"), j.at("name"), j.at("op"), j.at("loc"), j.at("backend"), j.at("kind"),
-       j.at("reason"), j.at("cluster"), j.at("fallbacks"), j.at("schedule"), j.at("launch")};
+       j.at("reason"), j.at("cluster"), j.at("fallbacks"), j.at("schedule"), j.at("launch"),
+       j.at("bytes"), j.at("flops")};
 }
 static void to_json(json &j, const ClusterSummary &c) {
   j = {{"id", c.id},         {"kind", c.kind},     {"backend", c.backend}, {"pattern", c.pattern},
@@ -100,7 +101,7 @@ static const std::string &buildId() {
 
 std::string compileCacheKey(const std::string &moduleText, const CompileOptions &o) {
   std::ostringstream key;
-  key << "loupe-compile-cache 2\nbuild " << buildId() << "\ntarget " << o.target
+  key << "loupe-compile-cache 3\nbuild " << buildId() << "\ntarget " << o.target
       << "\ngpu-arch " << o.gpuArch << "\nphase-to "
       << o.phaseTo << "\nkeep-ir-text " << o.keepIrText << "\nrecord-passes " << o.recordPasses
       << "\nfusion " << o.fusion << "\nbackends";

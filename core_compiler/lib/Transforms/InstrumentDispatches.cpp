@@ -184,6 +184,8 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("kind", attrs.getStringAttr(fusionKind(op))),
           attrs.getNamedAttr("reason", reason ? reason : attrs.getStringAttr("")),
           attrs.getNamedAttr("cluster", cluster ? cluster : attrs.getI64IntegerAttr(-1)),
+          attrs.getNamedAttr("bytes", attrs.getI64IntegerAttr(loupe::dispatchBytes(op))),
+          attrs.getNamedAttr("flops", attrs.getI64IntegerAttr(loupe::dispatchFlops(op))),
       }));
     }
     entry->setAttr("loupe.dispatches", attrs.getArrayAttr(table));

@@ -2,6 +2,7 @@
 #include "OpPatterns.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
 #include <limits>
@@ -175,4 +176,99 @@ bool loupe::readsAtOutputIndex(AffineMap map, ShapedType type) {
       return false;
   }
   return true;
+}
+
+/// The byte size of `v` when it is a statically shaped memref, else -1 (0 for a non-memref).
+static int64_t memrefBytes(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  if (!type)
+    return 0;
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrIndexOrFloat())
+    return -1;
+  unsigned bits = type.getElementType().isIndex() ? 64 : type.getElementTypeBitWidth();
+  return type.getNumElements() * int64_t((bits + 7) / 8);
+}
+
+int64_t loupe::dispatchBytes(Operation *op) {
+  llvm::SmallVector<Value> operands;
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    llvm::append_range(operands, linalgOp.getDpsInputs());
+    llvm::append_range(operands, linalgOp.getDpsInits());
+  } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    operands = {copy.getSource(), copy.getTarget()};
+  } else if (auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op)) {
+    llvm::append_range(operands, dispatch.getArgs());
+  } else {
+    return 0;
+  }
+  llvm::SmallPtrSet<Value, 8> seen;
+  int64_t bytes = 0;
+  for (Value v : operands) {
+    if (!seen.insert(v).second)
+      continue;
+    int64_t size = memrefBytes(v);
+    if (size < 0)
+      return 0;
+    bytes += size;
+  }
+  return bytes;
+}
+
+/// The static shape of memref `v`, or an empty one.
+static llvm::ArrayRef<int64_t> staticShape(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.hasStaticShape() ? type.getShape() : llvm::ArrayRef<int64_t>();
+}
+
+static int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+/// FLOPs of a library kernel from its name and operands: gemm kernels take (A, B, ..., C)
+/// with A [B..., M, K] (ral-lower-to-library-call never transposes) and C the last matrix; conv kernels (input, filter OIHW,
+/// bias, output NCHW, params).
+static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
+  StringRef callee = dispatch.getCallee();
+  auto args = dispatch.getArgs();
+  llvm::SmallVector<Value> matrices;
+  for (Value v : args)
+    if (staticShape(v).size() >= 2)
+      matrices.push_back(v);
+  if (matrices.size() < 2)
+    return 0;
+  auto output = staticShape(matrices.back());
+  if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm")) {
+    return 2 * product(output) * staticShape(matrices.front()).back();
+  }
+  if (callee.starts_with("ral_conv") && output.size() == 4) {
+    auto filter = staticShape(matrices[1]);
+    if (filter.size() != 4)
+      return 0;
+    return 2 * product(output) * filter[1] * filter[2] * filter[3];
+  }
+  return 0;
+}
+
+int64_t loupe::dispatchFlops(Operation *op) {
+  if (auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op))
+    return libraryFlops(dispatch);
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp->getNumRegions() != 1)
+    return 0;
+  auto ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return 0;
+  int64_t points = product(ranges);
+  if (!libraryOpKind(op).empty())
+    return 2 * points;
+  int64_t perPoint = 0;
+  linalgOp.getBlock()->walk([&](Operation *nested) {
+    if (!matchPattern(nested, m_Constant()) &&
+        llvm::any_of(nested->getResultTypes(), [](Type t) { return isa<FloatType>(t); }))
+      ++perPoint;
+  });
+  return perPoint * points;
 }

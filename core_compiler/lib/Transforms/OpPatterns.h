@@ -48,6 +48,19 @@ const char *reductionKind(mlir::Operation *op);
 /// only broadcasts constants. Cloned into each user's cluster (IREE rematerialisation).
 bool isCheapProducer(mlir::Operation *op);
 
+/// The bytes a dispatch (a linalg op, memref.copy or library ral.dispatch on static memrefs)
+/// moves: the byte size of each distinct memref it reads or writes, counted once (linalg: DPS
+/// inputs and inits; copy: source and target; ral.dispatch: every memref argument). A lower
+/// bound on its memory traffic; 0 when a memref's shape is dynamic or the op is none of these.
+int64_t dispatchBytes(mlir::Operation *op);
+
+/// The floating-point operations a dispatch computes: 2 per loop point for matmul,
+/// batch_matmul and conv2d (a multiply and an add, 2*M*N*K, 2*out*C/groups*KH*KW), else the
+/// float-valued ops of the linalg payload times the product of the static loop ranges; for a
+/// library ral.dispatch (ral_gemm*, ral_batch_gemm*, ral_conv*) the same counts from its
+/// operand shapes. 0 for copies, dynamic loop ranges and unknown kernels.
+int64_t dispatchFlops(mlir::Operation *op);
+
 /// Preferences from a pass's `device`, `backends` and `overrides` (loc=backend) options;
 /// emits an error on `anchor` and fails on an unknown backend or a malformed override.
 mlir::FailureOr<backends::Preferences> parsePreferences(mlir::Operation *anchor,

@@ -106,7 +106,8 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                               d.value("backend", std::string()), d.value("kind", std::string()),
                               d.value("reason", std::string()),
                               d.value("cluster", int64_t(-1)),
-                              d.value("fallbacks", std::vector<std::string>())});
+                              d.value("fallbacks", std::vector<std::string>()),
+                              d.value("bytes", int64_t(0)), d.value("flops", int64_t(0))});
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {

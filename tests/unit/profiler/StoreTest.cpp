@@ -98,8 +98,8 @@ TEST(Store, RoundTrip) {
   ASSERT_TRUE(compileId.isOk()) << compileId.status().message();
 
   std::vector<DispatchRecord> dispatches = {
-      {0, "fusion_0_kLoop", "tosa.add", "mlp.mlir:3", "codegen", 0},
-      {1, "ral_gemm", "tosa.matmul", "mlp.mlir:5", "openblas", -1},
+      {0, "fusion_0_kLoop", "tosa.add", "mlp.mlir:3", "codegen", 0, 1536, 128},
+      {1, "ral_gemm", "tosa.matmul", "mlp.mlir:5", "openblas", -1, 12345678901, 98765432109},
   };
   ASSERT_TRUE(store.addDispatches(*runId, dispatches).isOk());
 
@@ -390,12 +390,15 @@ TEST_F(StoreFileTest, VersionOneIsMigrated) {
     ASSERT_TRUE(store.isOk());
     runId = *store->beginRun(sampleRunInfo());
   }
-  // What version 1 had: no fallbacks, no measurements, no SM clock on samples.
+  // What version 1 had: no fallbacks, no measurements, no SM clock on samples, no dispatch
+  // bytes and FLOPs.
   sqlite3 *db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   EXPECT_EQ(sqlite3_exec(db,
                          "DROP TABLE fallbacks; DROP TABLE measurements; "
-                         "ALTER TABLE samples DROP COLUMN sm_clock_mhz; PRAGMA user_version = 1;",
+                         "ALTER TABLE samples DROP COLUMN sm_clock_mhz; "
+                         "ALTER TABLE dispatches DROP COLUMN bytes; "
+                         "ALTER TABLE dispatches DROP COLUMN flops; PRAGMA user_version = 1;",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
@@ -420,6 +423,8 @@ TEST_F(StoreFileTest, VersionTwoIsMigrated) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db,
                          "DROP TABLE measurements; DROP TABLE samples; "
+                         "ALTER TABLE dispatches DROP COLUMN bytes; "
+                         "ALTER TABLE dispatches DROP COLUMN flops; "
                          "CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
                          "DELETE CASCADE, rep INTEGER NOT NULL, dispatch_id INTEGER NOT NULL "
                          "DEFAULT -1, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL); "
@@ -431,7 +436,7 @@ TEST_F(StoreFileTest, VersionTwoIsMigrated) {
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();
-  EXPECT_EQ(*store->schemaVersion(), 3);
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
   // Old rows: kept, no clock, no measurement.
   auto old = store->loadRun(runId);
   ASSERT_TRUE(old.isOk()) << old.status().message();
@@ -454,6 +459,54 @@ TEST_F(StoreFileTest, VersionTwoIsMigrated) {
   ASSERT_TRUE(now->measurement.has_value());
   EXPECT_EQ(now->measurement->mode, CacheMode::Cold);
   EXPECT_EQ(now->measurement->stop, StopReason::MaxTime);
+}
+
+TEST_F(StoreFileTest, VersionThreeIsMigrated) {
+  // A version-3 DB with a dispatch, written with version 3's exact DDL for dispatches.
+  std::string path = file("v3.db");
+  int64_t runId;
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    runId = *store->beginRun(sampleRunInfo());
+  }
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::string v3 = "DROP TABLE dispatches; "
+                   "CREATE TABLE dispatches(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+                   "DELETE CASCADE, dispatch_id INTEGER NOT NULL, name_id INTEGER NOT NULL "
+                   "REFERENCES strings(id), op_id INTEGER NOT NULL REFERENCES strings(id), "
+                   "loc_id INTEGER NOT NULL REFERENCES strings(id), backend_id INTEGER NOT "
+                   "NULL REFERENCES strings(id), cluster_id INTEGER NOT NULL DEFAULT -1, "
+                   "PRIMARY KEY(run_id, dispatch_id)); "
+                   "INSERT OR IGNORE INTO strings(value) VALUES ('d0'), ('linalg.generic'), "
+                   "('n0'), ('codegen'); "
+                   "INSERT INTO dispatches SELECT " + std::to_string(runId) +
+                   ", 0, (SELECT id FROM strings WHERE value "
+                   "= 'd0'), (SELECT id FROM strings WHERE value = 'linalg.generic'), "
+                   "(SELECT id FROM strings WHERE value = 'n0'), (SELECT id FROM strings "
+                   "WHERE value = 'codegen'), 3; "
+                   "PRAGMA user_version = 3;";
+  ASSERT_EQ(sqlite3_exec(db, v3.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  // The old dispatch: kept, no bytes or FLOPs (0: unknown).
+  auto old = store->loadRun(runId);
+  ASSERT_TRUE(old.isOk()) << old.status().message();
+  ASSERT_EQ(old->dispatches.size(), 1u);
+  EXPECT_EQ(old->dispatches[0], (DispatchRecord{0, "d0", "linalg.generic", "n0", "codegen", 3, 0, 0}));
+  // New dispatches keep theirs.
+  ASSERT_TRUE(store->addDispatches(runId, {{1, "d1", "linalg.matmul", "n1", "openblas", 4,
+                                            4096, 2 * 8 * 16 * 32}})
+                  .isOk());
+  auto now = store->loadRun(runId);
+  ASSERT_TRUE(now.isOk());
+  ASSERT_EQ(now->dispatches.size(), 2u);
+  EXPECT_EQ(now->dispatches[1].bytes, 4096);
+  EXPECT_EQ(now->dispatches[1].flops, 2 * 8 * 16 * 32);
 }
 
 TEST(Store, MeasurementAndClockColumns) {

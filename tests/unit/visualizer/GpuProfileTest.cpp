@@ -144,7 +144,8 @@ TEST(GpuActivity, AchievedBandwidthOnlyWhereTheBytesAreKnown) {
       EXPECT_TRUE(contains(why(k, c), "no Loupe dispatch launched this kernel")) << why(k, c);
     }
   }
-  // A Loupe run's kernel: its dispatch and cluster are known, its bytes and FLOPs are not.
+  // A Loupe run's kernel whose dispatch has no counts: its dispatch and cluster are known, its
+  // bytes and FLOPs are not.
   profiler::RunData loupe = makeRunOf(2, gpuDispatches(), {450000, 40000, 180000}, 2, 0, 1);
   addGpuRows(loupe, 2, true);
   auto own = gpu::buildGpuActivity(loupe);
@@ -152,12 +153,67 @@ TEST(GpuActivity, AchievedBandwidthOnlyWhereTheBytesAreKnown) {
   EXPECT_EQ(gemm.dispatchId, 0);
   EXPECT_EQ(gemm.clusterId, 0);
   EXPECT_TRUE(contains(gemm.rateWhy, "dispatch 0 (cluster 0): the compiler records no bytes or "
-                                     "FLOPs per cluster"))
+                                     "FLOPs for that dispatch"))
       << gemm.rateWhy;
   // The rate itself: amount per ns is giga-units per second; unknown stays unknown.
   EXPECT_DOUBLE_EQ(gpu::ratePerNs(2e9, 1e6), 2000);
   EXPECT_TRUE(std::isnan(gpu::ratePerNs(-1, 1000)));
   EXPECT_TRUE(std::isnan(gpu::ratePerNs(100, 0)));
+}
+
+TEST(GpuActivity, KernelRatesFromTheDispatchCounts) {
+  // The compiler counted the gemm's bytes and FLOPs, the fusion's bytes only (0 FLOPs).
+  std::vector<profiler::DispatchRecord> dispatches = gpuDispatches();
+  dispatches[0].bytes = 9000000;
+  dispatches[0].flops = 2 * 512 * 1024 * 1024LL;
+  dispatches[1].bytes = 400000;
+  profiler::RunData run = makeRunOf(2, dispatches, {450000, 40000, 180000}, 2, 0, 1);
+  addGpuRows(run, 2, true);
+  auto g = gpu::buildGpuActivity(run);
+  // One kernel per dispatch: the counts over the kernel's median duration (450 us, 40 us).
+  const gpu::KernelRow &gemm = g->rows[Gemm];
+  EXPECT_EQ(gemm.bytes, 9000000);
+  EXPECT_EQ(gemm.dispatchKernels, 0u);
+  EXPECT_DOUBLE_EQ(gemm.bandwidthGBs(), 9000000.0 / 450000.0);
+  EXPECT_DOUBLE_EQ(gemm.gflops(), 2 * 512 * 1024 * 1024.0 / 450000.0);
+  EXPECT_EQ(cell(gemm, KernelColumn::Bandwidth), "20.0");
+  EXPECT_EQ(cell(gemm, KernelColumn::FlopRate), "2386");
+  EXPECT_EQ(cell(gemm, KernelColumn::Bytes), formatBytes(9000000.0));
+  EXPECT_TRUE(contains(why(gemm, KernelColumn::Bandwidth), "9000000 bytes per call of dispatch 0"));
+  EXPECT_TRUE(contains(why(gemm, KernelColumn::FlopRate), "at the median duration"));
+  const gpu::KernelRow &fusion = g->rows[Fusion];
+  EXPECT_DOUBLE_EQ(fusion.bandwidthGBs(), 400000.0 / 40000.0);
+  EXPECT_EQ(cell(fusion, KernelColumn::Bandwidth), "10.0");
+  // No FLOPs counted: the cell stays empty and says why.
+  EXPECT_TRUE(std::isnan(fusion.gflops()));
+  EXPECT_EQ(cell(fusion, KernelColumn::FlopRate), "");
+  EXPECT_TRUE(contains(why(fusion, KernelColumn::FlopRate),
+                       "dispatch 1 (cluster 1): the compiler records no FLOPs for that dispatch"))
+      << why(fusion, KernelColumn::FlopRate);
+  EXPECT_TRUE(std::isnan(g->rows[Reduce].bandwidthGBs()));
+
+  // A dispatch of two kernels per repetition (cuBLAS' gemm and a split-K reduction): both show
+  // the dispatch's rate, over their summed time (450 + 50 us).
+  for (int rep = 0; rep < 2; ++rep) {
+    profiler::KernelRecord k = run.kernels[0];
+    k.rep = rep;
+    k.start = 10000000 + int64_t(rep) * 1000000 + 300000;
+    k.end = k.start + 50000;
+    k.streamId = 13;
+    k.name = "splitKreduce_kernel";
+    run.kernels.push_back(k);
+  }
+  g = gpu::buildGpuActivity(run);
+  for (const gpu::KernelRow &k : g->rows) {
+    if (k.dispatchId != 0)
+      continue;
+    EXPECT_EQ(k.dispatchKernels, 2u) << k.name;
+    EXPECT_DOUBLE_EQ(k.dispatchNs, 500000) << k.name;
+    EXPECT_DOUBLE_EQ(k.bandwidthGBs(), 18) << k.name;
+    EXPECT_EQ(cell(k, KernelColumn::Bandwidth), "18.0") << k.name;
+    EXPECT_TRUE(contains(why(k, KernelColumn::FlopRate), "the dispatch's rate, not this kernel's"))
+        << why(k, KernelColumn::FlopRate);
+  }
 }
 
 TEST(KernelTable, ColumnsAndCells) {

@@ -52,7 +52,7 @@ inline profiler::RunData makeRun(int64_t id, const std::vector<double> &medians,
 inline std::vector<profiler::DispatchRecord> recordsOf(const compiler::CompileResult &compile) {
   std::vector<profiler::DispatchRecord> out;
   for (const compiler::DispatchSummary &d : compile.dispatches)
-    out.push_back({d.id, d.name, d.op, d.loc, d.backend, d.cluster});
+    out.push_back({d.id, d.name, d.op, d.loc, d.backend, d.cluster, d.bytes, d.flops});
   return out;
 }
 

@@ -80,6 +80,9 @@ struct DispatchSummary {
   /// ("thread-per-element", "warp-row-reduction", "block-row-reduction", "single-thread") and
   /// the launch sizes it computed ("grid 4x1x1 block 32x4x1"); empty otherwise.
   std::string schedule, launch;
+  /// What the dispatch moves and computes (loupe-instrument-dispatches): bytes of the distinct
+  /// buffers it reads and writes, and floating-point operations; 0 when unknown.
+  int64_t bytes = 0, flops = 0;
 };
 
 /// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel

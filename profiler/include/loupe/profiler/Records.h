@@ -64,6 +64,8 @@ struct DispatchRecord {
   std::string loc;        ///< Source location (the provenance key), e.g. "model.onnx:Gemm_0".
   std::string backend;    ///< codegen|openblas|onednn|cublas|cublaslt|cudnn|reference.
   int64_t clusterId = -1; ///< Fusion cluster, -1 if none.
+  int64_t bytes = 0;      ///< Bytes of the distinct buffers it reads and writes; 0 if unknown.
+  int64_t flops = 0;      ///< Floating-point operations it computes; 0 if unknown.
 };
 
 /// Cache state of a measurement (docs/profiler.md, Method): hot = repetitions back to back;
@@ -227,8 +229,8 @@ inline bool operator==(const PassRecord &a, const PassRecord &b) {
                                          b.durationNs, b.irHash, b.changed);
 }
 inline bool operator==(const DispatchRecord &a, const DispatchRecord &b) {
-  return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId) ==
-         std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend, b.clusterId);
+  return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId, a.bytes, a.flops) ==
+         std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend, b.clusterId, b.bytes, b.flops);
 }
 inline bool operator==(const SampleRecord &a, const SampleRecord &b) {
   return std::tie(a.rep, a.dispatchId, a.startNs, a.endNs, a.smClockMhz) ==

@@ -44,6 +44,9 @@ struct DispatchInfo {
   /// Library kernels to call instead, in order, when the dispatch's kernel fails at run time
   /// (RAL API prefixes with its ABI, e.g. "ral_gemm_openblas"; optional, usually empty).
   std::vector<std::string> fallbacks;
+  /// Bytes of the distinct buffers the dispatch reads and writes, and the floating-point
+  /// operations it computes, as the compiler counted them (optional; 0 if absent or unknown).
+  int64_t bytes = 0, flops = 0;
 };
 
 /// The artifact's self-description.

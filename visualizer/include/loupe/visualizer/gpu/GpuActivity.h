@@ -8,10 +8,12 @@
 // data worker (makeProfileView). No ImGui.
 //
 // Achieved rates need the bytes and floating-point operations of an execution. Copies and sets
-// know their bytes (MemcpyRecord::bytes); kernels do not: the compiler records no bytes or
-// FLOPs per cluster (neither the artifact manifest nor the dispatches table has them) and the
-// DB keeps no kernel argument sizes, so a kernel's rates are unknown and KernelRow::rateWhy
-// says why. Nothing is estimated.
+// know their bytes (MemcpyRecord::bytes); kernels take theirs from their dispatch, as the
+// compiler counted them (DispatchRecord::bytes, ::flops; loupe-instrument-dispatches). A
+// dispatch that launches several kernels per repetition (a cuBLAS call) has one rate: its
+// counts over the median of its kernels' summed time per repetition, shown on each of its
+// kernels. Kernels without counts (no dispatch, or 0: an import, an older artifact, an op
+// the compiler cannot count) have no rates, and KernelRow::rateWhy says why.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_VISUALIZER_GPU_GPUACTIVITY_H
@@ -61,12 +63,19 @@ struct KernelRow {
   int32_t registersPerThread = 0;
   int64_t staticSharedMemory = 0, dynamicSharedMemory = 0; ///< Bytes per block.
   int32_t copyKind = 0, srcKind = 0, dstKind = 0; ///< Copies and sets, as MemcpyRecord.
-  /// Bytes moved or set by one execution (copies and sets); -1: unknown (kernels).
+  /// Bytes moved or set by one execution (copies and sets), or by one execution of the
+  /// kernel's dispatch (kernels); -1: unknown.
   int64_t bytes = -1;
-  /// Floating-point operations of one execution; -1: unknown (kernels) or none (copies, sets).
+  /// Floating-point operations of one execution of the kernel's dispatch; -1: unknown (kernels
+  /// without counts) or none (copies, sets).
   int64_t flops = -1;
-  /// Kernels: why bytes and FLOPs are unknown (shown as the rate cells' tooltip).
+  /// Kernels: why bytes or FLOPs are unknown (shown as the rate cells' tooltip).
   std::string rateWhy;
+  /// Kernels of a dispatch that launches several kernels per repetition: how many (at most),
+  /// and the median of their summed duration per repetition, which the rates divide by; 0 for
+  /// a dispatch of one kernel (the rates divide by medianNs).
+  size_t dispatchKernels = 0;
+  double dispatchNs = 0;
   size_t calls = 0;         ///< Executions.
   double medianNs = 0;      ///< Median duration.
   double totalNs = 0;       ///< Summed durations.
@@ -74,10 +83,13 @@ struct KernelRow {
   double share = 0;         ///< totalNs / the sum of every row's totalNs.
 
   int64_t sharedMemory() const { return staticSharedMemory + dynamicSharedMemory; }
-  /// Achieved bandwidth at the median duration, GB/s; NaN when bytes are unknown.
-  double bandwidthGBs() const { return ratePerNs(static_cast<double>(bytes), medianNs); }
-  /// Achieved FLOP rate at the median duration, GFLOP/s; NaN when FLOPs are unknown.
-  double gflops() const { return ratePerNs(static_cast<double>(flops), medianNs); }
+  /// The duration the rates divide by, ns: dispatchNs for a kernel of a multi-kernel
+  /// dispatch, else medianNs.
+  double rateNs() const { return dispatchKernels > 1 ? dispatchNs : medianNs; }
+  /// Achieved bandwidth at rateNs, GB/s; NaN when bytes are unknown.
+  double bandwidthGBs() const { return ratePerNs(static_cast<double>(bytes), rateNs()); }
+  /// Achieved FLOP rate at rateNs, GFLOP/s; NaN when FLOPs are unknown.
+  double gflops() const { return ratePerNs(static_cast<double>(flops), rateNs()); }
 };
 
 /// A track of the stream timeline: one kind of work on one stream.

@@ -81,6 +81,9 @@ assert any(p["pass"] == "ptx" and p["ir_file"].endswith(".s") for p in index), "
 print("cuda ok:", len(d), "dispatches,", len(codegen), "code-generated")
 PY
   expect_exit 2 "--emit ptx needs --target cuda" "$LOUPE" compile "$MODELS/mlp.onnx" --emit ptx
+  # The MLP's GELU needs libdevice's erf: without the toolkit the compile says so (not the driver).
+  CUDA_ROOT=/nonexistent expect_exit 3 "calls libdevice's __nv_erff but libdevice was not linked" \
+    "$LOUPE" compile "$MODELS/mlp.onnx" --target cuda --emit ptx --cache off
   expect_exit 2 "unsupported GPU architecture 'sm_70'" \
     "$LOUPE" compile "$MODELS/mlp.onnx" --target cuda --gpu-arch sm_70
   if ! ldconfig -p | grep -q "libcuda.so.1 "; then

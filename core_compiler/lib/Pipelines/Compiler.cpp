@@ -88,6 +88,21 @@ std::string collectPtx(ModuleOp module) {
   return text;
 }
 
+/// The first libdevice function (`__nv_*`) the PTX still declares `.extern`, or "": MLIR's NVVM
+/// serialisation links libdevice only when it finds the CUDA toolkit, and an unresolved call
+/// would only fail when the driver loads the module.
+std::string unresolvedLibdeviceCall(const std::string &ptx) {
+  size_t at = ptx.find(".extern .func");
+  while (at != std::string::npos) {
+    size_t end = ptx.find('\n', at);
+    std::string line = ptx.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (size_t nv = line.find("__nv_"); nv != std::string::npos)
+      return line.substr(nv, line.find_first_of(" (", nv) - nv);
+    at = ptx.find(".extern .func", at + 1);
+  }
+  return "";
+}
+
 std::string defaultArtifactPath(const std::string &modelPath) {
   llvm::SmallString<128> path;
   llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, path);
@@ -191,6 +206,11 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       if (options.target == "cuda") {
         result.ptx = collectPtx(module.get());
         recorder.recordStep("ral", "ptx", options.gpuArch, 0, IrKind::Assembly, result.ptx);
+        if (std::string missing = unresolvedLibdeviceCall(result.ptx); !missing.empty())
+          return fail(CompileError::Kind::Internal,
+                      modelPath + ": the PTX calls libdevice's " + missing +
+                          " but libdevice was not linked: install the CUDA toolkit or set "
+                          "CUDA_ROOT to one (nvvm/libdevice/libdevice.10.bc)");
       }
     }
     result.lastPhase = phase;

@@ -23,21 +23,6 @@ int64_t product(ArrayRef<int64_t> values) {
   return p;
 }
 
-/// `gpu.launch` with grid (grid, 1, 1) and block (blockX, blockY, 1), its body terminated and
-/// the insertion point at the body's start.
-gpu::LaunchOp createLaunch(RewriterBase &b, Location loc, int64_t grid, int64_t blockX,
-                           int64_t blockY, TypeRange workgroupMemory = {}) {
-  Value one = indexConstant(b, loc, 1);
-  auto launch = b.create<gpu::LaunchOp>(
-      loc, indexConstant(b, loc, grid), one, one, indexConstant(b, loc, blockX),
-      indexConstant(b, loc, blockY), one, /*dynamicSharedMemorySize=*/nullptr,
-      /*asyncTokenType=*/nullptr, ValueRange{}, workgroupMemory);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToEnd(&body);
-  b.create<gpu::TerminatorOp>(loc);
-  b.setInsertionPointToStart(&body);
-  return launch;
-}
 
 /// The indices of `linear` in a row-major iteration space of `extents` (last fastest).
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
@@ -114,6 +99,20 @@ Value cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange i
   return map.lookup(body.getTerminator()->getOperand(0));
 }
 } // namespace
+
+gpu::LaunchOp createLaunch(RewriterBase &b, Location loc, int64_t grid, int64_t blockX,
+                           int64_t blockY, TypeRange workgroupMemory) {
+  Value one = indexConstant(b, loc, 1);
+  auto launch = b.create<gpu::LaunchOp>(
+      loc, indexConstant(b, loc, grid), one, one, indexConstant(b, loc, blockX),
+      indexConstant(b, loc, blockY), one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, ValueRange{}, workgroupMemory);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  b.create<gpu::TerminatorOp>(loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
 
 std::optional<RowReduction> matchRowReduction(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)

@@ -17,6 +17,12 @@ namespace loupe {
 /// Threads of one warp on every NVIDIA GPU.
 constexpr int64_t kWarpSize = 32;
 
+/// `gpu.launch` with grid (grid, 1, 1), block (blockX, blockY, 1) and `workgroupMemory`
+/// attributions, its body terminated and the insertion point at the body's start.
+mlir::gpu::LaunchOp createLaunch(mlir::RewriterBase &b, mlir::Location loc, int64_t grid,
+                                 int64_t blockX, int64_t blockY,
+                                 mlir::TypeRange workgroupMemory = {});
+
 /// A generic's reduction that the warp schedule can run: one output, every loop bound
 /// static, loops ordered parallel-then-reduction, a 32-bit element type, and a body that
 /// folds into the output with one commutative arith op that has a neutral element

@@ -81,13 +81,8 @@ Mapping mapToGpu(RewriterBase &b, linalg::LinalgOp op, int64_t threadsPerBlock,
   if (generic.getNumParallelLoops() == 0) {
     // A short full reduction or a 0-d op: its loops on a single thread.
     b.setInsertionPoint(generic);
-    Value one = b.create<arith::ConstantIndexOp>(generic.getLoc(), 1);
-    auto launch = b.create<gpu::LaunchOp>(generic.getLoc(), one, one, one, one, one, one);
-    Block &body = launch.getBody().front();
-    b.setInsertionPointToEnd(&body);
-    b.create<gpu::TerminatorOp>(generic.getLoc());
-    b.setInsertionPointToStart(&body);
-    generic->moveBefore(body.getTerminator());
+    gpu::LaunchOp launch = createLaunch(b, generic.getLoc(), 1, 1, 1);
+    generic->moveBefore(launch.getBody().front().getTerminator());
     b.setInsertionPoint(generic);
     if (failed(linalg::linalgOpToLoops(b, generic)))
       return {};

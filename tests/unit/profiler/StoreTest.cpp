@@ -22,6 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+RunInfo sampleRunInfo();
+
 /// A fresh directory per test, removed afterwards.
 class StoreFileTest : public ::testing::Test {
 protected:
@@ -34,6 +36,20 @@ protected:
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string file(const std::string &name) const { return (dir_ / name).string(); }
+  /// A current-schema DB at `path` holding one run; returns its id.
+  int64_t fileWithOneRun(const std::string &path) {
+    auto store = Store::open(path);
+    EXPECT_TRUE(store.isOk()) << store.status().message();
+    return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
+  }
+  /// Runs `sql` on the file directly (to rewrite it as an older schema had it).
+  static bool execSql(const std::string &path, const std::string &sql) {
+    sqlite3 *db = nullptr;
+    bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+              sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+  }
   fs::path dir_;
 };
 
@@ -384,24 +400,14 @@ TEST_F(StoreFileTest, NewerSchemaVersionIsRejected) {
 
 TEST_F(StoreFileTest, VersionOneIsMigrated) {
   std::string path = file("v1.db");
-  int64_t runId;
-  {
-    auto store = Store::open(path);
-    ASSERT_TRUE(store.isOk());
-    runId = *store->beginRun(sampleRunInfo());
-  }
+  int64_t runId = fileWithOneRun(path);
   // What version 1 had: no fallbacks, no measurements, no SM clock on samples, no dispatch
   // bytes and FLOPs.
-  sqlite3 *db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db,
-                         "DROP TABLE fallbacks; DROP TABLE measurements; "
-                         "ALTER TABLE samples DROP COLUMN sm_clock_mhz; "
-                         "ALTER TABLE dispatches DROP COLUMN bytes; "
-                         "ALTER TABLE dispatches DROP COLUMN flops; PRAGMA user_version = 1;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_TRUE(execSql(path,
+                      "DROP TABLE fallbacks; DROP TABLE measurements; "
+                      "ALTER TABLE samples DROP COLUMN sm_clock_mhz; "
+                      "ALTER TABLE dispatches DROP COLUMN bytes; "
+                      "ALTER TABLE dispatches DROP COLUMN flops; PRAGMA user_version = 1;"));
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();
@@ -413,26 +419,16 @@ TEST_F(StoreFileTest, VersionOneIsMigrated) {
 TEST_F(StoreFileTest, VersionTwoIsMigrated) {
   // A version-2 DB with a run and samples, written with version 2's exact DDL for samples.
   std::string path = file("v2.db");
-  int64_t runId;
-  {
-    auto store = Store::open(path);
-    ASSERT_TRUE(store.isOk());
-    runId = *store->beginRun(sampleRunInfo());
-  }
-  sqlite3 *db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db,
-                         "DROP TABLE measurements; DROP TABLE samples; "
-                         "ALTER TABLE dispatches DROP COLUMN bytes; "
-                         "ALTER TABLE dispatches DROP COLUMN flops; "
-                         "CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
-                         "DELETE CASCADE, rep INTEGER NOT NULL, dispatch_id INTEGER NOT NULL "
-                         "DEFAULT -1, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL); "
-                         "INSERT INTO samples VALUES (1, 0, -1, 0, 100), (1, 1, -1, 100, 250); "
-                         "PRAGMA user_version = 2;",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
-  sqlite3_close(db);
+  int64_t runId = fileWithOneRun(path);
+  ASSERT_TRUE(execSql(path,
+                      "DROP TABLE measurements; DROP TABLE samples; "
+                      "ALTER TABLE dispatches DROP COLUMN bytes; "
+                      "ALTER TABLE dispatches DROP COLUMN flops; "
+                      "CREATE TABLE samples(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
+                      "DELETE CASCADE, rep INTEGER NOT NULL, dispatch_id INTEGER NOT NULL "
+                      "DEFAULT -1, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL); "
+                      "INSERT INTO samples VALUES (1, 0, -1, 0, 100), (1, 1, -1, 100, 250); "
+                      "PRAGMA user_version = 2;"));
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();
@@ -464,14 +460,7 @@ TEST_F(StoreFileTest, VersionTwoIsMigrated) {
 TEST_F(StoreFileTest, VersionThreeIsMigrated) {
   // A version-3 DB with a dispatch, written with version 3's exact DDL for dispatches.
   std::string path = file("v3.db");
-  int64_t runId;
-  {
-    auto store = Store::open(path);
-    ASSERT_TRUE(store.isOk());
-    runId = *store->beginRun(sampleRunInfo());
-  }
-  sqlite3 *db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  int64_t runId = fileWithOneRun(path);
   std::string v3 = "DROP TABLE dispatches; "
                    "CREATE TABLE dispatches(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
                    "DELETE CASCADE, dispatch_id INTEGER NOT NULL, name_id INTEGER NOT NULL "
@@ -487,8 +476,7 @@ TEST_F(StoreFileTest, VersionThreeIsMigrated) {
                    "(SELECT id FROM strings WHERE value = 'n0'), (SELECT id FROM strings "
                    "WHERE value = 'codegen'), 3; "
                    "PRAGMA user_version = 3;";
-  ASSERT_EQ(sqlite3_exec(db, v3.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  ASSERT_TRUE(execSql(path, v3));
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();

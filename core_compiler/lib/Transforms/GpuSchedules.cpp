@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -97,6 +98,61 @@ Value cloneBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op, ValueRange i
       b.clone(nested, map);
   }
   return map.lookup(body.getTerminator()->getOperand(0));
+}
+
+/// Bytes of one thread-per-vector4 access: kVectorWidth 32-bit elements.
+constexpr int64_t kVectorBytes = kVectorWidth * 4;
+
+/// How the thread-per-vector4 schedule reaches `operand` of an all-parallel generic.
+enum class LaneAccess {
+  kContiguous, ///< kVectorWidth consecutive, 16-byte aligned elements: one vector access.
+  kUniform,    ///< Not indexed by the innermost loop: one element for all lanes.
+  kOther,      ///< Strided, transposed, misaligned or not 32-bit: no vector access.
+};
+
+LaneAccess laneAccess(linalg::GenericOp op, OpOperand &operand) {
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  if (!type)
+    return LaneAccess::kUniform; // a scalar input
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 32)
+    return LaneAccess::kOther;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  unsigned innermost = op.getNumLoops() - 1;
+  ArrayRef<AffineExpr> results = map.getResults();
+  auto usesLane = [&](AffineExpr e) { return e.isFunctionOfDim(innermost); };
+  if (llvm::none_of(results, usesLane))
+    return LaneAccess::kUniform;
+  if (llvm::any_of(results.drop_back(), usesLane) ||
+      results.back() != getAffineDimExpr(innermost, op.getContext()))
+    return LaneAccess::kOther;
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(getStridesAndOffset(type, strides, offset)) || strides.back() != 1 ||
+      ShapedType::isDynamic(offset) || offset % kVectorWidth != 0)
+    return LaneAccess::kOther;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kVectorWidth != 0)
+      return LaneAccess::kOther;
+  return LaneAccess::kContiguous;
+}
+
+/// A launch of `size` threads in blocks of up to `threadsPerBlock`; the insertion point is
+/// left inside the bounds check and `id` is the thread's linear id.
+gpu::LaunchOp launchThreads(RewriterBase &b, Location loc, int64_t size, int64_t threadsPerBlock,
+                            Value &id) {
+  int64_t block =
+      std::min<int64_t>(threadsPerBlock, llvm::alignTo(std::max<int64_t>(size, 1), kWarpSize));
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, std::max<int64_t>(1, llvm::divideCeil(size, block)), block, 1);
+  id = b.create<arith::AddIOp>(
+      loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, indexConstant(b, loc, block)),
+      launch.getThreadIds().x);
+  auto inRange = b.create<scf::IfOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, id, indexConstant(b, loc, size)),
+      /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&inRange.getThenRegion().front());
+  return launch;
 }
 } // namespace
 
@@ -259,22 +315,102 @@ gpu::LaunchOp buildParallelLaunch(RewriterBase &b, scf::ParallelOp loop,
     }
     extents.push_back(*ub);
   }
-  int64_t size = product(extents);
-  int64_t block = std::min<int64_t>(threadsPerBlock, llvm::alignTo(std::max<int64_t>(size, 1), kWarpSize));
   b.setInsertionPoint(loop);
-  gpu::LaunchOp launch = createLaunch(b, loc, std::max<int64_t>(1, llvm::divideCeil(size, block)), block, 1);
-  Value id = b.create<arith::AddIOp>(
-      loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, indexConstant(b, loc, block)),
-      launch.getThreadIds().x);
-  auto inRange = b.create<scf::IfOp>(
-      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, id, indexConstant(b, loc, size)),
-      /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&inRange.getThenRegion().front());
+  Value id;
+  gpu::LaunchOp launch = launchThreads(b, loc, product(extents), threadsPerBlock, id);
   IRMapping map;
   map.map(loop.getInductionVars(), delinearize(b, loc, id, extents));
   for (Operation &op : loop.getBody()->without_terminator())
     b.clone(op, map);
   b.eraseOp(loop);
+  return launch;
+}
+
+bool canVectorizeElementwise(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 0 || op.getNumLoops() == 0)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % kVectorWidth != 0)
+    return false;
+  for (OpOperand &operand : op->getOpOperands()) {
+    LaneAccess access = laneAccess(op, operand);
+    if (access == LaneAccess::kOther ||
+        (access == LaneAccess::kUniform && op.isDpsInit(&operand)))
+      return false;
+  }
+  Block &body = op.getRegion().front();
+  for (Operation &nested : body.without_terminator()) {
+    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+    if (!llvm::all_of(nested.getResultTypes(), scalar) ||
+        !llvm::all_of(nested.getOperandTypes(), scalar) || nested.getNumRegions() != 0)
+      return false;
+    if (!isa<arith::ConstantOp>(nested) && !OpTrait::hasElementwiseMappableTraits(&nested))
+      return false;
+  }
+  return true;
+}
+
+gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op,
+                                           int64_t threadsPerBlock) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  extents.back() /= kVectorWidth;
+  Value id;
+  gpu::LaunchOp launch = launchThreads(b, loc, product(extents), threadsPerBlock, id);
+  SmallVector<Value> ivs = delinearize(b, loc, id, extents);
+  ivs.back() = b.create<arith::MulIOp>(loc, ivs.back(), indexConstant(b, loc, kVectorWidth));
+
+  auto vectorOf = [](Type t) { return VectorType::get({kVectorWidth}, t); };
+  // vector.splat, not vector.broadcast: convert-gpu-to-nvvm lowers only the former.
+  auto splat = [&](Value scalar) -> Value {
+    return b.create<vector::SplatOp>(loc, scalar, vectorOf(scalar.getType()));
+  };
+  llvm::SmallDenseSet<Value> aligned;
+  // The operand as a vector of its kVectorWidth lanes at `ivs`.
+  auto read = [&](OpOperand &operand) -> Value {
+    Value source = operand.get();
+    Type element = getElementTypeOrSelf(source.getType());
+    if (!isa<MemRefType>(source.getType())) // a scalar input
+      return splat(source);
+    SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
+    if (laneAccess(op, operand) == LaneAccess::kUniform)
+      return splat(b.create<memref::LoadOp>(loc, source, indices));
+    if (aligned.insert(source).second)
+      b.create<memref::AssumeAlignmentOp>(loc, source, kVectorBytes);
+    return b.create<vector::LoadOp>(loc, vectorOf(element), source, indices);
+  };
+
+  Block &body = op.getRegion().front();
+  IRMapping map;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    if (!op.isDpsInit(&operand) || op.payloadUsesValueFromOperand(&operand))
+      map.map(arg, read(operand));
+  }
+  for (Operation &nested : body.without_terminator()) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(nested)) {
+      map.map(constant.getResult(),
+              b.create<arith::ConstantOp>(
+                  loc, DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue())));
+      continue;
+    }
+    for (Value operand : nested.getOperands()) // a scalar captured from outside the body
+      if (!map.contains(operand))
+        map.map(operand, splat(operand));
+    Operation *clone = b.clone(nested, map);
+    for (OpResult result : clone->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  for (auto [init, yielded] :
+       llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands())) {
+    Value value = map.lookupOrDefault(yielded);
+    if (!isa<VectorType>(value.getType())) // a scalar captured from outside the body
+      value = splat(value);
+    SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
+    if (aligned.insert(init.get()).second)
+      b.create<memref::AssumeAlignmentOp>(loc, init.get(), kVectorBytes);
+    b.create<vector::StoreOp>(loc, value, init.get(), indices);
+  }
   return launch;
 }
 

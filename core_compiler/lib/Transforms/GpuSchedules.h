@@ -1,6 +1,6 @@
 //===- GpuSchedules.h - Thread mappings of code-generated GPU kernels -*- C++ -*-===//
 //
-// The schedules ral-outline-gpu-kernels gives each code-generated linalg op. Both build a
+// The schedules ral-outline-gpu-kernels gives each code-generated linalg op. Each builds a
 // `gpu.launch` with static grid and block sizes in front of the op; the caller erases the op.
 //
 //===----------------------------------------------------------------------===//
@@ -48,6 +48,28 @@ std::optional<RowReduction> matchRowReduction(mlir::linalg::GenericOp op);
 mlir::gpu::LaunchOp buildRowReductionLaunch(mlir::RewriterBase &rewriter,
                                             const RowReduction &reduction,
                                             int64_t threadsPerBlock, int64_t warpRowMax);
+
+/// Elements per thread of the `thread-per-vector4` schedule: four 32-bit elements, one 128-bit
+/// load or store.
+constexpr int64_t kVectorWidth = 4;
+
+/// Whether the `thread-per-vector4` schedule can run `op`: every loop parallel with a static
+/// extent, the innermost one a multiple of kVectorWidth; every memref operand 32-bit and either
+/// walked contiguously by the innermost loop (last index, unit stride, static offset and outer
+/// strides multiples of kVectorWidth: 16-byte aligned vectors in a 16-byte aligned buffer) or
+/// not indexed by it (read once, broadcast; inputs only); a body of elementwise-mappable ops
+/// (arith, math) and constants, without linalg.index.
+bool canVectorizeElementwise(mlir::linalg::GenericOp op);
+
+/// Elementwise schedule with 128-bit accesses (the float4 idiom of hand-written CUDA kernels):
+/// one thread per kVectorWidth consecutive innermost iterations, linearised like
+/// buildParallelLaunch, the body computed on vector<4xT> values between `vector.load` and
+/// `vector.store`. `memref.assume_alignment 16` on the contiguous operands lets the NVPTX back
+/// end emit ld.global.v4/st.global.v4 (the runtime's device allocations are at least 256-byte
+/// aligned). Requires canVectorizeElementwise(op); inserts before `op`, which the caller erases.
+mlir::gpu::LaunchOp buildVectorElementwiseLaunch(mlir::RewriterBase &rewriter,
+                                                 mlir::linalg::GenericOp op,
+                                                 int64_t threadsPerBlock);
 
 /// One thread per iteration of `loop`, linearised so that consecutive threads take
 /// consecutive innermost indices (coalesced accesses), in blocks of `threadsPerBlock`; loops

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/GPU/Transforms/Utils.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace loupe {
@@ -50,8 +51,9 @@ linalg::GenericOp generalize(RewriterBase &b, linalg::LinalgOp op) {
 }
 
 /// The launch of one code-generated linalg op: generalised, loops ordered parallel-then-
-/// reduction, then the warp reduction schedule or one thread per parallel iteration (a
-/// sequential loop nest on one thread when the op has no parallel loop).
+/// reduction, then the warp reduction schedule, 128-bit vectors per thread (elementwise ops
+/// on contiguous rows), or one thread per parallel iteration (a sequential loop nest on one
+/// thread when the op has no parallel loop).
 Mapping mapToGpu(RewriterBase &b, linalg::LinalgOp op, int64_t threadsPerBlock,
                  int64_t warpRowMax) {
   b.setInsertionPoint(op);
@@ -77,6 +79,12 @@ Mapping mapToGpu(RewriterBase &b, linalg::LinalgOp op, int64_t threadsPerBlock,
     b.eraseOp(generic);
     return {launch, reduction->length <= warpRowMax ? "warp-row-reduction"
                                                     : "block-row-reduction"};
+  }
+  if (canVectorizeElementwise(generic)) {
+    b.setInsertionPoint(generic);
+    gpu::LaunchOp launch = buildVectorElementwiseLaunch(b, generic, threadsPerBlock);
+    b.eraseOp(generic);
+    return {launch, "thread-per-vector4"};
   }
   if (generic.getNumParallelLoops() == 0) {
     // A short full reduction or a 0-d op: its loops on a single thread.

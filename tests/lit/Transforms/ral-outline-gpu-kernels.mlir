@@ -1,31 +1,26 @@
 // RUN: loupe-opt --ral-outline-gpu-kernels --cse --split-input-file --verify-diagnostics %s | FileCheck %s
 
-// Elementwise: one thread per element, linearised innermost-fastest, 256 threads per block
-// (64x256 = 16384 elements -> 64 blocks). Weights are read through a device copy, constants
-// are cloned into the kernel, which is named after its dispatch.
+// Elementwise on rows of 256: four consecutive elements per thread (64x256 / 4 = 4096
+// threads -> 16 blocks), 128-bit vector loads and stores of 16-byte aligned buffers; the
+// scalar constant is splat.
 
 // CHECK-LABEL: func.func @main
-// CHECK-SAME: (%[[CTX:[a-z0-9]*]]: !ral.context)
-// CHECK-SAME: {id = 0 : i64, launch = "grid 64x1x1 block 256x1x1", name = "dispatch_0_generic", schedule = "thread-per-element"}
-// CHECK: %[[G:.*]] = memref.get_global @bias
-// CHECK: %[[B:.*]] = ral.device_constant %[[CTX]], %[[G]] : memref<256xf32>
-// CHECK: gpu.launch_func @dispatch_0_generic::@dispatch_0_generic blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<64x256xf32>, %[[B]] : memref<256xf32>, %{{.*}} : memref<64x256xf32>) {loupe.dispatch_id = 0 : i64}
-// CHECK: gpu.module @dispatch_0_generic
+// CHECK-SAME: {id = 0 : i64, launch = "grid 16x1x1 block 256x1x1", name = "dispatch_0_generic", schedule = "thread-per-vector4"}
 // CHECK: gpu.func @dispatch_0_generic(%[[X:.*]]: memref<64x256xf32>, %[[BIAS:.*]]: memref<256xf32>, %[[Y:.*]]: memref<64x256xf32>) kernel
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>
-// CHECK-DAG: %[[BID:.*]] = gpu.block_id x
-// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[ID:.*]] = arith.addi %{{.*}}, %[[TID]]
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %c16384
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID:.*]], %c4096
 // CHECK: scf.if %[[IN]]
-// CHECK: %[[COL:.*]] = arith.remui %[[ID]], %c256
-// CHECK: %[[ROW:.*]] = arith.divui %[[ID]], %c256
-// CHECK: %[[I:.*]] = affine.apply #{{.*}}(%[[ROW]])
-// CHECK: %[[J:.*]] = affine.apply #{{.*}}(%[[COL]])
-// CHECK: memref.load %[[X]][%[[I]], %[[J]]]
-// CHECK: memref.load %[[BIAS]][%[[J]]]
-// CHECK: arith.maximumf
-// CHECK: memref.store %{{.*}}, %[[Y]][%[[I]], %[[J]]]
+// CHECK: %[[QUAD:.*]] = arith.remui %[[ID]], %c64
+// CHECK: %[[ROW:.*]] = arith.divui %[[ID]], %c64
+// CHECK: %[[COL:.*]] = arith.muli %[[QUAD]], %c4
+// CHECK: memref.assume_alignment %[[X]], 16
+// CHECK: %[[XV:.*]] = vector.load %[[X]][%[[ROW]], %[[COL]]] : memref<64x256xf32>, vector<4xf32>
+// CHECK: memref.assume_alignment %[[BIAS]], 16
+// CHECK: %[[BV:.*]] = vector.load %[[BIAS]][%[[COL]]] : memref<256xf32>, vector<4xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[XV]], %[[BV]] : vector<4xf32>
+// CHECK: %[[ZERO:.*]] = vector.splat %{{.*}} : vector<4xf32>
+// CHECK: %[[R:.*]] = arith.maximumf %[[S]], %[[ZERO]] : vector<4xf32>
+// CHECK: memref.assume_alignment %[[Y]], 16
+// CHECK: vector.store %[[R]], %[[Y]][%[[ROW]], %[[COL]]] : memref<64x256xf32>, vector<4xf32>
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 memref.global "private" constant @bias : memref<256xf32> = dense<1.0>
@@ -43,6 +38,125 @@ func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i6
     linalg.yield %r : f32
   }
   ral.send_output %ctx, 0, %y : memref<64x256xf32>
+  return
+}
+
+// -----
+
+// Elementwise with rows of 255 (not a multiple of 4): one thread per element, linearised
+// innermost-fastest, 256 threads per block (64x255 = 16320 elements -> 64 blocks). Weights
+// are read through a device copy, constants are cloned into the kernel, which is named after
+// its dispatch.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[CTX:[a-z0-9]*]]: !ral.context)
+// CHECK-SAME: {id = 0 : i64, launch = "grid 64x1x1 block 256x1x1", name = "dispatch_0_generic", schedule = "thread-per-element"}
+// CHECK: %[[G:.*]] = memref.get_global @bias
+// CHECK: %[[B:.*]] = ral.device_constant %[[CTX]], %[[G]] : memref<255xf32>
+// CHECK: gpu.launch_func @dispatch_0_generic::@dispatch_0_generic blocks in (%c64, %c1, %c1) threads in (%c256, %c1, %c1) args(%{{.*}} : memref<64x255xf32>, %[[B]] : memref<255xf32>, %{{.*}} : memref<64x255xf32>) {loupe.dispatch_id = 0 : i64}
+// CHECK: gpu.module @dispatch_0_generic
+// CHECK: gpu.func @dispatch_0_generic(%[[X:.*]]: memref<64x255xf32>, %[[BIAS:.*]]: memref<255xf32>, %[[Y:.*]]: memref<64x255xf32>) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 64, 1, 1>
+// CHECK-DAG: %[[BID:.*]] = gpu.block_id x
+// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[ID:.*]] = arith.addi %{{.*}}, %[[TID]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ID]], %c16320
+// CHECK: scf.if %[[IN]]
+// CHECK: %[[COL:.*]] = arith.remui %[[ID]], %c255
+// CHECK: %[[ROW:.*]] = arith.divui %[[ID]], %c255
+// CHECK: %[[I:.*]] = affine.apply #{{.*}}(%[[ROW]])
+// CHECK: %[[J:.*]] = affine.apply #{{.*}}(%[[COL]])
+// CHECK: memref.load %[[X]][%[[I]], %[[J]]]
+// CHECK: memref.load %[[BIAS]][%[[J]]]
+// CHECK: arith.maximumf
+// CHECK: memref.store %{{.*}}, %[[Y]][%[[I]], %[[J]]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+memref.global "private" constant @bias : memref<255xf32> = dense<1.0>
+func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i64, name = "dispatch_0_generic"}]} {
+  %x = ral.recv_input %ctx, 0 : memref<64x255xf32>
+  %b = memref.get_global @bias : memref<255xf32>
+  %y = memref.alloc() : memref<64x255xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<64x255xf32>, memref<255xf32>) outs(%y : memref<64x255xf32>)
+      attrs = {loupe.dispatch_id = 0 : i64} {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %y : memref<64x255xf32>
+  return
+}
+
+// -----
+
+// Vector lanes with a per-row scale (not indexed by the innermost loop: one load, broadcast)
+// and a body constant (splat); the output is read too (accumulation).
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: schedule = "thread-per-vector4"
+// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<8x16xf32>, %[[SCALE:.*]]: memref<8x1xf32>, %[[Y:.*]]: memref<8x16xf32>)
+// CHECK: %[[XV:.*]] = vector.load %[[X]]
+// CHECK: %[[SC:.*]] = memref.load %[[SCALE]][%[[ROW:.*]], %c0]
+// CHECK: %[[SV:.*]] = vector.splat %[[SC]] : vector<4xf32>
+// CHECK: %[[YV:.*]] = vector.load %[[Y]]
+// CHECK: %[[TWO:.*]] = arith.constant dense<2.000000e+00> : vector<4xf32>
+// CHECK: %[[M:.*]] = arith.mulf %[[XV]], %[[SV]] : vector<4xf32>
+// CHECK: %[[A:.*]] = arith.addf %[[M]], %[[YV]] : vector<4xf32>
+// CHECK: %[[R:.*]] = arith.mulf %[[A]], %[[TWO]] : vector<4xf32>
+// CHECK: vector.store %[[R]], %[[Y]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i64, name = "kernel_0"}]} {
+  %x = ral.recv_input %ctx, 0 : memref<8x16xf32>
+  %s = ral.recv_input %ctx, 1 : memref<8x1xf32>
+  %y = ral.recv_input %ctx, 2 : memref<8x16xf32>
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : memref<8x16xf32>, memref<8x1xf32>) outs(%y : memref<8x16xf32>)
+      attrs = {loupe.dispatch_id = 0 : i64} {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %two = arith.constant 2.0 : f32
+    %m = arith.mulf %v, %c : f32
+    %a = arith.addf %m, %o : f32
+    %r = arith.mulf %a, %two : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// No vector access, one thread per element: rows that start off a 16-byte boundary (offset
+// 2, row stride 18), a transposed read, and a linalg.index in the body.
+
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: {id = 0 : i64, {{[^}]*}}schedule = "thread-per-element"}
+// CHECK-SAME: {id = 1 : i64, {{[^}]*}}schedule = "thread-per-element"}
+// CHECK-SAME: {id = 2 : i64, {{[^}]*}}schedule = "thread-per-element"}
+// CHECK-NOT: vector.load
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#t = affine_map<(d0, d1) -> (d1, d0)>
+func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i64, name = "misaligned"}, {id = 1 : i64, name = "transposed"}, {id = 2 : i64, name = "indexed"}]} {
+  %x = ral.recv_input %ctx, 0 : memref<8x18xf32>
+  %y = ral.recv_input %ctx, 1 : memref<8x16xf32>
+  %t = ral.recv_input %ctx, 2 : memref<16x8xf32>
+  %view = memref.subview %x[0, 2] [8, 16] [1, 1] : memref<8x18xf32> to memref<8x16xf32, strided<[18, 1], offset: 2>>
+  linalg.copy {loupe.dispatch_id = 0 : i64} ins(%view : memref<8x16xf32, strided<[18, 1], offset: 2>>) outs(%y : memref<8x16xf32>)
+  linalg.generic {indexing_maps = [#t, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<16x8xf32>) outs(%y : memref<8x16xf32>) attrs = {loupe.dispatch_id = 1 : i64} {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%y : memref<8x16xf32>) attrs = {loupe.dispatch_id = 2 : i64} {
+  ^bb0(%o: f32):
+    %j = linalg.index 1 : index
+    %i = arith.index_cast %j : index to i32
+    %f = arith.sitofp %i : i32 to f32
+    linalg.yield %f : f32
+  }
   return
 }
 

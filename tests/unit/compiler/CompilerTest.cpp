@@ -175,7 +175,7 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
   options.phaseTo = "ral";
   CompileResult result = compileModel(kModel, options);
   ASSERT_TRUE(result.ok()) << result.error->message;
-  int codegen = 0, epilogues = 0;
+  int codegen = 0, epilogues = 0, vectorized = 0;
   for (const DispatchSummary &d : result.dispatches) {
     if (d.kind == "kLibrary") {
       EXPECT_EQ(d.backend, "cublas") << d.name;
@@ -184,12 +184,16 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
       continue;
     }
     ++codegen;
+    vectorized += d.schedule == "thread-per-vector4";
     EXPECT_FALSE(d.schedule.empty()) << d.name;
     EXPECT_EQ(d.launch.rfind("grid ", 0), 0u) << d.name << ": " << d.launch;
     EXPECT_NE(result.ptx.find("// kernel " + d.name + "\n"), std::string::npos) << d.name;
   }
   EXPECT_GT(codegen, 0);
   EXPECT_EQ(epilogues, 1) << "fc2 + bias: one cuBLASLt epilogue GEMM";
+  EXPECT_GT(vectorized, 0) << "bias and activation kernels take 128-bit accesses";
+  EXPECT_NE(result.ptx.find("ld.global.v4.f32"), std::string::npos);
+  EXPECT_NE(result.ptx.find("st.global.v4.f32"), std::string::npos);
   EXPECT_NE(result.ptx.find(".target sm_90"), std::string::npos);
   bool snapshot = false;
   for (const PassSnapshot &s : result.snapshots)

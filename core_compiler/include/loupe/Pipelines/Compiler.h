@@ -77,8 +77,9 @@ struct DispatchSummary {
   /// run time (RAL API prefixes with the same ABI, e.g. "ral_gemm_openblas"); usually empty.
   std::vector<std::string> fallbacks;
   /// cuda, code-generated kernels: the thread mapping of ral-outline-gpu-kernels
-  /// ("thread-per-element", "warp-row-reduction", "block-row-reduction", "single-thread") and
-  /// the launch sizes it computed ("grid 4x1x1 block 32x4x1"); empty otherwise.
+  /// ("thread-per-vector4", "thread-per-element", "warp-row-reduction", "block-row-reduction",
+  /// "single-thread") and the launch sizes it computed ("grid 4x1x1 block 32x4x1"); empty
+  /// otherwise.
   std::string schedule, launch;
   /// What the dispatch moves and computes (loupe-instrument-dispatches): bytes of the distinct
   /// buffers it reads and writes, and floating-point operations; 0 when unknown.

@@ -166,6 +166,12 @@ def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
         of up to `warp-row-max` elements, 4 rows per block) or one block of
         `threads-per-block` per row; strided per-thread partials, `gpu.shuffle xor`
         butterflies, warp partials through workgroup memory;
+      - `thread-per-vector4`: an elementwise op (no reduction loop) whose
+        innermost extent is a multiple of 4 and whose 32-bit operands are either
+        contiguous rows with 16-byte aligned starts or broadcast along the
+        innermost loop: each thread computes 4 consecutive elements on
+        `vector<4xT>` values between `vector.load` and `vector.store`, with
+        `memref.assume_alignment` so that NVPTX emits 128-bit accesses;
       - `thread-per-element`: one thread per iteration of the parallel loops,
         linearised innermost-fastest so that consecutive threads touch consecutive
         elements, in blocks of `threads-per-block`; reduction loops (column
@@ -187,7 +193,8 @@ def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["loupe::ralir::RalDialect", "mlir::gpu::GPUDialect",
                            "mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def DedupExecutables : Pass<"loupe-dedup-executables", "mlir::ModuleOp"> {

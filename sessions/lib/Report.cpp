@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -72,6 +73,8 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"kind", d.info.kind},
                           {"reason", d.info.reason},
                           {"cluster", d.info.cluster},
+                          {"schedule", d.info.schedule},
+                          {"launch", d.info.launch},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
@@ -309,17 +312,23 @@ static std::string renderRunBody(const json &r, const std::string &h) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | cluster | source (loc) | calls | median | IQR | share |\n"
-        "|---:|---|---|---|---|---:|---|---:|---:|---:|---:|\n";
+  // cuda: the GPU thread mapping and launch sizes of each code-generated kernel.
+  bool gpu = std::any_of(r["dispatches"].begin(), r["dispatches"].end(),
+                         [](const json &d) { return !d.value("schedule", "").empty(); });
+  md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | " +
+        std::string(gpu ? "GPU schedule | launch | " : "") +
+        "cluster | source (loc) | calls | median | IQR | share |\n"
+        "|---:|---|---|---|---|" + std::string(gpu ? "---|---|" : "") + "---:|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * d["share"].get<double>());
     md += "| " + std::to_string(d["id"].get<int64_t>()) + " | `" + d["name"].get<std::string>() +
           "` | `" + d["op"].get<std::string>() + "` | " + d.value("kind", "") + " | " +
-          d.value("backend", "") + " | " + clusterText(d.value("cluster", int64_t(-1))) + " | " +
-          d["loc"].get<std::string>() + " | " +
-          std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) + " | " +
-          formatNs(d["iqr_ns"]) + " | " + share + " |\n";
+          d.value("backend", "") + " | " +
+          (gpu ? d.value("schedule", "") + " | " + d.value("launch", "") + " | " : "") +
+          clusterText(d.value("cluster", int64_t(-1))) + " | " + d["loc"].get<std::string>() +
+          " | " + std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) +
+          " | " + formatNs(d["iqr_ns"]) + " | " + share + " |\n";
   }
   // Why each library-capable op got its backend (ral-lower-to-library-call's reasons).
   std::string backends;

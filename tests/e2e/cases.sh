@@ -64,6 +64,7 @@ case_compile_cuda() {
   "$LOUPE" compile "$MODELS/cnn.onnx" --target cuda --gpu-arch sm_90 --emit ptx -o "$WORK/cnn.ptx"
   grep -c "^// kernel dispatch_" "$WORK/cnn.ptx" | grep -qv '^0$' || fail "no kernels in the PTX"
   grep -q "^.target sm_90" "$WORK/cnn.ptx" || fail "PTX is not for sm_90"
+  grep -q "ld.global.v4.f32" "$WORK/cnn.ptx" || fail "no 128-bit loads (thread-per-vector4)"
   "$LOUPE" compile "$MODELS/transformer_block.onnx" --target cuda -o "$WORK/tb.so" --dump-dir "$WORK/dump"
   python3 - "$WORK/tb.so" "$WORK/dump" <<'PY'
 import json, os, sys
@@ -77,6 +78,7 @@ assert any(x["backend"] == "cublas" for x in d), "GEMMs go to cuBLAS"
 codegen = [x for x in d if x["backend"] == "codegen"]
 assert codegen and all(x["schedule"] and x["launch"].startswith("grid ") for x in codegen)
 assert any(x["schedule"] == "warp-row-reduction" for x in codegen), "layer norm rows use warps"
+assert any(x["schedule"] == "thread-per-vector4" for x in codegen), "bias/GELU rows use float4"
 assert any(p["pass"] == "ptx" and p["ir_file"].endswith(".s") for p in index), "PTX snapshot"
 print("cuda ok:", len(d), "dispatches,", len(codegen), "code-generated")
 PY

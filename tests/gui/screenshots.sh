@@ -8,8 +8,9 @@
 #   screenshots.sh LOUPE SOURCE_DIR OUT_DIR PANEL...      # screenshot(s) + check
 #
 # PANEL: pipeline ir diff graph dispatches run profile compare log, ptx (the IR panel on the
-# cuda target's PTX snapshot), and gpu (the Profile panel
-# on an imported GPU run, no model open, the GPU picked). OUT_DIR/PANEL.png are the images (the
+# cuda target's PTX snapshot), dispatches-cuda (the Dispatches panel for the cuda target:
+# GPU schedules), and gpu (the Profile panel on an imported GPU run, no model open, the GPU
+# picked). OUT_DIR/PANEL.png are the images (the
 # user guide's docs/images/ are copies of these; gpu.png is gui-gpu-timeline.png).
 set -euo pipefail
 LOUPE=$1 SRC=$2 OUT=$3
@@ -91,6 +92,11 @@ MLIR
       session_copy "$SRC/examples/sessions/transformer_block.json" "$OUT/transformer_cuda.json" \
         's["pipeline"]["target"] = "cuda"; s["pipeline"]["gpu_arch"] = "sm_90"; s["pipeline"]["phase_to"] = "ral"'
       open=(--session "$OUT/transformer_cuda.json"); show=ir; extra=(--pass ptx --search shfl.sync) ;;
+    dispatches-cuda)
+      # The transformer for the cuda target: each code-generated kernel's GPU schedule.
+      session_copy "$SRC/examples/sessions/transformer_block.json" "$OUT/transformer_cuda.json" \
+        's["pipeline"]["target"] = "cuda"; s["pipeline"]["gpu_arch"] = "sm_90"; s["pipeline"]["phase_to"] = "ral"'
+      open=(--session "$OUT/transformer_cuda.json"); show=dispatches ;;
     diff) extra=(--pass tosa-to-linalg) ;;
     run) cp "$OUT/p.db" "$OUT/run.db"; db=$OUT/run.db; extra=(--run) ;;
     compare) open=(--session "$OUT/cnn_fusion.json"); db=$OUT/variants.db ;;

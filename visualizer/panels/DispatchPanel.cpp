@@ -11,8 +11,8 @@
 namespace loupe::visualizer {
 
 namespace {
-enum Column { ColId, ColName, ColLoc, ColKind, ColCluster, ColBackend, ColPlevel, ColOverride,
-              ColWhy, ColAlternatives, ColOp, ColCount };
+enum Column { ColId, ColName, ColLoc, ColKind, ColCluster, ColBackend, ColSchedule, ColPlevel,
+              ColOverride, ColWhy, ColAlternatives, ColOp, ColCount };
 
 /// The reason in a word or two for the table (the whole reason is in the tooltip and under
 /// the table): the rule of BackendRegistry::select that decided.
@@ -174,6 +174,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableSetupColumn("kind");
   ImGui::TableSetupColumn("cluster");
   ImGui::TableSetupColumn("backend");
+  ImGui::TableSetupColumn("GPU schedule");
   ImGui::TableSetupColumn("plevel");
   ImGui::TableSetupColumn("override");
   ImGui::TableSetupColumn("why");
@@ -222,6 +223,15 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       drawClusterCell(vm, s);
       ImGui::TableNextColumn();
       textColored(backendColor(s.backend), s.backend);
+      ImGui::TableNextColumn();
+      if (s.schedule.empty())
+        ImGui::TextDisabled("-");
+      else
+        showText(s.schedule);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", s.schedule.empty()
+                                    ? "not a code-generated GPU kernel (cuda target only)"
+                                    : (s.schedule + ": " + s.launch).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%d", d.plevel);
       ImGui::TableNextColumn();

@@ -107,7 +107,9 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                               d.value("reason", std::string()),
                               d.value("cluster", int64_t(-1)),
                               d.value("fallbacks", std::vector<std::string>()),
-                              d.value("bytes", int64_t(0)), d.value("flops", int64_t(0))});
+                              d.value("bytes", int64_t(0)), d.value("flops", int64_t(0)),
+                              d.value("schedule", std::string()),
+                              d.value("launch", std::string())});
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {

@@ -132,4 +132,29 @@ TEST(ReplayTest, ASessionWithoutVariantsReportsAsBefore) {
   EXPECT_NE(md.find("\n## Pipeline\n"), std::string::npos);
   EXPECT_EQ(md.find("Variant"), std::string::npos);
 }
+
+// A cuda run's report names each code-generated kernel's GPU schedule and launch sizes (the
+// columns appear only when some dispatch has one, so CPU reports keep their table).
+TEST(ReplayTest, ReportShowsEachGpuKernelsScheduleAndLaunch) {
+  RunOutcome outcome;
+  DispatchStats gemm, bias;
+  gemm.info = {0, "dispatch_0_matmul", "linalg.matmul", "fc", "cublas", "kLibrary"};
+  bias.info = {1, "dispatch_1_generic", "linalg.generic", "relu", "codegen", "kLoop"};
+  bias.info.schedule = "thread-per-vector4";
+  bias.info.launch = "grid 16x1x1 block 256x1x1";
+  outcome.dispatches = {gemm, bias};
+  nlohmann::json report = buildReport(outcome, "m.onnx", "gpu");
+  EXPECT_EQ(report["dispatches"][1]["schedule"], "thread-per-vector4");
+  EXPECT_EQ(report["dispatches"][1]["launch"], "grid 16x1x1 block 256x1x1");
+  EXPECT_EQ(report["dispatches"][0]["schedule"], "");
+  std::string md = renderMarkdown(report);
+  EXPECT_NE(md.find("| backend | GPU schedule | launch | cluster |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| codegen | thread-per-vector4 | grid 16x1x1 block 256x1x1 |"),
+            std::string::npos)
+      << md;
+
+  outcome.dispatches[1].info.schedule.clear();
+  EXPECT_EQ(renderMarkdown(buildReport(outcome, "m.onnx", "cpu")).find("GPU schedule"),
+            std::string::npos);
+}
 } // namespace

@@ -47,6 +47,9 @@ struct DispatchInfo {
   /// Bytes of the distinct buffers the dispatch reads and writes, and the floating-point
   /// operations it computes, as the compiler counted them (optional; 0 if absent or unknown).
   int64_t bytes = 0, flops = 0;
+  /// cuda, code-generated kernels: the GPU thread mapping and the launch sizes the compiler
+  /// chose ("thread-per-vector4", "grid 16384x1x1 block 256x1x1"; optional; "" otherwise).
+  std::string schedule, launch;
 };
 
 /// The artifact's self-description.

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <limits>
 
@@ -227,9 +228,41 @@ static int64_t product(llvm::ArrayRef<int64_t> dims) {
   return n;
 }
 
-/// FLOPs of a library kernel from its name and operands: gemm kernels take (A, B, ..., C)
-/// with A [B..., M, K] (ral-lower-to-library-call never transposes) and C the last matrix; conv kernels (input, filter OIHW,
-/// bias, output NCHW, params).
+/// Float ops per element of a fused activation (ral Activation code, Kernels.h), counted as
+/// the code-generated payload would: ReLU 1 (max); exact GELU 5 (x/sqrt(2), erf, 1 +, * x,
+/// * 0.5); tanh GELU 8 (x^3 as 2, * 0.044715, + x, * sqrt(2/pi), tanh, 1 +, * 0.5x).
+static int64_t activationFlops(int64_t activation) {
+  switch (activation) {
+  case 1: return 1;
+  case 2: return 8;
+  case 3: return 5;
+  default: return 0;
+  }
+}
+
+/// The integer value of `v` if it is a constant scalar, else the entry `index` of the constant
+/// global `v` reads (a conv's params); nullopt otherwise.
+static std::optional<int64_t> constantEntry(Value v, int64_t index) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  auto global = get ? SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+                          get, get.getNameAttr())
+                    : nullptr;
+  auto init = global ? dyn_cast_or_null<DenseIntElementsAttr>(global.getConstantInitValue())
+                     : nullptr;
+  if (!init || index >= init.getNumElements())
+    return std::nullopt;
+  return init.getValues<APInt>()[index].getSExtValue();
+}
+
+/// FLOPs of a library kernel from its name and operands (Kernels.h): gemm kernels take (A, B,
+/// ..., C) with A [B..., M, K] (ral-lower-to-library-call never transposes) and C the last
+/// matrix, 2*M*N*K; an epilogue GEMM (A, B, bias, C, transA, transB, activation) adds one per
+/// output element for a non-empty bias and the activation's; conv kernels (input, filter OIHW,
+/// bias, output NCHW, params) 2*out*C/groups*KH*KW, plus the bias and the activation in
+/// params[9] when the params are a constant global with that entry.
 static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
   StringRef callee = dispatch.getCallee();
   auto args = dispatch.getArgs();
@@ -239,15 +272,27 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
       matrices.push_back(v);
   if (matrices.size() < 2)
     return 0;
-  auto output = staticShape(matrices.back());
-  if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm")) {
-    return 2 * product(output) * staticShape(matrices.front()).back();
-  }
-  if (callee.starts_with("ral_conv") && output.size() == 4) {
+  int64_t outputs = product(staticShape(matrices.back()));
+  // A non-empty bias (args[2] of the epilogue GEMM and the conv) and an activation code.
+  auto epilogue = [&](std::optional<int64_t> activation) {
+    int64_t perElement = activationFlops(activation.value_or(0));
+    if (args.size() > 2 && product(staticShape(args[2])) > 0 &&
+        staticShape(args[2]).size() == 1)
+      ++perElement;
+    return perElement * outputs;
+  };
+  if (callee.starts_with("ral_gemm_epilogue") && args.size() == 7)
+    return 2 * outputs * staticShape(matrices.front()).back() +
+           epilogue(constantEntry(args[6], 0));
+  if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm"))
+    return 2 * outputs * staticShape(matrices.front()).back();
+  if (callee.starts_with("ral_conv") && staticShape(matrices.back()).size() == 4 &&
+      args.size() == 5) {
     auto filter = staticShape(matrices[1]);
     if (filter.size() != 4)
       return 0;
-    return 2 * product(output) * filter[1] * filter[2] * filter[3];
+    return 2 * outputs * filter[1] * filter[2] * filter[3] +
+           epilogue(constantEntry(args[4], 9)); // params[9]: the activation (ConvParam)
   }
   return 0;
 }

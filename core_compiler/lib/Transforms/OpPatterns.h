@@ -58,7 +58,9 @@ int64_t dispatchBytes(mlir::Operation *op);
 /// batch_matmul and conv2d (a multiply and an add, 2*M*N*K, 2*out*C/groups*KH*KW), else the
 /// float-valued ops of the linalg payload times the product of the static loop ranges; for a
 /// library ral.dispatch (ral_gemm*, ral_batch_gemm*, ral_conv*) the same counts from its
-/// operand shapes. 0 for copies, dynamic loop ranges and unknown kernels.
+/// operand shapes, plus a fused epilogue's bias (1 per output element) and activation (ReLU 1,
+/// exact GELU 5, tanh GELU 8 per output element). 0 for copies, dynamic loop ranges and unknown
+/// kernels.
 int64_t dispatchFlops(mlir::Operation *op);
 
 /// Preferences from a pass's `device`, `backends` and `overrides` (loc=backend) options;

@@ -73,15 +73,21 @@ func.func @main(%ctx: !ral.context) {
 
 // FLOPs: a generic's float ops (mulf, addf; not the constant) times its loop points; a
 // batch_matmul's 2*B*M*N*K; library gemms and convolutions from their operand shapes: 2 *
-// output elements * K, 2 * output elements * C/groups * KH * KW (the OIHW filter). Library
-// bytes count every memref argument, the conv's i64 params included.
+// output elements * K, 2 * output elements * C/groups * KH * KW (the OIHW filter), plus one
+// add per output element for a bias (the conv's: 7776 + 144) and the fused activation's ops
+// (epilogue GEMM with bias and exact GELU: 1024 + 64 * (1 + 5); conv with the ReLU in its
+// constant params[9]: 7776 + 144 * 1, no bias). Library bytes count every memref argument, the
+// conv's i64 params included.
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: bytes = 768 : i64, cluster = -1 : i64, flops = 128 : i64, id = 0 : i64, kind = "kLoop", loc = "axpb
 // CHECK-SAME: bytes = 1792 : i64, cluster = -1 : i64, flops = 2048 : i64, id = 1 : i64, kind = "kRowReduction", loc = "bmm"
 // CHECK-SAME: bytes = 896 : i64, cluster = -1 : i64, flops = 1024 : i64, id = 2 : i64, kind = "kLibrary", loc = "gemm"
-// CHECK-SAME: bytes = 1824 : i64, cluster = -1 : i64, flops = 7776 : i64, id = 3 : i64, kind = "kLibrary", loc = "conv"
+// CHECK-SAME: bytes = 1824 : i64, cluster = -1 : i64, flops = 7920 : i64, id = 3 : i64, kind = "kLibrary", loc = "conv"
+// CHECK-SAME: flops = 1408 : i64, id = 4 : i64, kind = "kLibrary", loc = "gemm_bias_gelu"
+// CHECK-SAME: flops = 7920 : i64, id = 5 : i64, kind = "kLibrary", loc = "conv_relu"
 #id = affine_map<(d0, d1) -> (d0, d1)>
+memref.global "private" constant @relu_params : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1, 1]>
 func.func @main(%ctx: !ral.context) {
   %x = ral.recv_input %ctx, 0 : memref<4x16xf32>
   %y = ral.recv_input %ctx, 1 : memref<4x16xf32>
@@ -110,10 +116,20 @@ func.func @main(%ctx: !ral.context) {
   %out = memref.alloc() : memref<1x4x6x6xf32>
   %params = memref.alloc() : memref<4xi64>
   ral.dispatch %ctx, %in, %w, %bias, %out, %params {callee = "ral_conv_onednn", device = "cpu", has_side_effect} : (memref<1x3x8x8xf32>, memref<4x3x3x3xf32>, memref<4xf32>, memref<1x4x6x6xf32>, memref<4xi64>) -> () loc("conv")
+  %gb = ral.recv_input %ctx, 9 : memref<16xf32>
+  %gc = memref.alloc() : memref<4x16xf32>
+  %gelu = arith.constant 3 : i32
+  ral.dispatch %ctx, %a, %b, %gb, %gc, %false, %false, %gelu {callee = "ral_gemm_epilogue_onednn", device = "cpu", has_side_effect} : (memref<4x8xf32>, memref<8x16xf32>, memref<16xf32>, memref<4x16xf32>, i1, i1, i32) -> () loc("gemm_bias_gelu")
+  %nobias = memref.alloca() : memref<0xf32>
+  %rout = memref.alloc() : memref<1x4x6x6xf32>
+  %rparams = memref.get_global @relu_params : memref<10xi64>
+  ral.dispatch %ctx, %in, %w, %nobias, %rout, %rparams {callee = "ral_conv_onednn", device = "cpu", has_side_effect} : (memref<1x3x8x8xf32>, memref<4x3x3x3xf32>, memref<0xf32>, memref<1x4x6x6xf32>, memref<10xi64>) -> () loc("conv_relu")
   ral.send_output %ctx, 0, %z : memref<4x16xf32>
   ral.send_output %ctx, 1, %bc : memref<2x4x16xf32>
   ral.send_output %ctx, 2, %c : memref<4x16xf32>
   ral.send_output %ctx, 3, %out : memref<1x4x6x6xf32>
+  ral.send_output %ctx, 4, %gc : memref<4x16xf32>
+  ral.send_output %ctx, 5, %rout : memref<1x4x6x6xf32>
   return
 }
 

@@ -112,7 +112,10 @@ nlohmann::json modeJson(const ModeResult &r) {
   j["median_ns"] = r.run.median;
   j["iqr_ns"] = r.run.iqr();
   j["dispatches"] = dispatches;
-  j["kernel_timing"] = r.measurement.kernels.empty() ? "host" : "cupti";
+  // Where the dispatch times came from (Measurement::dispatchDurations).
+  j["kernel_timing"] = !r.measurement.eventTimings.empty() ? "cuda_events"
+                       : r.measurement.kernels.empty()     ? "host"
+                                                           : "cupti";
   j["run_id"] = r.runId >= 0 ? nlohmann::json(r.runId) : nlohmann::json();
   return j;
 }

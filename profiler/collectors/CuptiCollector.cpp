@@ -370,6 +370,11 @@ void CuptiCollector::outputReady(int64_t index) {
     next_->outputReady(index);
 }
 
+void CuptiCollector::onFallback(const ral::FallbackEvent &event) {
+  if (next_)
+    next_->onFallback(event);
+}
+
 void CuptiCollector::addBatch(ActivityBatch &&batch, uint64_t dropped) {
   std::lock_guard<std::mutex> lock(mutex_);
   summary_.buffers += 1;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace loupe::profiler {
 
@@ -87,11 +88,51 @@ bool warmupDone(const MeasureOptions &o, int64_t repsDone, int64_t elapsedNs) {
   return repsDone >= 1 && double(elapsedNs) >= o.warmupMs * 1e6;
 }
 
+namespace {
+
+/// The CUDA-event durations of a measurement, handed out per (repetition, dispatch) in begin
+/// order: the k-th execution of a dispatch in a repetition gets the k-th timing of that
+/// dispatch there (the timer and the CPU collector see the same events in the same order).
+class EventDurations {
+public:
+  /// Keeps the timings of dispatch `only` when given, else all.
+  explicit EventDurations(const std::vector<GpuDispatchTiming> &timings,
+                          std::optional<int64_t> only = std::nullopt) {
+    for (const GpuDispatchTiming &t : timings)
+      if (!only || t.dispatchId == *only)
+        byDispatch_[{t.rep, t.dispatchId}].durations.push_back(t.durationNs);
+  }
+  /// The GPU span of the next execution of `dispatchId` in `rep`; nullopt when the events did
+  /// not time it (a CPU dispatch).
+  std::optional<int64_t> next(int64_t rep, int64_t dispatchId) {
+    auto it = byDispatch_.find({rep, dispatchId});
+    if (it == byDispatch_.end() || it->second.taken == it->second.durations.size())
+      return std::nullopt;
+    return it->second.durations[it->second.taken++];
+  }
+
+private:
+  struct Queue {
+    std::vector<int64_t> durations;
+    size_t taken = 0;
+  };
+  std::map<std::pair<int64_t, int64_t>, Queue> byDispatch_;
+};
+
+} // namespace
+
 std::vector<SampleRecord> Measurement::samples() const {
   std::vector<SampleRecord> rows = collector.samples();
-  for (SampleRecord &r : rows)
+  std::optional<EventDurations> events;
+  if (!eventTimings.empty())
+    events.emplace(eventTimings);
+  for (SampleRecord &r : rows) {
     if (r.rep >= 0 && size_t(r.rep) < smClockMhz.size())
       r.smClockMhz = smClockMhz[r.rep];
+    if (events && r.dispatchId != kWholeRep)
+      if (std::optional<int64_t> gpuNs = events->next(r.rep, r.dispatchId))
+        r.endNs = r.startNs + *gpuNs;
+  }
   return rows;
 }
 
@@ -180,11 +221,13 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   m.collector.reserve(reserve, env.dispatchesPerRep);
   m.smClockMhz.reserve(reserve);
   MeasureTracer tracer(&m.collector, env.next);
-  // On a GPU, CUPTI sees the samples' kernels (not the warmup's) and forwards every event on.
-  std::optional<GpuRunProfile> gpu;
+  // On a GPU, CUPTI (or the CUDA-events timer) sees the samples' kernels (not the warmup's)
+  // and forwards every event on.
+  std::unique_ptr<GpuRunProfile> gpu;
   if (env.cupti) {
-    gpu.emplace(&tracer);
-    m.kernelTiming = gpu->active() ? gpu->note() : "host clock only (" + gpu->note() + ")";
+    gpu = env.makeGpuProfile ? env.makeGpuProfile(&tracer)
+                             : std::make_unique<GpuRunProfile>(&tracer, env.cuda);
+    m.kernelTiming = gpu->note();
   }
   ral::Tracer *sampleTracer = gpu ? gpu->tracer() : &tracer;
   std::vector<int64_t> durations;
@@ -214,7 +257,8 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
     ral::Status s = run(sampleTracer);
     m.collector.endRep();
     if (gpu)
-      gpu->endRep();
+      if (ral::Status timed = gpu->endRep(); !timed && s)
+        s = timed;
     if (!s)
       return s;
     durations.push_back(m.collector.reps().back().durationNs());
@@ -234,6 +278,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
       return s;
     m.kernels = gpu->kernels();
     m.memcpys = gpu->memcpys();
+    m.eventTimings = gpu->eventTimings();
   }
   if (m.collector.unmatchedEvents() != 0)
     return ral::internalError("the artifact's dispatch events do not pair up (" +
@@ -245,6 +290,14 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
 }
 
 std::vector<int64_t> Measurement::dispatchDurations(int64_t id) const {
+  if (!eventTimings.empty()) {
+    EventDurations events(eventTimings, id);
+    std::vector<int64_t> out;
+    for (const CpuCollector::DispatchTiming &d : collector.dispatches())
+      if (d.dispatchId == id && d.endNs >= 0)
+        out.push_back(events.next(d.rep, id).value_or(d.durationNs()));
+    return out;
+  }
   if (kernels.empty())
     return collector.dispatchDurations(id);
   std::vector<int64_t> perSample(collector.reps().size(), 0);
@@ -270,6 +323,7 @@ ral::StatusOr<DeviceProbes> probeDevice(const ral::Artifact &artifact, bool need
   ral::StatusOr<ral::CudaDriver *> cuda = artifact.context()->cuda();
   if (!cuda)
     return cuda.status();
+  probes.cuda = *cuda;
   if (needFlusher) {
     auto flusher = makeCudaFlusher(**cuda);
     if (!flusher)
@@ -297,6 +351,7 @@ ral::StatusOr<std::vector<Measurement>> measureArtifact(const ral::Artifact &art
   env.flusher = probes->flusher.get();
   env.clock = probes->clock.get();
   env.clockNote = probes->clockNote;
+  env.cuda = probes->cuda;
   env.dispatchesPerRep = artifact.manifest().dispatches.size();
   env.cupti = artifact.manifest().target == "cuda" || artifact.manifest().target == "gpu";
   RepetitionFn run = [&](ral::Tracer *tracer) { return artifact.run(inputs, outputs, tracer); };

@@ -109,6 +109,9 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   report["fallbacks"] = fallbacks;
   if (!outcome.repNs.empty())
     report["run"] = summaryJson(outcome.runSummary);
+  // GPU runs: where the dispatch times come from (CUPTI, CUDA events, or the host clock).
+  if (!outcome.modes.empty() && !outcome.modes.front().kernelTiming.empty())
+    report["kernel_timing"] = outcome.modes.front().kernelTiming;
 
   json correctness = {{"checked", outcome.checked}};
   if (outcome.checked) {
@@ -291,6 +294,8 @@ static std::string renderRunBody(const json &r, const std::string &h) {
           formatNs(run["iqr_ns"]) + " over " + std::to_string(run["count"].get<int>()) +
           " repetitions\n";
   }
+  if (r.contains("kernel_timing"))
+    md += "- Kernel timings: " + r["kernel_timing"].get<std::string>() + "\n";
   const json &corr = r["correctness"];
   if (corr.value("checked", false))
     md += std::string("- Correctness: ") + (corr.value("passed", false) ? "**PASS**" : "**FAIL**") + "\n";

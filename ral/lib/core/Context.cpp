@@ -573,6 +573,11 @@ void ExecutionContext::dispatchBegin(int64_t dispatchId, const char *name, const
     return;
   DispatchEvent event = makeEvent(dispatchId, name, backend, loc, device);
   event.sequence = sequence_++;
+  // A GPU dispatch's work goes to the execution's stream: create it now (the dispatch would),
+  // so a tracer can record events on it. Without a CUDA driver the stream stays null, and the
+  // dispatch's own calls report why.
+  if (std::strcmp(event.device, "gpu") == 0 && context_.cuda())
+    event.stream = cudaStream();
   openDispatches_.push_back(event);
   tracer_->onDispatchBegin(event);
 }
@@ -594,7 +599,10 @@ void ExecutionContext::dispatchEnd(int64_t dispatchId, const char *device) {
     return;
   }
   // An end without a begin: report it anyway, the tracer counts unmatched events.
-  tracer_->onDispatchEnd(makeEvent(dispatchId, nullptr, nullptr, nullptr, device));
+  DispatchEvent event = makeEvent(dispatchId, nullptr, nullptr, nullptr, device);
+  if (std::strcmp(event.device, "gpu") == 0)
+    event.stream = cudaStream_;
+  tracer_->onDispatchEnd(event);
 }
 
 Status ExecutionContext::finish() {

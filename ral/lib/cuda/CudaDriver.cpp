@@ -25,6 +25,7 @@ Status CudaDriver::synchronize(void *) const { return noCuda(); }
 StatusOr<void *> CudaDriver::createEvent() const { return noCuda(); }
 Status CudaDriver::destroyEvent(void *) const { return noCuda(); }
 Status CudaDriver::recordEvent(void *, void *) const { return noCuda(); }
+Status CudaDriver::synchronizeEvent(void *) const { return noCuda(); }
 StatusOr<float> CudaDriver::elapsedMs(void *, void *) const { return noCuda(); }
 StatusOr<uint64_t> CudaDriver::allocAsync(size_t, void *) const { return noCuda(); }
 Status CudaDriver::freeAsync(uint64_t, void *) const { return noCuda(); }
@@ -187,6 +188,10 @@ Status CudaDriver::destroyEvent(void *event) const {
 Status CudaDriver::recordEvent(void *event, void *stream) const {
   return check(symbols_->cuEventRecord(static_cast<CUevent>(event), static_cast<CUstream>(stream)),
                "cuEventRecord");
+}
+
+Status CudaDriver::synchronizeEvent(void *event) const {
+  return check(symbols_->cuEventSynchronize(static_cast<CUevent>(event)), "cuEventSynchronize");
 }
 
 StatusOr<float> CudaDriver::elapsedMs(void *start, void *end) const {

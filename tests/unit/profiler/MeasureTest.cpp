@@ -6,7 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeEventClock.h"
+
 #include "loupe/profiler/CacheFlush.h"
+#include "loupe/profiler/GpuRunProfile.h"
 #include "loupe/profiler/Measure.h"
 #include "loupe/profiler/SmClock.h"
 #include "loupe/ral/CudaDriver.h"
@@ -19,6 +22,7 @@
 #include <thread>
 
 using namespace loupe::profiler;
+using namespace loupe::profiler::testing;
 using loupe::ral::Status;
 using loupe::ral::StatusCode;
 
@@ -276,6 +280,122 @@ TEST(Measure, SamplesCarryTheirRepetitionsClock) {
   ASSERT_EQ(rows.size(), 3u);
   for (const SampleRecord &r : rows)
     EXPECT_EQ(r.smClockMhz, r.rep == 0 ? std::optional<int32_t>(1980) : std::nullopt);
+}
+
+
+// --- GPU runs whose CUPTI is held by another subscriber -----------------------------------
+
+namespace {
+
+/// A GPU measurement whose CUPTI start reports another subscriber, timed on `gpu`'s fake clock.
+MeasureEnv cudaEventsEnv(FakeGpu &gpu) {
+  MeasureEnv env;
+  env.cupti = true;
+  env.makeGpuProfile = [&gpu](loupe::ral::Tracer *next) {
+    CuptiCollector::Start start;
+    start.state = CuptiState::kOtherSubscriber;
+    start.status = loupe::ral::unavailable("another CUPTI client is attached to this process "
+                                           "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)");
+    return std::make_unique<GpuRunProfile>(next, std::move(start),
+                                           std::make_unique<FakeEventClock>(gpu));
+  };
+  return env;
+}
+
+/// A repetition of a GPU dispatch run twice (1 us, then 3 us on the stream) and a CPU dispatch.
+RepetitionFn gpuWorkload(FakeGpu &gpu) {
+  return [&gpu](loupe::ral::Tracer *tracer) {
+    loupe::ral::DispatchEvent g;
+    g.dispatchId = 0;
+    g.device = "gpu";
+    g.stream = kStreamA;
+    for (int64_t ns : {1000, 3000}) {
+      tracer->onDispatchBegin(g);
+      gpu.nowNs += ns;
+      tracer->onDispatchEnd(g);
+    }
+    loupe::ral::DispatchEvent c;
+    c.dispatchId = 1;
+    tracer->onDispatchBegin(c);
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    tracer->onDispatchEnd(c);
+    return Status::ok();
+  };
+}
+
+} // namespace
+
+TEST(Measure, CudaEventsTimeGpuDispatchesWhenCuptiIsHeld) {
+  FakeGpu gpu;
+  MeasureOptions o;
+  o.warmupReps = 2;
+  o.reps = 4;
+  auto m = measure(o, CacheMode::Hot, gpuWorkload(gpu), cudaEventsEnv(gpu));
+  ASSERT_TRUE(m.isOk()) << m.status().message();
+  EXPECT_EQ(m->kernelTiming.rfind("CUDA events (CUPTI is held by another subscriber: another "
+                                  "CUPTI client",
+                                  0),
+            0u)
+      << m->kernelTiming;
+  EXPECT_TRUE(m->kernels.empty()); // no fake kernel rows
+  EXPECT_EQ(m->eventTimings.size(), 8u); // warmup repetitions are not timed
+  EXPECT_EQ(gpu.created, 4);             // two executions, two events each, reused
+  // The GPU dispatch's durations are the events', per execution; the CPU one's the host's.
+  EXPECT_EQ(m->dispatchDurations(0),
+            (std::vector<int64_t>{1000, 3000, 1000, 3000, 1000, 3000, 1000, 3000}));
+  std::vector<int64_t> cpu = m->dispatchDurations(1);
+  EXPECT_EQ(cpu, m->collector.dispatchDurations(1));
+  ASSERT_EQ(cpu.size(), 4u);
+  EXPECT_GE(cpu[0], 50'000);
+  // What reaches the DB: the same durations, starts kept on the host's offsets.
+  std::vector<SampleRecord> rows = m->samples();
+  std::vector<int64_t> stored0, stored1;
+  for (const SampleRecord &r : rows) {
+    if (r.dispatchId == 0)
+      stored0.push_back(r.durationNs());
+    if (r.dispatchId == 1)
+      stored1.push_back(r.durationNs());
+  }
+  EXPECT_EQ(stored0, m->dispatchDurations(0));
+  EXPECT_EQ(stored1, cpu);
+  const CpuCollector::DispatchTiming &first = m->collector.dispatches().front();
+  EXPECT_EQ(rows[m->collector.numReps()].startNs, first.startNs);
+}
+
+TEST(Measure, CudaEventErrorsFailTheMeasurement) {
+  FakeGpu gpu;
+  gpu.failElapsedCall = 3; // the second repetition's second read
+  MeasureOptions o;
+  o.warmupReps = 0;
+  o.reps = 10;
+  int runs = 0;
+  RepetitionFn counted = [&, inner = gpuWorkload(gpu)](loupe::ral::Tracer *t) {
+    ++runs;
+    return inner(t);
+  };
+  auto m = measure(o, CacheMode::Hot, counted, cudaEventsEnv(gpu));
+  ASSERT_FALSE(m.isOk());
+  EXPECT_EQ(runs, 2); // stops at the repetition that failed
+  EXPECT_EQ(m.status().message().rfind("CUDA events: the elapsed time of dispatch 0 in "
+                                       "repetition 1: ",
+                                       0),
+            0u)
+      << m.status().message();
+}
+
+TEST(Measure, DispatchDurationsAreTheEventsWhenTheyTimed) {
+  Measurement m;
+  for (int rep = 0; rep < 2; ++rep) {
+    m.collector.beginRep();
+    m.collector.beginDispatch(0);
+    m.collector.endDispatch(0);
+    m.collector.endRep();
+  }
+  EXPECT_EQ(m.dispatchDurations(0), m.collector.dispatchDurations(0)); // host
+  m.eventTimings = {{0, 0, 700}, {1, 0, 900}};
+  EXPECT_EQ(m.dispatchDurations(0), (std::vector<int64_t>{700, 900}));
+  EXPECT_EQ(m.samples()[2].durationNs(), 700);
+  EXPECT_EQ(m.samples()[3].durationNs(), 900);
 }
 
 // --- Cache flush -------------------------------------------------------------------------

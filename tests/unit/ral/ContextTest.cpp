@@ -252,6 +252,34 @@ TEST(RalContext, DispatchEventsReachTheTracerWithNames) {
   EXPECT_EQ(tracer.events, want);
 }
 
+TEST(RalContext, GpuDispatchEventsCarryTheExecutionsStream) {
+  struct StreamTracer : Tracer {
+    std::vector<void *> streams;
+    void onDispatchBegin(const DispatchEvent &e) override { streams.push_back(e.stream); }
+    void onDispatchEnd(const DispatchEvent &e) override { streams.push_back(e.stream); }
+  } tracer;
+  auto context = makeContext();
+  ExecutionContext execution(*context);
+  execution.setTracer(&tracer);
+  execution.dispatchBegin(0, "k", "", "", "cpu");
+  execution.dispatchEnd(0, "cpu");
+  execution.dispatchBegin(1, "g", "", "", "gpu");
+  execution.dispatchEnd(1, "gpu");
+  ASSERT_EQ(tracer.streams.size(), 4u);
+  EXPECT_EQ(tracer.streams[0], nullptr); // CPU dispatches have none
+  EXPECT_EQ(tracer.streams[1], nullptr);
+  if (context->cuda()) {
+    EXPECT_NE(tracer.streams[2], nullptr);
+    EXPECT_EQ(tracer.streams[2], execution.cudaStream());
+    EXPECT_EQ(tracer.streams[3], tracer.streams[2]);
+  } else {
+    // Without CUDA the event has no stream and the execution no error of the tracer's making.
+    EXPECT_EQ(tracer.streams[2], nullptr);
+    EXPECT_EQ(tracer.streams[3], nullptr);
+  }
+  EXPECT_TRUE(execution.finish());
+}
+
 TEST(RalContext, LegacyIdOnlyTracersStillWork) {
   struct IdTracer : Tracer {
     std::vector<int64_t> ids;

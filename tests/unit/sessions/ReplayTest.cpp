@@ -131,6 +131,19 @@ TEST(ReplayTest, ASessionWithoutVariantsReportsAsBefore) {
   std::string md = renderMarkdown(report);
   EXPECT_NE(md.find("\n## Pipeline\n"), std::string::npos);
   EXPECT_EQ(md.find("Variant"), std::string::npos);
+  EXPECT_FALSE(report.contains("kernel_timing")); // a CPU run
+}
+
+TEST(ReplayTest, AGpuRunsReportSaysWhereItsTimesComeFrom) {
+  RunOutcome outcome;
+  outcome.modes.emplace_back();
+  outcome.modes[0].kernelTiming = "CUDA events (CUPTI is held by another subscriber: ...)";
+  nlohmann::json report = buildReport(outcome, "m.onnx", "s");
+  EXPECT_EQ(report["kernel_timing"], outcome.modes[0].kernelTiming);
+  EXPECT_NE(renderMarkdown(report).find("\n- Kernel timings: CUDA events (CUPTI is held by "
+                                        "another subscriber: ...)\n"),
+            std::string::npos)
+      << renderMarkdown(report);
 }
 
 // A cuda run's report names each code-generated kernel's GPU schedule and launch sizes (the

@@ -120,6 +120,8 @@ public:
   void dispatchBegin(int64_t dispatchId) override;
   void dispatchEnd(int64_t dispatchId) override;
   void outputReady(int64_t index) override;
+  /// Forwarded to next() (the runners count kernel fallbacks there).
+  void onFallback(const ral::FallbackEvent &event) override;
   /// Tracer that also receives every event (e.g. the CpuCollector); may be null.
   void setNext(ral::Tracer *next) { next_ = next; }
 

@@ -26,6 +26,7 @@
 
 #include "loupe/profiler/CacheFlush.h"
 #include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/CudaEventTimer.h"
 #include "loupe/profiler/Records.h"
 #include "loupe/profiler/SmClock.h"
 #include "loupe/ral/Artifact.h"
@@ -40,7 +41,13 @@
 #include <string>
 #include <vector>
 
+namespace loupe::ral {
+class CudaDriver;
+}
+
 namespace loupe::profiler {
+
+class GpuRunProfile;
 
 /// The knobs of a measurement (CLI flags in brackets; docs/cli.md).
 struct MeasureOptions {
@@ -85,14 +92,25 @@ struct Measurement {
   std::vector<std::optional<int32_t>> smClockMhz;
   bool cancelled = false; ///< Stopped by the cancel flag; the samples are incomplete.
   /// GPU (MeasureEnv::cupti): CUPTI's kernel and copy rows of the samples, and where dispatch
-  /// times came from ("CUPTI <path> (API n)" or "host clock only (<why>)"); empty on the CPU.
+  /// times came from (GpuRunProfile::note: "CUPTI <path> (API n)", "CUDA events (CUPTI is held
+  /// by another subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
   std::vector<KernelRecord> kernels;
   std::vector<MemcpyRecord> memcpys;
   std::string kernelTiming;
-  /// Durations of dispatch `id` per sample, ns: its kernels' summed GPU time when CUPTI
-  /// collected (a dispatch that launched no kernel then has none), else the host clock's.
+  /// GPU, CUDA-events fallback: the GPU span of every GPU dispatch execution of the samples
+  /// (CudaEventTimer.h), by repetition and begin order; empty otherwise. Not kernel rows: an
+  /// event pair times a whole dispatch, so `kernels` stays empty.
+  std::vector<GpuDispatchTiming> eventTimings;
+  /// Durations of dispatch `id`, ns:
+  ///  - CUPTI kernels: one per sample, its kernels' summed GPU time (a dispatch that launched
+  ///    no kernel has none);
+  ///  - CUDA events (eventTimings): one per execution, its GPU span for the GPU dispatches the
+  ///    events timed, the host clock's for the others;
+  ///  - else one per execution, the host clock's.
   std::vector<int64_t> dispatchDurations(int64_t id) const;
-  /// The collector's rows (CpuCollector::samples) with each repetition's SM clock.
+  /// The collector's rows (CpuCollector::samples) with each repetition's SM clock. With CUDA
+  /// events, a timed GPU dispatch's row ends at its start + its GPU span (the start stays the
+  /// host offset at which it was issued), so the stored durations are the GPU ones.
   std::vector<SampleRecord> samples() const;
 };
 
@@ -114,9 +132,15 @@ struct MeasureEnv {
   std::function<void(const char *stage, double fraction)> progress;
   const std::atomic<bool> *cancel = nullptr; ///< Polled between repetitions.
   /// A GPU workload: time its dispatches with CUPTI during sampling (GpuRunProfile.h). When
-  /// CUPTI cannot start the host clock is used and Measurement::kernelTiming says why; an
-  /// invalid CUPTI collection fails the measurement.
+  /// another subscriber holds CUPTI they are timed with CUDA events on `cuda`; when CUPTI
+  /// cannot start otherwise the host clock is used. Measurement::kernelTiming says which and
+  /// why; an invalid CUPTI collection or a CUDA-events error fails the measurement.
   bool cupti = false;
+  /// The artifact's CUDA driver (probeDevice), for the CUDA-events fallback; may be null.
+  const ral::CudaDriver *cuda = nullptr;
+  /// With `cupti`: makes the run's GpuRunProfile, forwarding to `next`. Empty: CUPTI's own
+  /// start and `cuda` (tests inject a CUPTI start result and a fake event clock).
+  std::function<std::unique_ptr<GpuRunProfile>(ral::Tracer *next)> makeGpuProfile;
 };
 
 /// Warms up, then samples `run` in `mode` as `options` say (validate() first). Errors: the
@@ -133,11 +157,12 @@ struct DeviceProbes {
   std::unique_ptr<CacheFlusher> flusher; ///< Null unless asked for (cold).
   std::unique_ptr<SmClock> clock;        ///< Null on the CPU or without NVML.
   std::string clockNote;                 ///< Why a GPU has no clock; "" otherwise.
+  ral::CudaDriver *cuda = nullptr;       ///< The artifact's driver on a GPU; null on the CPU.
 };
 ral::StatusOr<DeviceProbes> probeDevice(const ral::Artifact &artifact, bool needFlusher);
 
 /// Measures `artifact` on `inputs` (writing `outputs`) in each of `modes`, in order, with
-/// probeDevice's flusher and clock: measure() for each, `env` (next, progress, cancel) shared.
+/// probeDevice's flusher, clock and CUDA driver: measure() for each, `env` (next, progress, cancel) shared.
 /// Stops at the first error, or after a cancelled measurement (returned, marked cancelled).
 ral::StatusOr<std::vector<Measurement>> measureArtifact(const ral::Artifact &artifact,
                                                         const std::vector<ral::Tensor> &inputs,

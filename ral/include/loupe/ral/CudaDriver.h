@@ -80,6 +80,10 @@ public:
   StatusOr<void *> createEvent() const;
   Status destroyEvent(void *event) const;
   Status recordEvent(void *event, void *stream) const;
+  /// Blocks until `event` has completed (cuEventSynchronize).
+  Status synchronizeEvent(void *event) const;
+  /// Waits for `end`, then the time from `start` to `end` in ms (cuEventElapsedTime; about
+  /// 0.5 us resolution).
   StatusOr<float> elapsedMs(void *start, void *end) const;
 
   // Memory (CUdeviceptr as uint64_t). Async ones are stream-ordered (cuMemAllocAsync).

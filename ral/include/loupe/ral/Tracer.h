@@ -25,6 +25,10 @@ struct DispatchEvent {
   const char *device = "cpu";   ///< "cpu" or "gpu".
   int64_t executionId = 0;      ///< ExecutionContext::id() of the execution it belongs to.
   int64_t sequence = 0;         ///< 0, 1, 2, ... per execution (CUPTI external correlation id).
+  /// The execution's CUDA stream (CUstream) for "gpu" dispatches reported by an
+  /// ExecutionContext whose CUDA driver loaded: the stream their work is queued on, so a tracer
+  /// can record CUDA events around it. Null otherwise (CPU dispatches, no CUDA, v1 hooks).
+  void *stream = nullptr;
 };
 
 /// A library kernel that failed inside a dispatch, and the kernel the runtime called instead

@@ -53,7 +53,8 @@ struct ModeOutcome {
   std::vector<DispatchStats> dispatches;   ///< By dispatch id.
   std::optional<double> smClockMhz;        ///< Median SM clock of the samples; GPU with NVML.
   /// cuda: CUPTI's kernel and copy rows of the samples, and where dispatch times came from
-  /// ("CUPTI <path> (API n)" or "host clock only (<why>)"); empty on the CPU.
+  /// (Measurement::kernelTiming: "CUPTI <path> (API n)", "CUDA events (CUPTI is held by another
+  /// subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
   std::vector<profiler::KernelRecord> kernels;
   std::vector<profiler::MemcpyRecord> memcpys;
   std::string kernelTiming;

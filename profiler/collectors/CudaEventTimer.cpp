@@ -39,7 +39,7 @@ std::unique_ptr<GpuEventClock> cudaEventClock(const ral::CudaDriver &driver) {
 }
 
 CudaEventTimer::CudaEventTimer(std::unique_ptr<GpuEventClock> clock, ral::Tracer *next)
-    : clock_(std::move(clock)), next_(next) {}
+    : ForwardingTracer(next), clock_(std::move(clock)) {}
 
 CudaEventTimer::~CudaEventTimer() {
   for (void *event : pool_)
@@ -126,8 +126,7 @@ ral::Status CudaEventTimer::endRep() {
 }
 
 void CudaEventTimer::onDispatchBegin(const ral::DispatchEvent &event) {
-  if (next_)
-    next_->onDispatchBegin(event);
+  ForwardingTracer::onDispatchBegin(event);
   if (!isGpu(event))
     return;
   if (!inRep_) {
@@ -168,28 +167,7 @@ void CudaEventTimer::onDispatchEnd(const ral::DispatchEvent &event) {
   } else if (isGpu(event) && !inRep_) {
     ++unmatched_;
   }
-  if (next_)
-    next_->onDispatchEnd(event);
-}
-
-void CudaEventTimer::dispatchBegin(int64_t dispatchId) {
-  if (next_)
-    next_->dispatchBegin(dispatchId);
-}
-
-void CudaEventTimer::dispatchEnd(int64_t dispatchId) {
-  if (next_)
-    next_->dispatchEnd(dispatchId);
-}
-
-void CudaEventTimer::outputReady(int64_t index) {
-  if (next_)
-    next_->outputReady(index);
-}
-
-void CudaEventTimer::onFallback(const ral::FallbackEvent &event) {
-  if (next_)
-    next_->onFallback(event);
+  ForwardingTracer::onDispatchEnd(event);
 }
 
 } // namespace loupe::profiler

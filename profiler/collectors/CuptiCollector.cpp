@@ -343,36 +343,22 @@ void CuptiCollector::endRep() {
 
 void CuptiCollector::onDispatchBegin(const ral::DispatchEvent &event) {
   push(event.dispatchId);
-  if (next_)
-    next_->onDispatchBegin(event);
+  ForwardingTracer::onDispatchBegin(event);
 }
 
 void CuptiCollector::onDispatchEnd(const ral::DispatchEvent &event) {
-  if (next_)
-    next_->onDispatchEnd(event);
+  ForwardingTracer::onDispatchEnd(event);
   pop();
 }
 
 void CuptiCollector::dispatchBegin(int64_t dispatchId) {
   push(dispatchId);
-  if (next_)
-    next_->dispatchBegin(dispatchId);
+  ForwardingTracer::dispatchBegin(dispatchId);
 }
 
 void CuptiCollector::dispatchEnd(int64_t dispatchId) {
-  if (next_)
-    next_->dispatchEnd(dispatchId);
+  ForwardingTracer::dispatchEnd(dispatchId);
   pop();
-}
-
-void CuptiCollector::outputReady(int64_t index) {
-  if (next_)
-    next_->outputReady(index);
-}
-
-void CuptiCollector::onFallback(const ral::FallbackEvent &event) {
-  if (next_)
-    next_->onFallback(event);
 }
 
 void CuptiCollector::addBatch(ActivityBatch &&batch, uint64_t dropped) {

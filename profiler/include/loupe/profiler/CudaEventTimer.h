@@ -23,8 +23,8 @@
 #ifndef LOUPE_PROFILER_CUDAEVENTTIMER_H
 #define LOUPE_PROFILER_CUDAEVENTTIMER_H
 
+#include "loupe/profiler/ForwardingTracer.h"
 #include "loupe/ral/Status.h"
-#include "loupe/ral/Tracer.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +66,7 @@ struct GpuDispatchTiming {
   int64_t durationNs = 0; ///< From the begin event to the end event on its stream, ns.
 };
 
-class CudaEventTimer : public ral::Tracer {
+class CudaEventTimer : public ForwardingTracer {
 public:
   /// Times with `clock`; every event goes on to `next` (may be null).
   explicit CudaEventTimer(std::unique_ptr<GpuEventClock> clock, ral::Tracer *next = nullptr);
@@ -92,13 +92,7 @@ public:
   /// innermost open dispatch with its id.
   void onDispatchBegin(const ral::DispatchEvent &event) override;
   void onDispatchEnd(const ral::DispatchEvent &event) override;
-  /// Id-only events carry no device or stream: forwarded, not timed.
-  void dispatchBegin(int64_t dispatchId) override;
-  void dispatchEnd(int64_t dispatchId) override;
-  void outputReady(int64_t index) override;
-  void onFallback(const ral::FallbackEvent &event) override;
-  /// Tracer that also receives every event (e.g. the CPU collector's); may be null.
-  void setNext(ral::Tracer *next) { next_ = next; }
+  // Id-only events carry no device or stream: forwarded, not timed (ForwardingTracer).
 
   /// Timings of the measured repetitions so far, by repetition then begin order.
   const std::vector<GpuDispatchTiming> &timings() const { return timings_; }
@@ -129,7 +123,6 @@ private:
   static bool isGpu(const ral::DispatchEvent &event);
 
   std::unique_ptr<GpuEventClock> clock_;
-  ral::Tracer *next_ = nullptr;
   std::vector<void *> pool_;
   size_t used_ = 0; ///< Pooled events recorded in the open repetition.
   std::vector<Pair> pairs_; ///< The open repetition's GPU dispatches, in begin order.

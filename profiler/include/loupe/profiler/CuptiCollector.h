@@ -25,9 +25,9 @@
 #define LOUPE_PROFILER_CUPTICOLLECTOR_H
 
 #include "loupe/profiler/CuptiRecords.h"
+#include "loupe/profiler/ForwardingTracer.h"
 #include "loupe/profiler/Records.h"
 #include "loupe/ral/Status.h"
-#include "loupe/ral/Tracer.h"
 
 #include <atomic>
 #include <cstddef>
@@ -83,7 +83,7 @@ struct CuptiDispatchHooks {
 };
 CuptiDispatchHooks cuptiDispatchHooks();
 
-class CuptiCollector : public ral::Tracer {
+class CuptiCollector : public ForwardingTracer {
 public:
   struct Start {
     CuptiState state = CuptiState::kError;
@@ -114,16 +114,12 @@ public:
   /// Ends the repetition (pops its id). Call on the thread that called beginRep.
   void endRep();
 
-  /// ral::Tracer: push / pop the dispatch's external id, then forward to next().
+  /// ral::Tracer: push / pop the dispatch's external id around forwarding the event (every
+  /// other event is only forwarded: ForwardingTracer).
   void onDispatchBegin(const ral::DispatchEvent &event) override;
   void onDispatchEnd(const ral::DispatchEvent &event) override;
   void dispatchBegin(int64_t dispatchId) override;
   void dispatchEnd(int64_t dispatchId) override;
-  void outputReady(int64_t index) override;
-  /// Forwarded to next() (the runners count kernel fallbacks there).
-  void onFallback(const ral::FallbackEvent &event) override;
-  /// Tracer that also receives every event (e.g. the CpuCollector); may be null.
-  void setNext(ral::Tracer *next) { next_ = next; }
 
   /// Asks CUPTI to hand back the buffers it holds (cuptiActivityFlushAll); their rows become
   /// available to takeRows once parsed.
@@ -152,7 +148,6 @@ private:
   void addBatch(ActivityBatch &&batch, uint64_t dropped);
 
   Impl *impl_ = nullptr;
-  ral::Tracer *next_ = nullptr;
   std::string libraryPath_;
   uint32_t libraryVersion_ = 0;
   std::atomic<int64_t> rep_{-1};   ///< Current rep, -1 for warmup / none.

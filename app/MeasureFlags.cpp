@@ -88,6 +88,13 @@ nlohmann::json measurementJson(const profiler::MeasurementRecord &m,
       {"sm_clock_mhz", smClockMhz ? nlohmann::json(*smClockMhz) : nlohmann::json()}};
   if (!m.clockNote.empty())
     j["clock_note"] = m.clockNote;
+  // Where the dispatch times came from: GpuRunProfile::note's three forms; the CPU's host clock.
+  const std::string &timing = m.kernelTiming;
+  j["kernel_timing"] = timing.rfind("CUPTI", 0) == 0         ? "cupti"
+                       : timing.rfind("CUDA events", 0) == 0 ? "cuda_events"
+                                                             : "host";
+  if (!timing.empty())
+    j["kernel_timing_note"] = timing;
   return j;
 }
 

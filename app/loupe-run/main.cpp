@@ -112,10 +112,6 @@ nlohmann::json modeJson(const ModeResult &r) {
   j["median_ns"] = r.run.median;
   j["iqr_ns"] = r.run.iqr();
   j["dispatches"] = dispatches;
-  // Where the dispatch times came from (Measurement::dispatchDurations).
-  j["kernel_timing"] = !r.measurement.eventTimings.empty() ? "cuda_events"
-                       : r.measurement.kernels.empty()     ? "host"
-                                                           : "cupti";
   j["run_id"] = r.runId >= 0 ? nlohmann::json(r.runId) : nlohmann::json();
   return j;
 }
@@ -207,9 +203,9 @@ int main(int argc, char **argv) {
   std::vector<ModeResult> results;
   for (profiler::Measurement &m : *measured)
     results.push_back(summarizeMode(std::move(m), manifest));
-  if (!results.front().measurement.kernelTiming.empty())
+  if (!results.front().measurement.record.kernelTiming.empty())
     std::fprintf(stderr, "loupe-run: kernel timings: %s\n",
-                 results.front().measurement.kernelTiming.c_str());
+                 results.front().measurement.record.kernelTiming.c_str());
   if (!results.front().measurement.record.clockNote.empty())
     std::fprintf(stderr, "loupe-run: note: %s\n", results.front().measurement.record.clockNote.c_str());
 

@@ -148,8 +148,9 @@ int runCommand(int argc, char **argv, int first) {
     std::cout << runSummaryJson(outcome).dump(2) << "\n";
   else if (outcome.error.empty())
     printHuman(outcome);
-  if (!outcome.modes.empty() && !outcome.modes.front().kernelTiming.empty())
-    std::fprintf(stderr, "kernel timings: %s\n", outcome.modes.front().kernelTiming.c_str());
+  if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())
+    std::fprintf(stderr, "kernel timings: %s\n",
+                 outcome.modes.front().measurement.kernelTiming.c_str());
   if (!outcome.error.empty())
     std::fprintf(stderr, "loupe run: %s\n", outcome.error.c_str());
   return outcome.exitCode;

@@ -227,7 +227,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   if (env.cupti) {
     gpu = env.makeGpuProfile ? env.makeGpuProfile(&tracer)
                              : std::make_unique<GpuRunProfile>(&tracer, env.cuda);
-    m.kernelTiming = gpu->note();
+    m.record.kernelTiming = gpu->note();
   }
   ral::Tracer *sampleTracer = gpu ? gpu->tracer() : &tracer;
   std::vector<int64_t> durations;

@@ -163,6 +163,12 @@ ALTER TABLE dispatches ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE dispatches ADD COLUMN flops INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+/// Version 5: where a GPU run's dispatch times came from (CUPTI, CUDA events or the host
+/// clock, and why); NULL on the CPU and in older rows.
+const char *const kV5 = R"sql(
+ALTER TABLE measurements ADD COLUMN kernel_timing TEXT;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -174,6 +180,7 @@ const Step kSteps[] = {
     {2, kV2},
     {3, kV3},
     {4, kV4},
+    {5, kV5},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

@@ -394,12 +394,13 @@ Status Store::addMeasurement(int64_t runId, const MeasurementRecord &m) {
   return insertRunRows(
       *impl_->conn, runId,
       "INSERT INTO measurements(run_id, mode, warmup_reps, warmup_ns, reps, sample_ns, noise, "
-      "stop_reason, flush_bytes, clock_note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+      "stop_reason, flush_bytes, clock_note, kernel_timing) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
       std::vector<MeasurementRecord>{m}, [](sqlite::Stmt &insert, const MeasurementRecord &r) {
         insert.bind(2, std::string_view(cacheModeName(r.mode))).bind(3, r.warmupReps);
         insert.bind(4, r.warmupNs).bind(5, r.reps).bind(6, r.sampleNs).bind(7, r.noise);
         insert.bind(8, std::string_view(stopReasonName(r.stop))).bind(9, r.flushBytes);
-        insert.bindTextOrNull(10, r.clockNote);
+        insert.bindTextOrNull(10, r.clockNote).bindTextOrNull(11, r.kernelTiming);
         return Status::ok();
       });
 }

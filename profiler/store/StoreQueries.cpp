@@ -247,7 +247,7 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
   LOUPE_PROF_RETURN_IF_ERROR(collect(
       conn,
       "SELECT mode, warmup_reps, warmup_ns, reps, sample_ns, noise, stop_reason, flush_bytes, "
-      "clock_note FROM measurements WHERE run_id = ?1",
+      "clock_note, kernel_timing FROM measurements WHERE run_id = ?1",
       runId, measurements, [](const sqlite::Stmt &q) {
         MeasurementRecord m;
         m.mode = parseCacheMode(q.text(0)).value_or(CacheMode::Hot);
@@ -259,6 +259,7 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         m.stop = parseStopReason(q.text(6)).value_or(StopReason::Exact);
         m.flushBytes = q.int64(7);
         m.clockNote = q.text(8);
+        m.kernelTiming = q.text(9);
         return m;
       }));
   if (!measurements.empty())

@@ -110,8 +110,8 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   if (!outcome.repNs.empty())
     report["run"] = summaryJson(outcome.runSummary);
   // GPU runs: where the dispatch times come from (CUPTI, CUDA events, or the host clock).
-  if (!outcome.modes.empty() && !outcome.modes.front().kernelTiming.empty())
-    report["kernel_timing"] = outcome.modes.front().kernelTiming;
+  if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())
+    report["kernel_timing"] = outcome.modes.front().measurement.kernelTiming;
 
   json correctness = {{"checked", outcome.checked}};
   if (outcome.checked) {

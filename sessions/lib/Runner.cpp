@@ -42,7 +42,6 @@ ModeOutcome modeOutcome(const profiler::Measurement &m, const ral::Manifest &man
   out.smClockMhz = profiler::medianSmClockMhz(m.smClockMhz);
   out.kernels = m.kernels;
   out.memcpys = m.memcpys;
-  out.kernelTiming = m.kernelTiming;
   double totalMedian = 0;
   for (const ral::DispatchInfo &info : manifest.dispatches) {
     DispatchStats stats;

@@ -332,11 +332,11 @@ TEST(Measure, CudaEventsTimeGpuDispatchesWhenCuptiIsHeld) {
   o.reps = 4;
   auto m = measure(o, CacheMode::Hot, gpuWorkload(gpu), cudaEventsEnv(gpu));
   ASSERT_TRUE(m.isOk()) << m.status().message();
-  EXPECT_EQ(m->kernelTiming.rfind("CUDA events (CUPTI is held by another subscriber: another "
+  EXPECT_EQ(m->record.kernelTiming.rfind("CUDA events (CUPTI is held by another subscriber: another "
                                   "CUPTI client",
                                   0),
             0u)
-      << m->kernelTiming;
+      << m->record.kernelTiming;
   EXPECT_TRUE(m->kernels.empty()); // no fake kernel rows
   EXPECT_EQ(m->eventTimings.size(), 8u); // warmup repetitions are not timed
   EXPECT_EQ(gpu.created, 4);             // two executions, two events each, reused

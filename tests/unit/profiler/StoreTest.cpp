@@ -461,7 +461,7 @@ TEST_F(StoreFileTest, VersionThreeIsMigrated) {
   // A version-3 DB with a dispatch, written with version 3's exact DDL for dispatches.
   std::string path = file("v3.db");
   int64_t runId = fileWithOneRun(path);
-  std::string v3 = "DROP TABLE dispatches; "
+  std::string v3 = "ALTER TABLE measurements DROP COLUMN kernel_timing; DROP TABLE dispatches; "
                    "CREATE TABLE dispatches(run_id INTEGER NOT NULL REFERENCES runs(id) ON "
                    "DELETE CASCADE, dispatch_id INTEGER NOT NULL, name_id INTEGER NOT NULL "
                    "REFERENCES strings(id), op_id INTEGER NOT NULL REFERENCES strings(id), "
@@ -495,6 +495,36 @@ TEST_F(StoreFileTest, VersionThreeIsMigrated) {
   ASSERT_EQ(now->dispatches.size(), 2u);
   EXPECT_EQ(now->dispatches[1].bytes, 4096);
   EXPECT_EQ(now->dispatches[1].flops, 2 * 8 * 16 * 32);
+}
+
+TEST_F(StoreFileTest, VersionFourIsMigrated) {
+  // A version-4 DB with a measurement: no kernel_timing column.
+  std::string path = file("v4.db");
+  int64_t runId = fileWithOneRun(path);
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    MeasurementRecord m;
+    m.reps = 12;
+    ASSERT_TRUE(store->addMeasurement(runId, m).isOk());
+  }
+  ASSERT_TRUE(execSql(path, "ALTER TABLE measurements DROP COLUMN kernel_timing; "
+                            "PRAGMA user_version = 4;"));
+
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  auto old = store->loadRun(runId);
+  ASSERT_TRUE(old.isOk()) << old.status().message();
+  ASSERT_TRUE(old->measurement.has_value());
+  EXPECT_EQ(old->measurement->reps, 12);
+  EXPECT_EQ(old->measurement->kernelTiming, ""); // NULL: not recorded
+  // A new GPU run keeps where its times came from.
+  int64_t gpuRun = *store->beginRun(sampleRunInfo());
+  MeasurementRecord m;
+  m.kernelTiming = "CUDA events (CUPTI is held by another subscriber: nsys)";
+  ASSERT_TRUE(store->addMeasurement(gpuRun, m).isOk());
+  EXPECT_EQ(store->loadRun(gpuRun)->measurement->kernelTiming, m.kernelTiming);
 }
 
 TEST(Store, MeasurementAndClockColumns) {

@@ -137,9 +137,9 @@ TEST(ReplayTest, ASessionWithoutVariantsReportsAsBefore) {
 TEST(ReplayTest, AGpuRunsReportSaysWhereItsTimesComeFrom) {
   RunOutcome outcome;
   outcome.modes.emplace_back();
-  outcome.modes[0].kernelTiming = "CUDA events (CUPTI is held by another subscriber: ...)";
+  outcome.modes[0].measurement.kernelTiming = "CUDA events (CUPTI is held by another subscriber: ...)";
   nlohmann::json report = buildReport(outcome, "m.onnx", "s");
-  EXPECT_EQ(report["kernel_timing"], outcome.modes[0].kernelTiming);
+  EXPECT_EQ(report["kernel_timing"], outcome.modes[0].measurement.kernelTiming);
   EXPECT_NE(renderMarkdown(report).find("\n- Kernel timings: CUDA events (CUPTI is held by "
                                         "another subscriber: ...)\n"),
             std::string::npos)

@@ -44,7 +44,7 @@ public:
   GpuTiming timing() const { return timing_; }
   /// CUPTI or CUDA events collect (not the host clock).
   bool active() const { return timing_ != GpuTiming::kHost; }
-  /// What Measurement::kernelTiming says: "CUPTI <path> (API <version>)", "CUDA events (CUPTI
+  /// What MeasurementRecord::kernelTiming says: "CUPTI <path> (API <version>)", "CUDA events (CUPTI
   /// is held by another subscriber: <CUPTI's status>)", or "host clock only (<why>)".
   const std::string &note() const { return note_; }
   /// The tracer to run the artifact with.

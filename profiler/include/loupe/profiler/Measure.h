@@ -91,12 +91,10 @@ struct Measurement {
   /// Per sample (repetition): the SM clock read right after it, MHz; nullopt without one.
   std::vector<std::optional<int32_t>> smClockMhz;
   bool cancelled = false; ///< Stopped by the cancel flag; the samples are incomplete.
-  /// GPU (MeasureEnv::cupti): CUPTI's kernel and copy rows of the samples, and where dispatch
-  /// times came from (GpuRunProfile::note: "CUPTI <path> (API n)", "CUDA events (CUPTI is held
-  /// by another subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
+  /// GPU (MeasureEnv::cupti): CUPTI's kernel and copy rows of the samples (where dispatch
+  /// times came from is record.kernelTiming, GpuRunProfile::note); empty on the CPU.
   std::vector<KernelRecord> kernels;
   std::vector<MemcpyRecord> memcpys;
-  std::string kernelTiming;
   /// GPU, CUDA-events fallback: the GPU span of every GPU dispatch execution of the samples
   /// (CudaEventTimer.h), by repetition and begin order; empty otherwise. Not kernel rows: an
   /// event pair times a whole dispatch, so `kernels` stays empty.
@@ -133,7 +131,7 @@ struct MeasureEnv {
   const std::atomic<bool> *cancel = nullptr; ///< Polled between repetitions.
   /// A GPU workload: time its dispatches with CUPTI during sampling (GpuRunProfile.h). When
   /// another subscriber holds CUPTI they are timed with CUDA events on `cuda`; when CUPTI
-  /// cannot start otherwise the host clock is used. Measurement::kernelTiming says which and
+  /// cannot start otherwise the host clock is used. MeasurementRecord::kernelTiming says which and
   /// why; an invalid CUPTI collection or a CUDA-events error fails the measurement.
   bool cupti = false;
   /// The artifact's CUDA driver (probeDevice), for the CUDA-events fallback; may be null.

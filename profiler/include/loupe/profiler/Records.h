@@ -103,6 +103,9 @@ struct MeasurementRecord {
   /// Why samples have no SM clock on a GPU run (NVML missing, ...); empty when they have one
   /// and on the CPU.
   std::string clockNote;
+  /// GPU runs: where the dispatch times came from ("CUPTI <path> (API n)", "CUDA events (CUPTI
+  /// is held by another subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
+  std::string kernelTiming;
 };
 
 /// One timing sample.

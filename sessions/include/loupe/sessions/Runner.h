@@ -52,12 +52,10 @@ struct ModeOutcome {
   profiler::Summary runSummary;            ///< Of repNs.
   std::vector<DispatchStats> dispatches;   ///< By dispatch id.
   std::optional<double> smClockMhz;        ///< Median SM clock of the samples; GPU with NVML.
-  /// cuda: CUPTI's kernel and copy rows of the samples, and where dispatch times came from
-  /// (Measurement::kernelTiming: "CUPTI <path> (API n)", "CUDA events (CUPTI is held by another
-  /// subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
+  /// cuda: CUPTI's kernel and copy rows of the samples (where dispatch times came from is
+  /// measurement.kernelTiming); empty on the CPU.
   std::vector<profiler::KernelRecord> kernels;
   std::vector<profiler::MemcpyRecord> memcpys;
-  std::string kernelTiming;
   int64_t runId = -1;                      ///< Id in the profile DB, -1 if not stored.
 };
 

@@ -90,6 +90,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "loupe-instrument-dispatches{device=gpu},"
            "ral-outline-gpu-kernels,"
            "lower-affine,canonicalize,cse,"
+           "loupe-dedup-executables,"
            "nvvm-attach-target{chip=" + options.gpuArch + " O=3},"
            "gpu.module(expand-strided-metadata,lower-affine,convert-scf-to-cf,"
            "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},reconcile-unrealized-casts,"

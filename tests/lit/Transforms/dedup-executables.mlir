@@ -236,3 +236,68 @@ func.func private @swapped(%ctx: !ral.context, %begin: index, %end: index,
 func.func @main(%ctx: !ral.context) {
   return
 }
+
+// -----
+
+// GPU kernels (ral-outline-gpu-kernels: one gpu.module per dispatch, named after it): two
+// identical ReLU kernels become one, the second launch runs the first's kernel and its
+// dispatch row names it after the launch sizes (CUPTI reports that name). A kernel with other
+// launch sizes (known_block_size differs) is kept.
+
+// CHECK: module attributes {gpu.container_module, loupe.dedup = {kernels = 3 : i64, unique = 2 : i64}}
+// CHECK-LABEL: func.func @gpu_main
+// CHECK-SAME: {id = 0 : i64, launch = "grid 1x1x1 block 64x1x1", name = "dispatch_0_relu"}
+// CHECK-SAME: {id = 1 : i64, launch = "grid 1x1x1 block 64x1x1, kernel dispatch_0_relu", name = "dispatch_1_relu"}
+// CHECK-SAME: {id = 2 : i64, launch = "grid 2x1x1 block 32x1x1", name = "dispatch_2_relu"}
+// CHECK: gpu.launch_func @dispatch_0_relu::@dispatch_0_relu {{.*}} {loupe.dispatch_id = 0 : i64}
+// CHECK: gpu.launch_func @dispatch_0_relu::@dispatch_0_relu {{.*}} {loupe.dispatch_id = 1 : i64}
+// CHECK: gpu.launch_func @dispatch_2_relu::@dispatch_2_relu {{.*}} {loupe.dispatch_id = 2 : i64}
+// CHECK: gpu.module @dispatch_0_relu
+// CHECK-NOT: gpu.module @dispatch_1_relu
+// CHECK: gpu.module @dispatch_2_relu
+module attributes {gpu.container_module} {
+  func.func @gpu_main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i64, launch = "grid 1x1x1 block 64x1x1", name = "dispatch_0_relu"}, {id = 1 : i64, launch = "grid 1x1x1 block 64x1x1", name = "dispatch_1_relu"}, {id = 2 : i64, launch = "grid 2x1x1 block 32x1x1", name = "dispatch_2_relu"}]} {
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %a = ral.recv_input %ctx, 0 : memref<64xf32>
+    %b = memref.alloc() : memref<64xf32>
+    %c = memref.alloc() : memref<64xf32>
+    gpu.launch_func @dispatch_0_relu::@dispatch_0_relu blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<64xf32>, %b : memref<64xf32>) {loupe.dispatch_id = 0 : i64}
+    gpu.launch_func @dispatch_1_relu::@dispatch_1_relu blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%b : memref<64xf32>, %c : memref<64xf32>) {loupe.dispatch_id = 1 : i64}
+    gpu.launch_func @dispatch_2_relu::@dispatch_2_relu blocks in (%c2, %c1, %c1) threads in (%c32, %c1, %c1) args(%c : memref<64xf32>, %b : memref<64xf32>) {loupe.dispatch_id = 2 : i64}
+    ral.send_output %ctx, 0, %b : memref<64xf32>
+    return
+  }
+  gpu.module @dispatch_0_relu {
+    gpu.func @dispatch_0_relu(%x: memref<64xf32>, %y: memref<64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %zero = arith.constant 0.0 : f32
+      %i = gpu.thread_id x
+      %v = memref.load %x[%i] : memref<64xf32>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %y[%i] : memref<64xf32>
+      gpu.return
+    }
+  }
+  gpu.module @dispatch_1_relu {
+    gpu.func @dispatch_1_relu(%p: memref<64xf32>, %q: memref<64xf32>) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>} {
+      %z = arith.constant 0.0 : f32
+      %t = gpu.thread_id x
+      %v = memref.load %p[%t] : memref<64xf32>
+      %r = arith.maximumf %v, %z : f32
+      memref.store %r, %q[%t] : memref<64xf32>
+      gpu.return
+    }
+  }
+  gpu.module @dispatch_2_relu {
+    gpu.func @dispatch_2_relu(%x: memref<64xf32>, %y: memref<64xf32>) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 2, 1, 1>} {
+      %zero = arith.constant 0.0 : f32
+      %i = gpu.thread_id x
+      %v = memref.load %x[%i] : memref<64xf32>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %y[%i] : memref<64xf32>
+      gpu.return
+    }
+  }
+}

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace loupe::compiler;
 
@@ -168,6 +169,13 @@ TEST(CompilerTest, UnknownPhaseAndTargetAreBadInput) {
 // The cuda target: GEMMs go to cuBLAS (with its bias as a cuBLASLt epilogue); every
 // code-generated dispatch gets a GPU schedule and
 // launch sizes, and its kernel's PTX (for the chosen architecture) is kept and snapshotted.
+/// The GPU kernel a code-generated dispatch launches: its own, or the one named after its
+/// launch sizes when loupe-dedup-executables merged it with an identical kernel.
+std::string launchedKernel(const DispatchSummary &d) {
+  size_t shared = d.launch.find(", kernel ");
+  return shared == std::string::npos ? d.name : d.launch.substr(shared + 9);
+}
+
 TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
   CompileOptions options;
   options.target = "cuda";
@@ -187,7 +195,8 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
     vectorized += d.schedule == "thread-per-vector4";
     EXPECT_FALSE(d.schedule.empty()) << d.name;
     EXPECT_EQ(d.launch.rfind("grid ", 0), 0u) << d.name << ": " << d.launch;
-    EXPECT_NE(result.ptx.find("// kernel " + d.name + "\n"), std::string::npos) << d.name;
+    EXPECT_NE(result.ptx.find("// kernel " + launchedKernel(d) + "\n"), std::string::npos)
+        << d.name;
   }
   EXPECT_GT(codegen, 0);
   EXPECT_EQ(epilogues, 1) << "fc2 + bias: one cuBLASLt epilogue GEMM";
@@ -199,6 +208,33 @@ TEST(CompilerTest, CudaTargetMapsEveryKernelAndKeepsItsPtx) {
   for (const PassSnapshot &s : result.snapshots)
     snapshot |= s.pass == "ptx" && s.irKind == IrKind::Assembly && s.ir == result.ptx;
   EXPECT_TRUE(snapshot);
+}
+
+// The transformer's two attention heads and two layer norms run the same GPU kernels: each
+// identical kernel is compiled to PTX once and launched by every dispatch that needs it.
+TEST(CompilerTest, CudaDispatchesShareIdenticalKernels) {
+  CompileOptions options;
+  options.target = "cuda";
+  options.phaseTo = "ral";
+  CompileResult result = compileModel(
+      std::string(LOUPE_SOURCE_DIR) + "/examples/models/transformer_block.onnx", options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  std::set<std::string> kernels;
+  int codegen = 0;
+  for (const DispatchSummary &d : result.dispatches) {
+    if (d.schedule.empty())
+      continue;
+    ++codegen;
+    kernels.insert(launchedKernel(d));
+  }
+  size_t inPtx = 0;
+  for (size_t at = result.ptx.find("// kernel "); at != std::string::npos;
+       at = result.ptx.find("// kernel ", at + 1))
+    ++inPtx;
+  EXPECT_LT(kernels.size(), size_t(codegen)) << "some dispatches share a kernel";
+  EXPECT_EQ(inPtx, kernels.size()) << "each kernel compiled once";
+  for (const std::string &k : kernels)
+    EXPECT_NE(result.ptx.find("// kernel " + k + "\n"), std::string::npos) << k;
 }
 } // namespace
 

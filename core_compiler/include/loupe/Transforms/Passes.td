@@ -198,15 +198,20 @@ def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
 }
 
 def DedupExecutables : Pass<"loupe-dedup-executables", "mlir::ModuleOp"> {
-  let summary = "Merge structurally identical CPU kernels into one executable";
+  let summary = "Merge structurally identical kernels into one executable";
   let description = [{
     Runs after ral-outline-cpu-kernels, which outlines one private kernel per
-    `scf.parallel`, so a model that applies the same elementwise op to the same
-    shapes in every layer gets many copies of one kernel. As IREE deduplicates
-    identical executables, the private kernels that only `ral.cpu_launch` ops
-    reference are grouped into equivalence classes; in each class the kernel
-    launched first (in program order) is kept, every launch of the others is
-    pointed at it and the others are erased. Other functions are left alone.
+    `scf.parallel`, and after ral-outline-gpu-kernels, which outlines one
+    `gpu.module` per kernel, so a model that applies the same elementwise op to
+    the same shapes in every layer gets many copies of one kernel. As IREE
+    deduplicates identical executables, the kernels only launches reference (the
+    private functions of `ral.cpu_launch`; the `gpu.func` of a `gpu.module`
+    holding nothing else, for `gpu.launch_func`) are grouped into equivalence
+    classes; in each class the kernel launched first (in program order) is kept,
+    every launch of the others is pointed at it and the others (with their
+    `gpu.module`) are erased. Other functions are left alone. A GPU dispatch
+    that now launches another dispatch's kernel gets `, kernel <name>` after the
+    launch sizes in its `loupe.dispatches` row, the name CUPTI will report.
 
     Two kernels are equivalent when their attributes other than the symbol name
     (function type, `ral.noalias` argument attributes, ...) are equal and their

@@ -365,7 +365,12 @@ gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op
   auto splat = [&](Value scalar) -> Value {
     return b.create<vector::SplatOp>(loc, scalar, vectorOf(scalar.getType()));
   };
+  // A vector access of `memref`: the first one says its buffer is 16-byte aligned.
   llvm::SmallDenseSet<Value> aligned;
+  auto assumeAligned = [&](Value memref) {
+    if (aligned.insert(memref).second)
+      b.create<memref::AssumeAlignmentOp>(loc, memref, kVectorBytes);
+  };
   // The operand as a vector of its kVectorWidth lanes at `ivs`.
   auto read = [&](OpOperand &operand) -> Value {
     Value source = operand.get();
@@ -375,8 +380,7 @@ gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op
     SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
     if (laneAccess(op, operand) == LaneAccess::kUniform)
       return splat(b.create<memref::LoadOp>(loc, source, indices));
-    if (aligned.insert(source).second)
-      b.create<memref::AssumeAlignmentOp>(loc, source, kVectorBytes);
+    assumeAligned(source);
     return b.create<vector::LoadOp>(loc, vectorOf(element), source, indices);
   };
 
@@ -407,8 +411,7 @@ gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op
     if (!isa<VectorType>(value.getType())) // a scalar captured from outside the body
       value = splat(value);
     SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    if (aligned.insert(init.get()).second)
-      b.create<memref::AssumeAlignmentOp>(loc, init.get(), kVectorBytes);
+    assumeAligned(init.get());
     b.create<vector::StoreOp>(loc, value, init.get(), indices);
   }
   return launch;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the self-contained GPU bundle that run_all.sh runs on a GPU machine (which has the
 # NVIDIA driver, CUDA and PyTorch but none of Loupe's build dependencies):
-#   bin/loupe-run, lib/libloupe_ral.so        the runtime (docs/ral.md, "loupe-run")
+#   bin/loupe-run, lib/libloupe_ral.so        the runtime (docs/ral.md, "loupe-run"), with the
+#                                             C++ runtime libraries it was linked against
 #   artifacts/<model>.<variant>.so            every example and benchmark model for cuda
 #                                             (cuda: cuBLAS/cuDNN + codegen; cuda-codegen), the
 #                                             examples also for the cpu (cpu-codegen)
@@ -16,6 +17,11 @@ rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE"/{bin,lib,artifacts,data,models}
 cp "$BUILD/bin/loupe-run" "$BUNDLE/bin/"
 cp -L "$BUILD"/lib/libloupe_ral.so "$BUNDLE/lib/"
+# The C++ runtime it was built with (GLIBCXX_3.4.30, GCC 12): the GPU machine's may be older.
+# loupe-run's RUNPATH ($ORIGIN/../lib) finds these first; glibc itself (2.34 needed) is not copied.
+for lib in libstdc++.so.6 libgcc_s.so.1; do
+  cp -L "$(ldd "$BUILD/bin/loupe-run" | awk -v l="$lib" '$1 == l {print $3}')" "$BUNDLE/lib/"
+done
 cp "$SRC"/bench/gpu/{run_all.sh,summarize.py,torch_eager.py} "$BUNDLE/"
 /usr/bin/python3 "$SRC/bench/gpu/make_models.py" "$BUNDLE/models" >/dev/null
 cp "$BUNDLE/models/bench.json" "$BUNDLE/"

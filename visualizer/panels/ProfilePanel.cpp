@@ -288,6 +288,8 @@ void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
     if (ImGui::IsItemHovered() && !p.deviceDetailsJson.empty())
       ImGui::SetTooltip("%s", p.deviceDetailsJson.c_str());
   }
+  if (!p.kernelTiming.empty())
+    ImGui::TextDisabled("dispatch times: %s", p.kernelTiming.c_str());
 
   // Kernels, clusters, fallbacks and GPU kernels above the timeline, each given a share of
   // the height.

@@ -91,6 +91,8 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
   view->run = data.summary;
   view->configJson = data.configJson;
   view->deviceDetailsJson = data.deviceDetailsJson;
+  if (data.measurement)
+    view->kernelTiming = data.measurement->kernelTiming;
   view->checks = data.checks;
   view->fallbacks = data.fallbacks;
   view->gpu = gpu::buildGpuActivity(data);

@@ -42,6 +42,12 @@ TEST(ProfileView, SummarisesDispatchesAndRepetitions) {
   EXPECT_EQ(view->reps[3][0].startNs, 1000);
   EXPECT_EQ(view->reps[3][1].row, 1);
   EXPECT_EQ(view->repDurationNs[3], 1000 + 1200 + 3200 + 2200);
+  EXPECT_EQ(view->kernelTiming, ""); // a CPU run
+
+  // A GPU run keeps where its dispatch times came from.
+  data.measurement = profiler::MeasurementRecord();
+  data.measurement->kernelTiming = "CUDA events (CUPTI is held by another subscriber: nsys)";
+  EXPECT_EQ(makeProfileView(data)->kernelTiming, data.measurement->kernelTiming);
 }
 
 TEST(ProfilePanel, SortsByTheChosenColumn) {

@@ -108,6 +108,9 @@ struct ProfileView {
   profiler::RunSummary run;
   std::string configJson;
   std::string deviceDetailsJson;
+  /// GPU runs: where the dispatch times came from (MeasurementRecord::kernelTiming: CUPTI, CUDA
+  /// events or the host clock, and why); empty on the CPU, for imports and older runs.
+  std::string kernelTiming;
   profiler::Summary whole;             ///< Whole repetitions.
   std::vector<DispatchRow> rows;       ///< By dispatch id.
   std::vector<std::vector<TimelineSlice>> reps; ///< Per repetition, sorted by startNs.

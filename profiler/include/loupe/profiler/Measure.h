@@ -131,8 +131,8 @@ struct MeasureEnv {
   const std::atomic<bool> *cancel = nullptr; ///< Polled between repetitions.
   /// A GPU workload: time its dispatches with CUPTI during sampling (GpuRunProfile.h). When
   /// another subscriber holds CUPTI they are timed with CUDA events on `cuda`; when CUPTI
-  /// cannot start otherwise the host clock is used. MeasurementRecord::kernelTiming says which and
-  /// why; an invalid CUPTI collection or a CUDA-events error fails the measurement.
+  /// cannot start otherwise the host clock is used. MeasurementRecord::kernelTiming says which
+  /// and why; an invalid CUPTI collection or a CUDA-events error fails the measurement.
   bool cupti = false;
   /// The artifact's CUDA driver (probeDevice), for the CUDA-events fallback; may be null.
   const ral::CudaDriver *cuda = nullptr;
@@ -160,7 +160,8 @@ struct DeviceProbes {
 ral::StatusOr<DeviceProbes> probeDevice(const ral::Artifact &artifact, bool needFlusher);
 
 /// Measures `artifact` on `inputs` (writing `outputs`) in each of `modes`, in order, with
-/// probeDevice's flusher, clock and CUDA driver: measure() for each, `env` (next, progress, cancel) shared.
+/// probeDevice's flusher, clock and CUDA driver: measure() for each, `env` (next, progress,
+/// cancel) shared.
 /// Stops at the first error, or after a cancelled measurement (returned, marked cancelled).
 ral::StatusOr<std::vector<Measurement>> measureArtifact(const ral::Artifact &artifact,
                                                         const std::vector<ral::Tensor> &inputs,

@@ -154,6 +154,111 @@ gpu::LaunchOp launchThreads(RewriterBase &b, Location loc, int64_t size, int64_t
   b.setInsertionPointToStart(&inRange.getThenRegion().front());
   return launch;
 }
+
+/// Vector accesses of one kernel: `op`'s body on kVectorWidth consecutive innermost
+/// iterations at a time (the thread-per-vector4 schedule and vectorised row reductions).
+class VectorBody {
+public:
+  VectorBody(OpBuilder &b, Location loc, linalg::GenericOp op) : b(b), loc(loc), op(op) {}
+
+  static VectorType vectorOf(Type t) { return VectorType::get({kVectorWidth}, t); }
+  /// `scalar` in every lane (vector.splat: convert-gpu-to-nvvm lowers it, not vector.broadcast).
+  Value splat(Value scalar) {
+    return b.create<vector::SplatOp>(loc, scalar, vectorOf(scalar.getType()));
+  }
+
+  /// `operand` at loop indices `ivs` (the innermost one the first lane's) as a vector: one
+  /// 16-byte aligned vector.load when it is contiguous, else one load (or the scalar) splat.
+  Value read(OpOperand &operand, ValueRange ivs) {
+    Value source = operand.get();
+    if (!isa<MemRefType>(source.getType())) // a scalar input
+      return splat(source);
+    SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
+    if (laneAccess(op, operand) == LaneAccess::kUniform)
+      return splat(b.create<memref::LoadOp>(loc, source, indices));
+    assumeAligned(source);
+    return b.create<vector::LoadOp>(loc, vectorOf(getElementTypeOrSelf(source.getType())),
+                                    source, indices);
+  }
+
+  /// Stores `value` (a vector) into output `init` at `ivs`.
+  void write(OpOperand &init, ValueRange ivs, Value value) {
+    assumeAligned(init.get());
+    b.create<vector::StoreOp>(loc, value, init.get(),
+                              applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+  }
+
+  /// The body on vectors at `ivs`; the output arguments stand for `accumulators` when given
+  /// (a reduction's running vectors), else for the outputs read at `ivs`. Returns the yielded
+  /// vectors.
+  SmallVector<Value> compute(ValueRange ivs, ValueRange accumulators = {}) {
+    Block &body = op.getRegion().front();
+    IRMapping map;
+    for (OpOperand &operand : op->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (!op.isDpsInit(&operand))
+        map.map(arg, read(operand, ivs));
+      else if (!accumulators.empty())
+        map.map(arg, accumulators[operand.getOperandNumber() - op.getNumDpsInputs()]);
+      else if (op.payloadUsesValueFromOperand(&operand))
+        map.map(arg, read(operand, ivs));
+    }
+    for (Operation &nested : body.without_terminator()) {
+      if (auto constant = dyn_cast<arith::ConstantOp>(nested)) {
+        map.map(constant.getResult(),
+                b.create<arith::ConstantOp>(
+                    loc, DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue())));
+        continue;
+      }
+      for (Value operand : nested.getOperands()) // a scalar captured from outside the body
+        if (!map.contains(operand))
+          map.map(operand, splat(operand));
+      Operation *clone = b.clone(nested, map);
+      for (OpResult result : clone->getResults())
+        result.setType(vectorOf(result.getType()));
+    }
+    SmallVector<Value> yielded;
+    for (Value v : body.getTerminator()->getOperands()) {
+      Value value = map.lookupOrDefault(v);
+      yielded.push_back(isa<VectorType>(value.getType()) ? value : splat(value));
+    }
+    return yielded;
+  }
+
+private:
+  /// The first vector access of `memref` says its buffer is 16-byte aligned.
+  void assumeAligned(Value memref) {
+    if (aligned.insert(memref).second)
+      b.create<memref::AssumeAlignmentOp>(loc, memref, kVectorBytes);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  linalg::GenericOp op;
+  llvm::SmallDenseSet<Value> aligned;
+};
+
+/// Whether every input of `op` is contiguous or uniform along the innermost loop (LaneAccess)
+/// and its body is made of elementwise-mappable ops and constants: what VectorBody computes.
+bool hasVectorBody(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0)
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % kVectorWidth != 0)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (laneAccess(op, *input) == LaneAccess::kOther)
+      return false;
+  for (Operation &nested : op.getRegion().front().without_terminator()) {
+    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
+    if (!llvm::all_of(nested.getResultTypes(), scalar) ||
+        !llvm::all_of(nested.getOperandTypes(), scalar) || nested.getNumRegions() != 0)
+      return false;
+    if (!isa<arith::ConstantOp>(nested) && !OpTrait::hasElementwiseMappableTraits(&nested))
+      return false;
+  }
+  return true;
+}
 } // namespace
 
 gpu::LaunchOp createLaunch(RewriterBase &b, Location loc, int64_t grid, int64_t blockX,
@@ -250,18 +355,38 @@ gpu::LaunchOp buildRowReductionLaunch(RewriterBase &b, const RowReduction &reduc
   b.setInsertionPointToStart(&inRange.getThenRegion().front());
   SmallVector<Value> rowIvs = delinearize(b, loc, row, rowExtents);
 
-  // Each thread folds elements lane, lane + threads, ... of its row.
+  // Each thread folds elements lane, lane + threads, ... of its row; with vector loads
+  // (one reduction loop over contiguous rows), vectors of 4 at 4 * lane, 4 * (lane +
+  // threads), ... into 4 partials that it then folds together.
   Value neutral = b.create<arith::ConstantOp>(loc, reduction.neutral);
-  auto loop = b.create<scf::ForOp>(loc, lane, indexConstant(b, loc, reduction.length),
-                                   indexConstant(b, loc, threads), ValueRange{neutral});
+  bool vectorized = reductionExtents.size() == 1 && hasVectorBody(op);
+  int64_t width = vectorized ? kVectorWidth : 1;
+  Value first = vectorized ? b.create<arith::MulIOp>(loc, lane, indexConstant(b, loc, width))
+                           : lane;
+  Value start = vectorized ? b.create<arith::ConstantOp>(
+                                 loc, DenseElementsAttr::get(VectorBody::vectorOf(element),
+                                                             reduction.neutral))
+                           : neutral;
+  auto loop = b.create<scf::ForOp>(loc, first, indexConstant(b, loc, reduction.length),
+                                   indexConstant(b, loc, threads * width), ValueRange{start});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> ivs = rowIvs;
     llvm::append_range(ivs, delinearize(b, loc, loop.getInductionVar(), reductionExtents));
-    b.create<scf::YieldOp>(loc, cloneBodyAt(b, loc, op, ivs, loop.getRegionIterArgs()[0]));
+    Value acc = loop.getRegionIterArgs()[0];
+    b.create<scf::YieldOp>(loc, vectorized ? VectorBody(b, loc, op).compute(ivs, acc).front()
+                                           : cloneBodyAt(b, loc, op, ivs, acc));
   }
-  Value total = warpReduce(b, loc, reduction.combiner, loop.getResult(0));
+  Value partial = loop.getResult(0);
+  if (vectorized) {
+    Value folded = b.create<vector::ExtractOp>(loc, partial, int64_t(0));
+    for (int64_t i = 1; i < width; ++i)
+      folded = combine(b, reduction.combiner, folded,
+                       b.create<vector::ExtractOp>(loc, partial, i));
+    partial = folded;
+  }
+  Value total = warpReduce(b, loc, reduction.combiner, partial);
 
   if (!warpPerRow) {
     // Warp partials through workgroup memory; every warp then reduces them again.
@@ -327,27 +452,12 @@ gpu::LaunchOp buildParallelLaunch(RewriterBase &b, scf::ParallelOp loop,
 }
 
 bool canVectorizeElementwise(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumReductionLoops() != 0 || op.getNumLoops() == 0)
+  if (op.getNumReductionLoops() != 0 || !hasVectorBody(op))
     return false;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges.back() % kVectorWidth != 0)
-    return false;
-  for (OpOperand &operand : op->getOpOperands()) {
-    LaneAccess access = laneAccess(op, operand);
-    if (access == LaneAccess::kOther ||
-        (access == LaneAccess::kUniform && op.isDpsInit(&operand)))
-      return false;
-  }
-  Block &body = op.getRegion().front();
-  for (Operation &nested : body.without_terminator()) {
-    auto scalar = [](Type t) { return t.isIntOrIndexOrFloat(); };
-    if (!llvm::all_of(nested.getResultTypes(), scalar) ||
-        !llvm::all_of(nested.getOperandTypes(), scalar) || nested.getNumRegions() != 0)
-      return false;
-    if (!isa<arith::ConstantOp>(nested) && !OpTrait::hasElementwiseMappableTraits(&nested))
-      return false;
-  }
-  return true;
+  // Outputs are written as whole vectors.
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return laneAccess(op, init) == LaneAccess::kContiguous;
+  });
 }
 
 gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op,
@@ -359,61 +469,9 @@ gpu::LaunchOp buildVectorElementwiseLaunch(RewriterBase &b, linalg::GenericOp op
   gpu::LaunchOp launch = launchThreads(b, loc, product(extents), threadsPerBlock, id);
   SmallVector<Value> ivs = delinearize(b, loc, id, extents);
   ivs.back() = b.create<arith::MulIOp>(loc, ivs.back(), indexConstant(b, loc, kVectorWidth));
-
-  auto vectorOf = [](Type t) { return VectorType::get({kVectorWidth}, t); };
-  // vector.splat, not vector.broadcast: convert-gpu-to-nvvm lowers only the former.
-  auto splat = [&](Value scalar) -> Value {
-    return b.create<vector::SplatOp>(loc, scalar, vectorOf(scalar.getType()));
-  };
-  // A vector access of `memref`: the first one says its buffer is 16-byte aligned.
-  llvm::SmallDenseSet<Value> aligned;
-  auto assumeAligned = [&](Value memref) {
-    if (aligned.insert(memref).second)
-      b.create<memref::AssumeAlignmentOp>(loc, memref, kVectorBytes);
-  };
-  // The operand as a vector of its kVectorWidth lanes at `ivs`.
-  auto read = [&](OpOperand &operand) -> Value {
-    Value source = operand.get();
-    Type element = getElementTypeOrSelf(source.getType());
-    if (!isa<MemRefType>(source.getType())) // a scalar input
-      return splat(source);
-    SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&operand), ivs);
-    if (laneAccess(op, operand) == LaneAccess::kUniform)
-      return splat(b.create<memref::LoadOp>(loc, source, indices));
-    assumeAligned(source);
-    return b.create<vector::LoadOp>(loc, vectorOf(element), source, indices);
-  };
-
-  Block &body = op.getRegion().front();
-  IRMapping map;
-  for (OpOperand &operand : op->getOpOperands()) {
-    BlockArgument arg = body.getArgument(operand.getOperandNumber());
-    if (!op.isDpsInit(&operand) || op.payloadUsesValueFromOperand(&operand))
-      map.map(arg, read(operand));
-  }
-  for (Operation &nested : body.without_terminator()) {
-    if (auto constant = dyn_cast<arith::ConstantOp>(nested)) {
-      map.map(constant.getResult(),
-              b.create<arith::ConstantOp>(
-                  loc, DenseElementsAttr::get(vectorOf(constant.getType()), constant.getValue())));
-      continue;
-    }
-    for (Value operand : nested.getOperands()) // a scalar captured from outside the body
-      if (!map.contains(operand))
-        map.map(operand, splat(operand));
-    Operation *clone = b.clone(nested, map);
-    for (OpResult result : clone->getResults())
-      result.setType(vectorOf(result.getType()));
-  }
-  for (auto [init, yielded] :
-       llvm::zip(op.getDpsInitsMutable(), body.getTerminator()->getOperands())) {
-    Value value = map.lookupOrDefault(yielded);
-    if (!isa<VectorType>(value.getType())) // a scalar captured from outside the body
-      value = splat(value);
-    SmallVector<Value> indices = applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
-    assumeAligned(init.get());
-    b.create<vector::StoreOp>(loc, value, init.get(), indices);
-  }
+  VectorBody vectors(b, loc, op);
+  for (auto [init, value] : llvm::zip(op.getDpsInitsMutable(), vectors.compute(ivs)))
+    vectors.write(init, ivs, value);
   return launch;
 }
 

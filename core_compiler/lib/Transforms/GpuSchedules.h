@@ -42,9 +42,12 @@ std::optional<RowReduction> matchRowReduction(mlir::linalg::GenericOp op);
 /// Reduction in CUDA", and BladeDISC's kRowReduction schedules): rows of up to `warpRowMax`
 /// elements get one warp each (4 rows per block); a longer row gets a block of
 /// `threadsPerBlock` threads. Each thread folds a strided part of its row (consecutive
-/// threads read consecutive elements), the partials are combined with `gpu.shuffle xor`
-/// butterflies, a block combines its warps' partials through workgroup memory, and one
-/// thread folds the total into the output's initial value.
+/// threads read consecutive elements; with one reduction loop whose inputs are contiguous or
+/// uniform along it and a row length that is a multiple of 4, it reads them as 128-bit vectors
+/// as the thread-per-vector4 schedule does, into 4 partials it then folds together), the
+/// partials are combined with `gpu.shuffle xor` butterflies, a block combines its warps'
+/// partials through workgroup memory, and one thread folds the total into the output's
+/// initial value.
 mlir::gpu::LaunchOp buildRowReductionLaunch(mlir::RewriterBase &rewriter,
                                             const RowReduction &reduction,
                                             int64_t threadsPerBlock, int64_t warpRowMax);

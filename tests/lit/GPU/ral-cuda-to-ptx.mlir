@@ -1,6 +1,6 @@
 // The cuda target's ral phase (loupe-opt --loupe-ral-cuda) compiles code-generated kernels to
 // PTX through MLIR's NVVM target for sm_80 and sm_90: an elementwise kernel with 128-bit loads
-// and stores (thread-per-vector4) and a row reduction with warp shuffles (tests/gpu/ptxas_check.sh assembles the same PTX with ptxas
+// and stores (thread-per-vector4) and a row reduction with 128-bit loads and warp shuffles (tests/gpu/ptxas_check.sh assembles the same PTX with ptxas
 // when the CUDA toolkit is installed).
 // RUN: loupe-opt --loupe-ral-cuda %s | FileCheck %s --check-prefix=SM80
 // RUN: loupe-opt --loupe-ral-cuda=chip=sm_90 %s | FileCheck %s --check-prefix=SM90
@@ -32,6 +32,7 @@
 // SM80-SAME: st.global.v4.f32
 // SM80: gpu.binary @dispatch_1_generic_reduce
 // SM80-SAME: .visible .entry dispatch_1_generic_reduce(
+// SM80-SAME: ld.global.v4.f32
 // SM80-SAME: shfl.sync.bfly.b32
 // SM90: .target sm_90
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -162,18 +162,19 @@ func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i6
 
 // -----
 
-// Row reduction of 8 rows x 512: one warp per row, 4 rows per block. Each lane folds a
-// strided part of its row from the neutral element, a butterfly of 5 xor shuffles combines
-// the lanes, and lane 0 folds the total into the output's initial value.
+// Row reduction of 8 rows x 510: one warp per row, 4 rows per block. Each lane folds a
+// strided part of its row from the neutral element (scalar loads: 510 is not a multiple of
+// 4), a butterfly of 5 xor shuffles combines the lanes, and lane 0 folds the total into the
+// output's initial value.
 
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c2, %c1, %c1) threads in (%c32, %c4, %c1)
-// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<8x512xf32>, %[[S:.*]]: memref<8xf32>) kernel
+// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<8x510xf32>, %[[S:.*]]: memref<8xf32>) kernel
 // CHECK-DAG: %[[LANE:.*]] = gpu.thread_id x
 // CHECK-DAG: %[[TY:.*]] = gpu.thread_id y
 // CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[TY]]
 // CHECK: scf.if
-// CHECK: %[[PART:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %c512 step %c32 iter_args(%[[ACC:.*]] = %cst)
+// CHECK: %[[PART:.*]] = scf.for %[[R:.*]] = %[[LANE]] to %c510 step %c32 iter_args(%[[ACC:.*]] = %cst)
 // CHECK: %[[V:.*]] = memref.load %[[X]][%[[ROW]], %[[R]]]
 // CHECK: %[[SUM:.*]] = arith.addf %[[V]], %[[ACC]]
 // CHECK: scf.yield %[[SUM]]
@@ -184,6 +185,47 @@ func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = [{id = 0 : i6
 // CHECK: arith.addf %[[INIT]],
 // CHECK: memref.store
 // CHECK-NOT: gpu.barrier
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @main(%ctx: !ral.context) {
+  %x = ral.recv_input %ctx, 0 : memref<8x510xf32>
+  %s = memref.alloc() : memref<8xf32>
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x510xf32>) outs(%s : memref<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  ral.send_output %ctx, 0, %s : memref<8xf32>
+  return
+}
+
+// -----
+
+// The same reduction over rows of 512: each lane reads 128-bit vectors at 4 * lane, 4 * lane
+// + 128, ... into 4 partials, folds them, then the warp's butterfly runs as above.
+
+// CHECK-LABEL: func.func @main
+// CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<8x512xf32>, %[[S:.*]]: memref<8xf32>) kernel
+// CHECK-DAG: %[[LANE:.*]] = gpu.thread_id x
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}}
+// CHECK: scf.if
+// CHECK: %[[FIRST:.*]] = arith.muli %[[LANE]], %c4
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK: %[[PART:.*]] = scf.for %[[R:.*]] = %[[FIRST]] to %c512 step %c128 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (vector<4xf32>)
+// CHECK: memref.assume_alignment %[[X]], 16
+// CHECK: %[[V:.*]] = vector.load %[[X]][%[[ROW]], %[[R]]] : memref<8x512xf32>, vector<4xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[V]], %[[ACC]] : vector<4xf32>
+// CHECK: scf.yield %[[SUM]]
+// CHECK: %[[E0:.*]] = vector.extract %[[PART]][0]
+// CHECK: %[[E1:.*]] = vector.extract %[[PART]][1]
+// CHECK: %[[F1:.*]] = arith.addf %[[E0]], %[[E1]]
+// CHECK: %[[E2:.*]] = vector.extract %[[PART]][2]
+// CHECK: %[[F2:.*]] = arith.addf %[[F1]], %[[E2]]
+// CHECK: %[[E3:.*]] = vector.extract %[[PART]][3]
+// CHECK: %[[F3:.*]] = arith.addf %[[F2]], %[[E3]]
+// CHECK: gpu.shuffle xor %[[F3]]
+// CHECK-COUNT-4: gpu.shuffle xor
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 func.func @main(%ctx: !ral.context) {
@@ -201,14 +243,16 @@ func.func @main(%ctx: !ral.context) {
 
 // -----
 
-// A row longer than warp-row-max (1024) gets a block of 256 threads; the 8 warp partials meet
-// in workgroup memory behind a barrier and are reduced again. The reduction dimension is
-// written first in the op: its loops are reordered parallel-then-reduction.
+// A row longer than warp-row-max (1024) gets a block of 256 threads (reading vectors of 4:
+// 1024 elements per step); the 8 warp partials meet in workgroup memory behind a barrier and
+// are reduced again. The reduction dimension is written first in the op: its loops are
+// reordered parallel-then-reduction.
 
 // CHECK-LABEL: func.func @main
 // CHECK: gpu.launch_func @kernel_0::@kernel_0 blocks in (%c4, %c1, %c1) threads in (%c256, %c1, %c1)
 // CHECK: gpu.func @kernel_0(%[[X:.*]]: memref<4x4096xf32>, %{{.*}}: memref<4xf32>) workgroup(%[[SMEM:.*]] : memref<8xf32, #gpu.address_space<workgroup>>) kernel
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c256
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4096 step %c1024
+// CHECK: vector.load %[[X]]
 // CHECK: arith.maximumf
 // CHECK-COUNT-5: gpu.shuffle xor
 // CHECK: memref.store %{{.*}}, %[[SMEM]]

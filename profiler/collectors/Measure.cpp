@@ -2,6 +2,7 @@
 
 #include "loupe/profiler/Measure.h"
 
+#include "loupe/profiler/ForwardingTracer.h"
 #include "loupe/profiler/GpuRunProfile.h"
 
 #include "loupe/profiler/Statistics.h"
@@ -149,33 +150,23 @@ std::optional<double> medianSmClockMhz(const std::vector<std::optional<int32_t>>
 namespace {
 
 /// Dispatch events to the collector (while measuring) and every event on to `next`.
-class MeasureTracer : public ral::Tracer {
+class MeasureTracer : public ForwardingTracer {
 public:
-  MeasureTracer(CpuCollector *collector, ral::Tracer *next) : collector_(collector), next_(next) {}
+  MeasureTracer(CpuCollector *collector, ral::Tracer *next)
+      : ForwardingTracer(next), collector_(collector) {}
   void onDispatchBegin(const ral::DispatchEvent &e) override {
-    if (next_)
-      next_->onDispatchBegin(e);
+    ForwardingTracer::onDispatchBegin(e);
     if (collector_)
       collector_->beginDispatch(e.dispatchId);
   }
   void onDispatchEnd(const ral::DispatchEvent &e) override {
     if (collector_)
       collector_->endDispatch(e.dispatchId);
-    if (next_)
-      next_->onDispatchEnd(e);
-  }
-  void outputReady(int64_t index) override {
-    if (next_)
-      next_->outputReady(index);
-  }
-  void onFallback(const ral::FallbackEvent &e) override {
-    if (next_)
-      next_->onFallback(e);
+    ForwardingTracer::onDispatchEnd(e);
   }
 
 private:
   CpuCollector *collector_;
-  ral::Tracer *next_;
 };
 
 } // namespace

@@ -1,9 +1,9 @@
 //===- ForwardingTracer.h - A tracer that passes every event on ---*- C++ -*-===//
 //
-// The profiler's GPU collectors sit in front of the CPU collector: the runtime calls the first
-// tracer, which observes what it needs and passes every event on to the next (setNext). This
-// base forwards each kind of event unchanged; a collector overrides the ones it observes and
-// calls the base's to pass them on.
+// The profiler's tracers form a chain (CUPTI or CUDA events, then the measurement's tracer,
+// then the runner's): each observes what it needs and passes every event on to the next
+// (setNext). This base forwards each kind of event unchanged; a tracer overrides the ones it
+// observes and calls the base's to pass them on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_PROFILER_FORWARDINGTRACER_H

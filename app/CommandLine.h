@@ -43,6 +43,7 @@ public:
           value = argv[++i];
         }
         flags_[arg] = value;
+        all_[arg].push_back(value);
       } else {
         error = "unknown flag '" + arg + "'";
         return false;
@@ -70,11 +71,17 @@ public:
     error = "flag " + flag + " expects an integer, got '" + get(flag) + "'";
     return false;
   }
+  /// Every value of a repeatable flag, in order (get() returns the last).
+  std::vector<std::string> getAll(const std::string &flag) const {
+    auto it = all_.find(flag);
+    return it == all_.end() ? std::vector<std::string>() : it->second;
+  }
   const std::vector<std::string> &positionals() const { return positionals_; }
 
 private:
   std::set<std::string> valued_, switches_;
   std::map<std::string, std::string> flags_;
+  std::map<std::string, std::vector<std::string>> all_;
   std::vector<std::string> positionals_;
 };
 

@@ -9,6 +9,7 @@
 #include "gui/GuiCommand.h"
 
 #include "CommandLine.h"
+#include "loupe/BackendFlags.h"
 
 #include "loupe/visualizer/Controller.h"
 #include "loupe/visualizer/Settings.h"
@@ -44,6 +45,7 @@ const char *kGuiUsage =
     "usage: loupe [gui] [--session S.json] [--db DB] [MODEL]\n"
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
     "              [--search TEXT] [--device KIND[:NAME]] [--size WxH]]\n"
+    "             [--input-shape NAME=D0,D1,...]   (repeatable; binds symbolic input dims)\n"
     "  P: pipeline, ir, diff, graph, dispatches, run, profile, compare, log\n"
     "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n"
     "  --device: the Profile panel's device picker (cpu, cuda, or cuda:NVIDIA H100 80GB HBM3)\n";
@@ -102,7 +104,7 @@ std::optional<int> findPass(const CompileView &c, const std::string &spec) {
 
 int guiCommand(int argc, char **argv, int first) {
   CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--search",
-                  "--device", "--size"},
+                  "--device", "--size", "--input-shape"},
                  {"--run", "--help"});
   std::string error;
   if (!cl.parse(argc, argv, first, error) || cl.positionals().size() > 1) {
@@ -175,6 +177,15 @@ int guiCommand(int argc, char **argv, int first) {
     ControllerOptions options;
     options.dbPath = cl.get("--db");
     options.configDir = configDir;
+    for (const std::string &entry : cl.getAll("--input-shape")) {
+      std::string name;
+      std::vector<int64_t> dims;
+      if (!parseInputShape(entry, name, dims, error)) {
+        std::fprintf(stderr, "loupe gui: %s\n", error.c_str());
+        return 2;
+      }
+      options.inputShapes[name] = dims;
+    }
     Controller controller(options);
     Workbench workbench(controller);
     workbench.installSettingsHandler();

@@ -1,11 +1,40 @@
-//===- BackendFlags.cpp - --backends, --override, --fusion, --cache -------------------===//
+//===- BackendFlags.cpp - --backends, --override, --fusion, --cache, --input-shape ----===//
 #include "BackendFlags.h"
 
 #include "loupe/Backends/BackendRegistry.h"
 
 namespace loupe::app {
 
-std::set<std::string> backendFlagNames() { return {"--backends", "--override", "--fusion", "--cache"}; }
+std::set<std::string> backendFlagNames() {
+  return {"--backends", "--override", "--fusion", "--cache", "--input-shape"};
+}
+
+bool parseInputShape(const std::string &text, std::string &name, std::vector<int64_t> &dims,
+                     std::string &error) {
+  size_t eq = text.rfind('=');
+  auto fail = [&](const std::string &why) {
+    error = "--input-shape expects NAME=D0,D1,... (dims >= 0; a scalar: NAME=), got '" + text +
+            "': " + why;
+    return false;
+  };
+  if (eq == std::string::npos || eq == 0)
+    return fail("no NAME=");
+  name = text.substr(0, eq);
+  dims.clear();
+  std::string list = text.substr(eq + 1);
+  for (size_t at = 0; !list.empty() && at <= list.size();) {
+    size_t comma = std::min(list.find(',', at), list.size());
+    std::string dim = list.substr(at, comma - at);
+    if (dim.empty() || dim.size() > 12 ||
+        dim.find_first_not_of("0123456789") != std::string::npos)
+      return fail("'" + dim + "' is not a dim (0 to 999999999999)");
+    dims.push_back(std::stoll(dim));
+    at = comma + 1;
+  }
+  if (dims.size() > 16)
+    return fail("more than 16 dims");
+  return true;
+}
 
 bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
                        std::string &error) {
@@ -46,6 +75,17 @@ bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
     return false;
   }
   options.useCache = cache == "on";
+  for (const std::string &entry : cl.getAll("--input-shape")) {
+    std::string name;
+    std::vector<int64_t> dims;
+    if (!parseInputShape(entry, name, dims, error))
+      return false;
+    if (options.inputShapes.count(name)) {
+      error = "--input-shape gives input '" + name + "' twice";
+      return false;
+    }
+    options.inputShapes[name] = dims;
+  }
   return true;
 }
 

@@ -7,6 +7,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace loupe::app {
 
@@ -14,8 +15,13 @@ namespace loupe::app {
 std::set<std::string> backendFlagNames();
 
 /// Applies `--backends onednn,codegen` (ordered preference), `--override Conv_3=codegen,...`
-/// (per-op backends keyed by loc), `--fusion on|off` and `--cache on|off` to `options`. False with `error` set
-/// on an unknown backend or a malformed value.
+/// (per-op backends keyed by loc), `--fusion on|off`, `--cache on|off` and the repeatable
+/// `--input-shape NAME=D0,D1,...` to `options`. False with `error` set on an unknown backend
+/// or a malformed value.
+/// Parses one `--input-shape` value, "NAME=D0,D1,..." ("NAME=" for a scalar).
+bool parseInputShape(const std::string &text, std::string &name, std::vector<int64_t> &dims,
+                     std::string &error);
+
 bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
                        std::string &error);
 

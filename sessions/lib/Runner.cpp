@@ -97,6 +97,7 @@ compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
   options.backendOverrides = pipeline.overrides;
   options.fusion = pipeline.fusion;
   options.gpuArch = pipeline.gpuArch;
+  options.inputShapes = pipeline.inputShapes;
   return options;
 }
 
@@ -108,6 +109,7 @@ PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options) {
   pipeline.backends = options.backends;
   pipeline.overrides = options.backendOverrides;
   pipeline.fusion = options.fusion;
+  pipeline.inputShapes = options.inputShapes;
   return pipeline;
 }
 
@@ -143,12 +145,25 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     return out;
   };
 
+  // Given input tensors are read first: their shapes bind the model's symbolic dims.
+  std::optional<std::vector<ral::Tensor>> given;
+  if (!request.run.inputsDir.empty()) {
+    auto read = ral::readTensorDir(request.run.inputsDir, "input");
+    if (!read)
+      return fail(exitCodeFor(read.status()), read.status().message());
+    given = std::move(*read);
+  }
+
   // Compile, unless given an artifact.
   if (endsWith(request.model, ".so")) {
     out.artifactPath = request.model;
   } else {
     report("compile", 0);
-    out.compile = compiler::compileModel(request.model, request.compile);
+    compiler::CompileOptions options = request.compile;
+    if (given)
+      for (const ral::Tensor &t : *given)
+        options.inputTensorShapes.push_back(t.shape());
+    out.compile = compiler::compileModel(request.model, options);
     if (!out.compile->ok())
       return fail(out.compile->error->kind == compiler::CompileError::Kind::BadInput
                       ? kExitBadInput
@@ -165,14 +180,10 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
 
   // Inputs and expected outputs.
   std::vector<ral::Tensor> inputs;
-  if (request.run.inputsDir.empty() || out.manifest.inputs.empty()) {
+  if (!given || out.manifest.inputs.empty())
     inputs = (*artifact)->randomInputs(request.run.seed);
-  } else {
-    auto read = ral::readTensorDir(request.run.inputsDir, "input");
-    if (!read)
-      return fail(exitCodeFor(read.status()), read.status().message());
-    inputs = std::move(*read);
-  }
+  else
+    inputs = std::move(*given);
   if (ral::Status s = (*artifact)->checkInputs(inputs); !s)
     return fail(kExitBadInput, (request.run.inputsDir.empty() ? std::string("inputs")
                                                               : request.run.inputsDir) +

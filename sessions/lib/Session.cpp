@@ -38,6 +38,7 @@ template <typename Visit> void pipelineFields(Visit &&visit) {
   visit("backends", &PipelineSettings::backends, FieldKind::Optional);
   visit("fusion", &PipelineSettings::fusion, FieldKind::Optional);
   visit("overrides", &PipelineSettings::overrides, FieldKind::Optional);
+  visit("input_shapes", &PipelineSettings::inputShapes, FieldKind::Optional);
 }
 
 template <typename Visit> void runFields(Visit &&visit) {
@@ -171,6 +172,14 @@ private:
       return v.is_array() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
     else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
       return v.is_object() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::vector<int64_t>>>)
+      return v.is_object() && std::all_of(v.begin(), v.end(), [](const json &dims) {
+               return dims.is_array() && dims.size() <= 16 &&
+                      std::all_of(dims.begin(), dims.end(), [](const json &d) {
+                        return d.is_number_integer() && d.get<int64_t>() >= 0 &&
+                               d.get<int64_t>() < (int64_t(1) << 40);
+                      });
+             });
     else if constexpr (std::is_same_v<T, double>)
       return v.is_number();
     else if constexpr (std::is_same_v<T, uint64_t>)
@@ -187,6 +196,8 @@ private:
       return "an array of strings";
     else if constexpr (std::is_same_v<T, std::map<std::string, std::string>>)
       return "an object of strings";
+    else if constexpr (std::is_same_v<T, std::map<std::string, std::vector<int64_t>>>)
+      return "an object of shapes (input name -> array of at most 16 dims in [0, 2^40))";
     else if constexpr (std::is_same_v<T, double>)
       return "a number";
     else if constexpr (std::is_same_v<T, uint64_t>)

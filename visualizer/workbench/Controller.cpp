@@ -1,6 +1,8 @@
 //===- Controller.cpp - The workbench's document and its jobs ----------------===//
 #include "loupe/visualizer/Controller.h"
 
+#include "loupe/ral/TensorIO.h"
+
 #include "loupe/profiler/Store.h"
 #include "loupe/visualizer/Format.h"
 
@@ -124,6 +126,7 @@ bool Controller::openModel(const std::string &model) {
   sessions::Session session;
   session.model = absolutePath(model);
   session.name = fs::path(model).stem().string();
+  session.pipeline.inputShapes = options_.inputShapes;
   fs::path data = fs::path(session.model).parent_path() / session.name / "test_data_set_0";
   if (fs::is_directory(data, ec)) {
     session.run.inputsDir = data.string();
@@ -210,13 +213,19 @@ void Controller::compile() {
                            std::to_string(++compileSerial_) + ".so"))
                              .string();
   std::string model = vm_.session.model;
+  std::string inputsDir = vm_.session.run.inputsDir;
   uint64_t generation = generation_;
   vm_.compiling = true;
   jobs_->dropQueued("compile");
   jobs_->post("compile " + fs::path(model).filename().string(),
-              [this, model, options, generation](JobContext &ctx) {
+              [this, model, inputsDir, options, generation](JobContext &ctx) mutable {
                 ctx.progress("compile", 0);
                 int64_t start = nowNs();
+                // The run's input tensors bind the dims input_shapes leaves free, as in runs.
+                if (!inputsDir.empty())
+                  if (auto inputs = ral::readTensorDir(inputsDir, "input"))
+                    for (const ral::Tensor &t : *inputs)
+                      options.inputTensorShapes.push_back(t.shape());
                 compiler::CompileResult result = compiler::compileModel(model, options);
                 std::error_code ec;
                 fs::remove(options.artifactPath, ec);

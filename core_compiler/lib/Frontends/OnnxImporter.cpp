@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
@@ -214,6 +215,170 @@ static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
       }
     }
   }
+  return success();
+}
+
+/// Constants of at least this many bytes become resource blobs.
+constexpr size_t kResourceMinBytes = 1024;
+
+/// Moves every large constant of `func` out of the IR text into a `dense_resource` blob named
+/// after its tensor, as torch-mlir and IREE import weights: passes, snapshots and hashes then
+/// handle a handle, not the bytes, and ral-externalize-constants puts the bytes in the
+/// artifact's weight blob. The blob shares the attribute's storage when it is aligned to the
+/// element size (the context owns both), else it holds a copy.
+static void moveWeightsToResources(func::FuncOp func) {
+  func.walk([](tosa::ConstOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat())
+      return;
+    unsigned bits = dense.getElementType().getIntOrFloatBitWidth();
+    ArrayRef<char> raw = dense.getRawData();
+    if (bits % 8 || raw.size() < kResourceMinBytes)
+      return;
+    size_t align = bits / 8;
+    AsmResourceBlob blob =
+        llvm::isAddrAligned(llvm::Align(align), raw.data())
+            ? UnmanagedAsmResourceBlob::allocateWithAlign(raw, align)
+            : HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, align);
+    std::string key = "weight";
+    if (auto name = dyn_cast<NameLoc>(op.getLoc())) {
+      key = name.getName().str();
+      for (char &c : key)
+        if (!llvm::isAlnum(c) && c != '_' && c != '.')
+          c = '_';
+    }
+    op.setValueAttr(DenseResourceElementsAttr::get(dense.getType(), key, std::move(blob)));
+  });
+}
+
+/// Binds the symbolic dims of the graph inputs (seed 003: one compile per shape): an input's
+/// shape comes from `shapes.byName`, else, when it has a symbolic dim, from
+/// `shapes.byPosition`. A dim_param bound by one input binds the same param in every other
+/// input. Every input dim must end up static, else the error names the input, the dim and its
+/// param. Tensors elsewhere (value_info, outputs) get the bound params too, and lose the
+/// unbound ones, so shape inference recomputes them.
+static LogicalResult bindInputShapes(onnx::GraphProto &graph, const InputShapes &shapes,
+                                     std::string &error) {
+  llvm::StringSet<> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  auto dimText = [](const onnx::TensorShapeProto_Dimension &dim) {
+    return dim.has_dim_value() ? std::to_string(dim.dim_value())
+                               : dim.has_dim_param() ? dim.dim_param() : std::string("?");
+  };
+  auto isSymbolic = [](const onnx::ValueInfoProto &input) {
+    const auto &type = input.type().tensor_type();
+    return !type.has_shape() ||
+           llvm::any_of(type.shape().dim(), [](const auto &d) { return !d.has_dim_value(); });
+  };
+  llvm::StringMap<int64_t> params;
+  llvm::StringSet<> inputs;
+  size_t position = 0;
+  for (auto &input : *graph.mutable_input()) {
+    if (initializers.contains(input.name()))
+      continue;
+    inputs.insert(input.name());
+    size_t at = position++;
+    const std::vector<int64_t> *given = nullptr;
+    std::string source = "--input-shape";
+    if (auto it = shapes.byName.find(input.name()); it != shapes.byName.end())
+      given = &it->second;
+    else if (at < shapes.byPosition.size() && input.type().has_tensor_type() &&
+             isSymbolic(input)) {
+      given = &shapes.byPosition[at];
+      source = "input tensor " + std::to_string(at);
+    }
+    if (!given)
+      continue;
+    if (!input.type().has_tensor_type()) {
+      error = "graph input '" + input.name() + "' is not a tensor; " + source +
+              " does not apply";
+      return failure();
+    }
+    auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    const std::vector<int64_t> &dims = *given;
+    bool hadShape = input.type().tensor_type().has_shape();
+    auto fail = [&](const Twine &message) {
+      error = ("graph input '" + input.name() + "': " + message).str();
+      return failure();
+    };
+    if (hadShape && shape->dim_size() != static_cast<int>(dims.size()))
+      return fail("rank " + Twine(shape->dim_size()) + " in the model, " + source + " has " +
+                  Twine(dims.size()) + " dims");
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (!hadShape)
+        shape->add_dim();
+      auto *dim = shape->mutable_dim(d);
+      if (dims[d] < 0)
+        return fail("dim " + Twine(d) + " must be >= 0, " + source + " gives " +
+                    Twine(dims[d]));
+      if (dim->has_dim_value() && dim->dim_value() != dims[d])
+        return fail("dim " + Twine(d) + " is " + Twine(dim->dim_value()) + " in the model, " +
+                    source + " gives " + Twine(dims[d]));
+      if (dim->has_dim_param()) {
+        auto [bound, inserted] = params.try_emplace(dim->dim_param(), dims[d]);
+        if (!inserted && bound->second != dims[d])
+          return fail("dim " + Twine(d) + " ('" + dim->dim_param() + "') is " +
+                      Twine(dims[d]) + " in " + source + ", but another input binds '" +
+                      dim->dim_param() + "' to " + Twine(bound->second));
+      }
+      dim->set_dim_value(dims[d]);
+    }
+  }
+  for (const auto &[name, dims] : shapes.byName)
+    if (!inputs.contains(name)) {
+      std::string known;
+      for (const auto &input : graph.input())
+        if (!initializers.contains(input.name()))
+          known += (known.empty() ? "" : ", ") + input.name();
+      error = "--input-shape names '" + name + "', which is not a graph input (inputs: " +
+              known + ")";
+      return failure();
+    }
+
+  // Params bound above, everywhere; unbound params of inputs are errors.
+  auto bindShape = [&](onnx::TypeProto *type) {
+    if (!type->has_tensor_type() || !type->tensor_type().has_shape())
+      return;
+    for (auto &dim : *type->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (dim.has_dim_param()) {
+        auto it = params.find(dim.dim_param());
+        if (it != params.end())
+          dim.set_dim_value(it->second);
+      }
+  };
+  for (auto &input : *graph.mutable_input()) {
+    bindShape(input.mutable_type());
+    if (initializers.contains(input.name()) || !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    const auto &shape = input.type().tensor_type().shape();
+    for (int d = 0; d < shape.dim_size(); ++d)
+      if (!shape.dim(d).has_dim_value()) {
+        std::string dims;
+        for (const auto &dim : shape.dim())
+          dims += (dims.empty() ? "" : ",") + dimText(dim);
+        error = "graph input '" + input.name() + "' [" + dims + "] has a symbolic dim " +
+                std::to_string(d) +
+                (shape.dim(d).has_dim_param() ? " ('" + shape.dim(d).dim_param() + "')"
+                                              : std::string()) +
+                ": give its shape with --input-shape " + input.name() +
+                "=D0,D1,... (or input tensors with --inputs)";
+        return failure();
+      }
+  }
+  auto clearSymbolic = [&](onnx::ValueInfoProto &info) {
+    bindShape(info.mutable_type());
+    if (!info.type().has_tensor_type() || !info.type().tensor_type().has_shape())
+      return;
+    for (auto &dim : *info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+      if (dim.has_dim_param())
+        dim.clear_dim_param();
+  };
+  for (auto &info : *graph.mutable_value_info())
+    clearSymbolic(info);
+  for (auto &info : *graph.mutable_output())
+    clearSymbolic(info);
   return success();
 }
 
@@ -510,6 +675,7 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
   });
   for (Operation *op : deadConstants)
     op->erase();
+  moveWeightsToResources(func);
 
   std::string diagnostics;
   {
@@ -693,7 +859,8 @@ void registerOnnxImporterDialects(MLIRContext &context) {
 OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
                                       const std::string &name,
                                       MLIRContext &context,
-                                      std::string &error) {
+                                      std::string &error,
+                                      const InputShapes &inputShapes) {
   error.clear();
   onnx::ModelProto model;
   onnx_import::ShapeDataMap shapeData;
@@ -707,6 +874,11 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     if (failed(onnx_import::checkAttributesForInference(model.graph(),
                                                         attrError))) {
       error = name + ": invalid ONNX model: " + attrError;
+      return nullptr;
+    }
+    if (failed(onnx_import::bindInputShapes(*model.mutable_graph(), inputShapes,
+                                            attrError))) {
+      error = name + ": " + attrError;
       return nullptr;
     }
     onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
@@ -730,7 +902,8 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
 
 OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
                                      MLIRContext &context,
-                                     std::string &error) {
+                                     std::string &error,
+                                     const InputShapes &inputShapes) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = path + ": cannot open file";
@@ -742,7 +915,7 @@ OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
     error = path + ": read error";
     return nullptr;
   }
-  return importOnnxBytes(contents.str(), path, context, error);
+  return importOnnxBytes(contents.str(), path, context, error, inputShapes);
 }
 
 } // namespace loupe::frontends

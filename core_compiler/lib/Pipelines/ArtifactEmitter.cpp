@@ -4,6 +4,7 @@
 #include "loupe/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -26,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <optional>
 
 using namespace mlir;
 using namespace loupe::compiler;
@@ -125,6 +127,43 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
   });
 }
 
+LogicalResult loupe::compiler::captureWeights(ModuleOp module, ArtifactInfo &info,
+                                              std::string &error) {
+  info.weights.clear();
+  info.weightBytes = 0;
+  auto table = module->getAttrOfType<DictionaryAttr>("ral.weights");
+  if (!table)
+    return success();
+  auto bytes = table.getAs<IntegerAttr>("bytes");
+  auto constants = table.getAs<ArrayAttr>("constants");
+  if (!bytes || !constants) {
+    error = "malformed ral.weights table (expected {bytes, constants})";
+    return failure();
+  }
+  info.weightBytes = bytes.getInt();
+  for (auto slot : constants.getAsRange<DictionaryAttr>()) {
+    auto name = slot.getAs<StringAttr>("name");
+    auto offset = slot.getAs<IntegerAttr>("offset");
+    Attribute value = slot.get("value");
+    ArrayRef<char> data;
+    if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+      if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+        data = blob->getData();
+    } else if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
+      data = dense.getRawData();
+    }
+    std::string label = name ? name.str() : "?";
+    if (!offset || data.empty() || offset.getInt() < 0 ||
+        offset.getInt() + static_cast<int64_t>(data.size()) > info.weightBytes) {
+      error = "constant @" + label + " has no bytes to write (an elided resource?) or lies " +
+              "outside the weight blob";
+      return failure();
+    }
+    info.weights.push_back({label, offset.getInt(), data});
+  }
+  return success();
+}
+
 /// The manifest's dispatch table (ral/lib/core/Artifact.cpp reads it).
 static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatches) {
   nlohmann::json out = nlohmann::json::array();
@@ -153,6 +192,8 @@ static std::string manifestJson(const ArtifactInfo &info,
       {"outputs", tensors(info.outputs)},
       {"dispatches", dispatchesJson(info.dispatches)},
   };
+  if (info.weightBytes > 0)
+    manifest["weights"] = {{"bytes", info.weightBytes}, {"constants", info.weights.size()}};
   return manifest.dump();
 }
 
@@ -253,14 +294,49 @@ static std::string findLinker() {
   return "";
 }
 
-static bool link(const std::string &object, const std::string &out, std::string &command,
-                 std::string &error) {
+/// Writes the weight blob to `blobPath` and an assembly file to `asmPath` that places it in
+/// section `.loupe.weights` under the exported symbol `loupe_weights` (ral_api.h), so the
+/// linker copies the bytes into the shared object and LLVM never sees them.
+static bool writeWeights(const ArtifactInfo &info, llvm::StringRef blobPath,
+                         llvm::StringRef asmPath, std::string &error) {
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream blob(blobPath, ec);
+    int64_t at = 0;
+    for (const WeightSlot &slot : info.weights) {
+      blob.write_zeros(slot.offset - at);
+      blob.write(slot.data.data(), slot.data.size());
+      at = slot.offset + static_cast<int64_t>(slot.data.size());
+    }
+    blob.write_zeros(info.weightBytes - at);
+    if (blob.has_error())
+      ec = blob.error();
+  }
+  if (!ec) {
+    llvm::raw_fd_ostream os(asmPath, ec);
+    const char *symbol = "loupe_weights"; // LOUPE_RAL_WEIGHTS_SYMBOL
+    os << "\t.section .loupe.weights,\"a\",@progbits\n"
+       << "\t.globl " << symbol << "\n\t.type " << symbol << ",@object\n"
+       << "\t.balign 64\n" << symbol << ":\n"
+       << "\t.incbin \"" << blobPath << "\"\n"
+       << "\t.size " << symbol << ", " << info.weightBytes << "\n"
+       << "\t.section .note.GNU-stack,\"\",@progbits\n";
+  }
+  if (ec)
+    error = "cannot write the weight blob: " + ec.message();
+  return !ec;
+}
+
+static bool link(llvm::ArrayRef<llvm::StringRef> inputs, const std::string &out,
+                 std::string &command, std::string &error) {
   std::string linker = findLinker();
   if (linker.empty()) {
     error = "no C compiler driver to link the artifact (install gcc or clang-19, or set LOUPE_CC)";
     return false;
   }
-  llvm::SmallVector<llvm::StringRef> args = {linker, "-shared", "-o", out, object, "-lm"};
+  llvm::SmallVector<llvm::StringRef> args = {linker, "-shared", "-o", out};
+  args.append(inputs.begin(), inputs.end());
+  args.push_back("-lm");
   command = llvm::join(args, " ");
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0, &message);
@@ -277,6 +353,7 @@ bool loupe::compiler::emitArtifact(ModuleOp module, const ArtifactInfo &info, bo
                                    std::string &finalIr, std::string &error) {
   llvm::LLVMContext llvmContext;
   auto start = Clock::now();
+  module->removeAttr("ral.weights"); // captureWeights has it; LLVM does not need the bytes.
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "loupe_artifact");
   if (!llvmModule) {
@@ -333,8 +410,26 @@ bool loupe::compiler::emitArtifact(ModuleOp module, const ArtifactInfo &info, bo
                       IrKind::Assembly, assembly);
 
   start = Clock::now();
+  llvm::SmallVector<llvm::StringRef> inputs = {objectPath};
+  llvm::SmallString<128> blobPath, asmPath;
+  std::optional<llvm::FileRemover> removeBlob, removeAsm;
+  if (info.weightBytes > 0) {
+    if (auto ec = llvm::sys::fs::createTemporaryFile("loupe-weights", "bin", blobPath)) {
+      error = "cannot create a temporary weight blob: " + ec.message();
+      return false;
+    }
+    removeBlob.emplace(blobPath);
+    if (auto ec = llvm::sys::fs::createTemporaryFile("loupe-weights", "s", asmPath)) {
+      error = "cannot create a temporary assembly file: " + ec.message();
+      return false;
+    }
+    removeAsm.emplace(asmPath);
+    if (!writeWeights(info, blobPath, asmPath, error))
+      return false;
+    inputs.push_back(asmPath);
+  }
   std::string command;
-  if (!link(objectPath.str().str(), outPath, command, error))
+  if (!link(inputs, outPath, command, error))
     return false;
   recorder.recordStep("artifact", "link-shared-object", outPath, nsSince(start), IrKind::Text,
                       command + "\n\nloupe_manifest:\n" +

@@ -5,6 +5,8 @@
 //   const char loupe_manifest[];         JSON: entry signature (dtypes, shapes), dispatch table,
 //                                        every RAL API name the code calls ("ral_apis")
 //   void loupe_ral_entry(void *ctx);     ctx: the runtime's ExecutionContext
+//   const char loupe_weights[];          the weight blob (section `.loupe.weights`), when the
+//                                        model has large constants (manifest "weights")
 //   imports ral_api_call(ctx, name, args) (ral/include/loupe/ral/ral_api.h), memrefCopy, libm.
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +26,13 @@ struct TensorSignature {
   std::vector<int64_t> shape;   ///< Static shape.
 };
 
+/// One constant of the weight blob (ral-externalize-constants' `ral.weights` table).
+struct WeightSlot {
+  std::string name;          ///< The constant global it was.
+  int64_t offset = 0;        ///< Byte offset in the blob (64-byte aligned).
+  llvm::ArrayRef<char> data; ///< Its bytes, owned by the MLIRContext (resource or dense attr).
+};
+
 /// What the manifest says besides the code: captured from the IR before it is lowered away.
 struct ArtifactInfo {
   std::string modelPath;
@@ -32,6 +41,8 @@ struct ArtifactInfo {
   std::vector<TensorSignature> inputs;
   std::vector<TensorSignature> outputs;
   std::vector<DispatchSummary> dispatches; ///< The entry's `loupe.dispatches`.
+  std::vector<WeightSlot> weights;         ///< The weight blob's constants, by offset.
+  int64_t weightBytes = 0;                 ///< The blob's size in bytes (0: no blob).
 };
 
 /// Captures the entry signature of a tensor-level module (after the graph phase). Fails with
@@ -41,6 +52,11 @@ mlir::LogicalResult captureSignature(mlir::ModuleOp module, ArtifactInfo &info,
 /// Captures the dispatch table that loupe-instrument-dispatches attached to the entry, with
 /// each library dispatch's `loupe.fallbacks` (ral-lower-to-library-call).
 void captureDispatches(mlir::ModuleOp module, ArtifactInfo &info);
+
+/// Captures the weight blob's table (`ral.weights`, from ral-externalize-constants). Fails
+/// when a constant has no bytes (an elided resource).
+mlir::LogicalResult captureWeights(mlir::ModuleOp module, ArtifactInfo &info,
+                                   std::string &error);
 
 /// Translates an LLVM-dialect module to LLVM IR (phase "llvm": one snapshot), then, if
 /// `toArtifact`, adds the entry wrapper and manifest, optimises at O3, emits object code

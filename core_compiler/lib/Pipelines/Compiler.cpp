@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -22,6 +23,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <chrono>
 
@@ -103,6 +105,22 @@ std::string unresolvedLibdeviceCall(const std::string &ptx) {
   return "";
 }
 
+/// A hash of every resource blob's bytes (the weights), which printed IR elides.
+std::string hashResourceBlobs(ModuleOp module) {
+  uint64_t hash = 0;
+  module.walk([&](Operation *op) {
+    for (NamedAttribute attr : op->getAttrs())
+      if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr.getValue()))
+        if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+          ArrayRef<char> data = blob->getData();
+          hash = hash * 0x100000001b3ull ^ // Stable across processes (a disk cache key).
+                 llvm::xxh3_64bits(ArrayRef<uint8_t>(
+                     reinterpret_cast<const uint8_t *>(data.data()), data.size()));
+        }
+  });
+  return std::to_string(hash);
+}
+
 std::string defaultArtifactPath(const std::string &modelPath) {
   llvm::SmallString<128> path;
   llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, path);
@@ -146,8 +164,14 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   auto start = Clock::now();
   std::string error;
   bool isOnnx = llvm::sys::path::extension(modelPath) == ".onnx";
-  OwningOpRef<ModuleOp> module = isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error)
-                                        : loupe::frontends::importMlirFile(modelPath, context, error);
+  loupe::frontends::InputShapes inputShapes{options.inputShapes, options.inputTensorShapes};
+  if (!isOnnx && !options.inputShapes.empty())
+    return fail(CompileError::Kind::BadInput,
+                modelPath + ": --input-shape applies to ONNX models (an .mlir entry's types are "
+                            "its shapes)");
+  OwningOpRef<ModuleOp> module =
+      isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error, inputShapes)
+             : loupe::frontends::importMlirFile(modelPath, context, error);
   if (!module)
     return fail(CompileError::Kind::BadInput, error.empty() ? diagnostics.messages() : error);
   recorder.recordModule("import", isOnnx ? "import-onnx" : "parse-mlir", module.get(),
@@ -165,7 +189,8 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       llvm::raw_string_ostream os(moduleText);
       SnapshotRecorder::printIr(module.get(), os);
     }
-    cacheKey = compileCacheKey(moduleText, options);
+    cacheKey = compileCacheKey(moduleText + "\nresources " + hashResourceBlobs(module.get()),
+                               options);
     cacheDir = compileCacheDir(options);
     if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {
       hit->totalNs = nsSince(compileStart);
@@ -201,6 +226,8 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     if (std::string(phase) == "cluster")
       captureClusters(module.get(), result.clusters, result.refusedMerges);
     if (std::string(phase) == "ral") {
+      if (failed(captureWeights(module.get(), info, error)))
+        return fail(CompileError::Kind::BadInput, modelPath + ": " + error);
       captureDispatches(module.get(), info);
       result.dispatches = info.dispatches;
       if (options.target == "cuda") {

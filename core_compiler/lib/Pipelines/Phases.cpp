@@ -84,7 +84,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   // ral, cuda target: library calls as on the CPU; code-generated kernels mapped to GPU
   // threads, lowered to NVVM and assembled to PTX by LLVM's NVPTX back end.
   if (phase == "ral" && options.target == "cuda")
-    return "ral-inject-execution-context,"
+    return "ral-inject-execution-context,ral-externalize-constants,"
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches{device=gpu},"
@@ -97,7 +97,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "canonicalize),"
            "gpu-module-to-binary{format=isa}";
   if (phase == "ral")
-    return "ral-inject-execution-context,"
+    return "ral-inject-execution-context,ral-externalize-constants,"
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches,"

@@ -20,6 +20,8 @@ uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
 void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generic) {
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  // Weights are resource blobs: their bytes are never printed (hashes cover them apart).
+  flags.elideLargeResourceString(/*largeResourceLimit=*/64);
   if (generic) // A failed pass may leave IR that the custom printers cannot handle.
     flags.printGenericOpForm();
   else // The pass manager verified it after the pass; don't verify again to print it.

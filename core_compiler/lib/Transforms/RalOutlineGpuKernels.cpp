@@ -158,11 +158,14 @@ struct RalOutlineGpuKernelsPass
     Value ctx = entry.getArgument(0);
     IRRewriter b(&getContext());
 
-    // Weights live in host globals: the kernels read device copies.
-    entry.walk([&](memref::GetGlobalOp global) {
-      b.setInsertionPointAfter(global);
-      auto copy = b.create<DeviceConstantOp>(global.getLoc(), global.getType(), ctx, global);
-      b.replaceAllUsesExcept(global, copy, copy);
+    // Weights live on the host (the weight blob, small globals): the kernels read device copies.
+    entry.walk([&](Operation *op) {
+      if (!isa<memref::GetGlobalOp, ConstantOp>(op))
+        return;
+      Value host = op->getResult(0);
+      b.setInsertionPointAfter(op);
+      auto copy = b.create<DeviceConstantOp>(op->getLoc(), host.getType(), ctx, host);
+      b.replaceAllUsesExcept(host, copy, copy);
     });
 
     llvm::SmallVector<Operation *> kernels;

@@ -364,6 +364,28 @@ struct DeallocLowering : DeviceLowering<memref::DeallocOp> {
   }
 };
 
+/// ral.constant -> ral_constant(ctx, offset, bytes): the constant's bytes in the artifact's
+/// weight blob, which the runtime mapped at load.
+struct ConstantLowering : ConvertOpToLLVMPattern<ConstantOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = b.getContext();
+    auto type = cast<MemRefType>(op.getType());
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = b.getI64Type();
+    Value offset = b.create<LLVM::ConstantOp>(loc, i64, static_cast<int64_t>(op.getOffset()));
+    Value bytes = b.create<LLVM::ConstantOp>(loc, i64, byteSize(type));
+    Value host = emitApiCall(b, loc, op, "ral_constant___cpu___pvoid_i64_i64___pvoid",
+                             {adaptor.getCtx(), offset, bytes}, {ContextType::get(ctx), i64, i64},
+                             {ptrTy})[0];
+    b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, host)
+                        .operator Value());
+    return success();
+  }
+};
+
 /// ral.device_constant -> ral_constant(ctx, host aligned pointer, bytes): the context's device
 /// copy of the constant.
 struct DeviceConstantLowering : ConvertOpToLLVMPattern<DeviceConstantOp> {
@@ -462,7 +484,7 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
                  DeallocLowering>(converter, device);
-    patterns.add<CpuLaunchLowering, DeviceConstantLowering, LaunchFuncLowering>(converter);
+    patterns.add<CpuLaunchLowering, ConstantLowering, DeviceConstantLowering, LaunchFuncLowering>(converter);
     markRalAllocations(getOperation());
     // Kernels first get their C entry points; the context is converted with every signature.
     llvm::SetVector<StringRef> kernels;

@@ -110,6 +110,10 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                               d.value("bytes", int64_t(0)), d.value("flops", int64_t(0)),
                               d.value("schedule", std::string()),
                               d.value("launch", std::string())});
+    if (json.contains("weights"))
+      m.weightBytes = json.at("weights").at("bytes").get<int64_t>();
+    if (m.weightBytes < 0)
+      return invalidArgument("artifact manifest: negative weight bytes");
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {
@@ -166,6 +170,14 @@ StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
     if (!context)
       return Status(context.status().code(), path + ": " + context.status().message());
     artifact->context_ = std::move(*context);
+    if (artifact->manifest_.weightBytes > 0) {
+      const void *weights = dlsym(handle, LOUPE_RAL_WEIGHTS_SYMBOL);
+      if (!weights)
+        return invalidArgument(path + ": the manifest lists " +
+                               std::to_string(artifact->manifest_.weightBytes) +
+                               " bytes of weights but there is no " LOUPE_RAL_WEIGHTS_SYMBOL);
+      artifact->context_->setWeights(weights, static_cast<size_t>(artifact->manifest_.weightBytes));
+    }
   }
   return artifact;
 }

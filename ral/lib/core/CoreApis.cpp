@@ -117,6 +117,17 @@ void cpuDealloc(ExecutionContext *ctx, void *ptr) { ctx->deallocate(ptr); }
 void *cpuAllocPersistent(ExecutionContext *ctx, int64_t bytes) {
   return ctx->allocatePersistent(bytes > 0 ? static_cast<size_t>(bytes) : 0);
 }
+/// void *ral_constant(ctx, offset, bytes): the constant at `offset` of the artifact's weight
+/// blob, mapped once when the artifact was loaded (seed 000, "Constant Loading").
+void *cpuConstant(ExecutionContext *ctx, int64_t offset, int64_t bytes) {
+  const void *data = ctx->context().weightAt(offset, bytes);
+  if (!data)
+    ctx->signalError(invalidArgument(
+        "ral_constant: bytes [" + std::to_string(offset) + ", " + std::to_string(offset) + "+" +
+        std::to_string(bytes) + ") lie outside the artifact's weight blob of " +
+        std::to_string(ctx->context().weightBytes()) + " bytes"));
+  return const_cast<void *>(data); // Compiled code only reads constants.
+}
 /// ral_memcpy(ctx, dst, src, bytes), ral_memset(ctx, dst, byte value, bytes).
 void cpuMemcpy(ExecutionContext *ctx, void *dst, void *src, int64_t bytes) {
   if (bytes > 0)
@@ -203,6 +214,7 @@ void cpuLaunch1D(ExecutionContext *ctx, const char *kernelName, int64_t size, in
 LOUPE_RAL_API("ral_alloc", "cpu", cpuAlloc);
 LOUPE_RAL_API("ral_dealloc", "cpu", cpuDealloc);
 LOUPE_RAL_API("ral_alloc_persistent", "cpu", cpuAllocPersistent);
+LOUPE_RAL_API("ral_constant", "cpu", cpuConstant);
 LOUPE_RAL_API("ral_memcpy", "cpu", cpuMemcpy);
 LOUPE_RAL_API("ral_memset", "cpu", cpuMemset);
 LOUPE_RAL_API("ral_dispatch_begin", "cpu", dispatchBegin<DeviceKind::kCpu>);

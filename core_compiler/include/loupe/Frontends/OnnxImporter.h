@@ -1,13 +1,15 @@
 //===- OnnxImporter.h - ONNX model -> func + tosa ---------------*- C++ -*-===//
 //
-// Reads an ONNX model with the ONNX library (parse, checker, shape inference) and builds a
-// `func.func @main` of TOSA ops. Initializers become `tosa.const`; every op carries
-// `loc("<node name>")` (pytorch-converted models have empty names: "<OpType>_<index>").
+// Reads an ONNX model with the ONNX library (parse, checker, shape inference with data
+// propagation) and builds a `func.func @main` of TOSA ops. Initializers become `tosa.const`
+// (those of 1 KiB or more hold `dense_resource` blobs, so IR text never carries weights);
+// every op carries `loc("<node name>")` (pytorch-converted models have empty names:
+// "<OpType>_<index>").
 //
 // The signature is the graph inputs that are not initializers, in order, then the graph
-// outputs; all shapes must be static (a dynamic or unknown input shape is an error naming the
-// tensor). Layout stays ONNX's (NCHW); convolutions and pools transpose to TOSA's NHWC around
-// the op. The result verifies and lowers with the upstream pipeline
+// outputs; all shapes must be static: the caller's shapes bind symbolic input dims (an
+// unbound one is an error naming the input and dim). Layout stays ONNX's (NCHW); convolutions
+// and pools transpose to TOSA's NHWC around the op. The result verifies and lowers with the upstream pipeline
 //   func.func(tosa-optional-decompositions), canonicalize, func.func(tosa-infer-shapes,
 //   tosa-make-broadcastable, tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith,
 //   tosa-to-tensor), canonicalize
@@ -19,9 +21,19 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include <map>
 #include <string>
+#include <vector>
 
 namespace loupe::frontends {
+/// Shapes that bind the symbolic dims of graph inputs.
+struct InputShapes {
+  /// Whole shapes by input name (`--input-shape NAME=D0,D1,...`).
+  std::map<std::string, std::vector<int64_t>> byName;
+  /// Shapes of the input tensors given to a run (`--inputs DIR`), in the order of the graph
+  /// inputs that are not initializers; used for inputs with a symbolic dim not in byName.
+  std::vector<std::vector<int64_t>> byPosition;
+};
 
 /// Imports the ONNX model at `path` into `context`. On failure returns null and sets `error`
 /// to one message that starts with the file name:
@@ -30,15 +42,21 @@ namespace loupe::frontends {
 ///   "model.onnx: invalid ONNX model: <checker or shape-inference message>"
 ///   "model.onnx: not a valid ONNX model (protobuf parse failed)", "...: cannot open file"
 /// Never throws; registers the dialects it needs (see registerOnnxImporterDialects).
+/// `inputShapes` binds symbolic input dims; a dim_param bound in one input binds it in all.
+/// Errors: an unknown input name, a
+/// rank or static dim that disagrees, one param bound to two values, and any input dim still
+/// symbolic ("graph input 'x' [batch,3] has a symbolic dim 0 ('batch'): give its shape ...").
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(const std::string &path,
                                                  mlir::MLIRContext &context,
-                                                 std::string &error);
+                                                 std::string &error,
+                                                 const InputShapes &inputShapes = {});
 
 /// Same, from serialized ModelProto bytes; `name` stands for the file in messages.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(const std::string &bytes,
                                                   const std::string &name,
                                                   mlir::MLIRContext &context,
-                                                  std::string &error);
+                                                  std::string &error,
+                                                  const InputShapes &inputShapes = {});
 
 /// Loads every dialect the importer emits (func, tosa, tensor, arith) into `context`.
 void registerOnnxImporterDialects(mlir::MLIRContext &context);

@@ -57,6 +57,13 @@ struct CompileOptions {
   /// Per-op backend overrides keyed by `loc` (an ONNX node name or file:line).
   std::map<std::string, std::string> backendOverrides;
   bool fusion = true;              ///< Fusion (`--fusion off`: one op per cluster and kernel).
+  /// ONNX models: whole shapes of graph inputs by name (`--input-shape NAME=D0,D1,...`), which
+  /// bind their symbolic dims; a dim_param bound once is bound everywhere. The compile cache
+  /// keys on the imported module, so each bound shape is an entry of its own (seed 003).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Shapes of the tensors a run will feed (`--inputs DIR`), in input order: they bind the
+  /// symbolic dims of inputs that inputShapes does not name.
+  std::vector<std::vector<int64_t>> inputTensorShapes;
   /// Reuse an earlier artifact compile of the same module and options (docs/pipeline.md,
   /// "Compile cache"); only compiles through the artifact phase are cached.
   bool useCache = true;

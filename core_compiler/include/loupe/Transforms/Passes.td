@@ -66,6 +66,33 @@ def RalInjectExecutionContext
   let dependentDialects = ["loupe::ralir::RalDialect"];
 }
 
+def RalExternalizeConstants : Pass<"ral-externalize-constants", "mlir::ModuleOp"> {
+  let summary = "Move large constants out of the code into the artifact's weight blob";
+  let description = [{
+    Runs after `ral-inject-execution-context`. Every constant `memref.global`
+    whose initial value is a `dense_resource` blob (the ONNX importer makes one of
+    every initializer of at least `min-bytes` bytes) or a dense value of at least
+    `min-bytes` bytes gets a 64-byte aligned slot in the weight blob, and each
+    `memref.get_global` of it in the entry becomes
+
+    ```mlir
+    %w = ral.constant %ctx, <offset> : memref<...>
+    ```
+
+    The globals are erased; the module keeps the blob's table as the dictionary
+    `ral.weights` (`bytes`: the total; `constants`: one `{name, offset, value}`
+    dictionary per slot), which the artifact
+    emitter writes as one binary section of the shared object and the runtime maps
+    at load (seed document 000, "Constant Loading"). So weights are never turned
+    into LLVM constants, whatever their size.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"1024",
+           "Dense constants of at least this many bytes move to the blob">,
+  ];
+  let dependentDialects = ["loupe::ralir::RalDialect"];
+}
+
 def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> {
   let summary = "Choose a backend for every library-capable op; library ops become ral.dispatch";
   let description = [{
@@ -155,8 +182,9 @@ def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
     entry function (after `ral-inject-execution-context`, `ral-lower-to-library-call`
     and `loupe-instrument-dispatches`):
 
-    - every `memref.get_global` (weights) is read through `ral.device_constant`, a
-      device copy the runtime uploads once per context;
+    - every weight (`ral.constant` of the weight blob, or a small
+      `memref.get_global`) is read through `ral.device_constant`, a device copy the
+      runtime uploads once per context;
     - every remaining linalg op and `memref.copy` (a code-generated kernel) is
       generalised, its loops ordered parallel-then-reduction, and given a schedule
       (GpuSchedules.h):

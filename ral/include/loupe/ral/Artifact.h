@@ -65,6 +65,9 @@ struct Manifest {
   /// loupe-ral-v1: every RAL API name the artifact calls ("ral_apis", optional). Loading
   /// checks they are all registered, so a missing kernel is reported before anything runs.
   std::vector<std::string> ralApis;
+  /// loupe-ral-v1: bytes of the weight blob the artifact exports as `loupe_weights` ("weights":
+  /// {"bytes": N}, optional; 0: none).
+  int64_t weightBytes = 0;
 };
 
 /// Parses manifest JSON; errors name the missing or malformed field.

@@ -148,6 +148,23 @@ public:
   /// Kernels loaded so far (successfully).
   size_t numLoadedKernels() const;
 
+  /// The artifact's weight blob (seed 000, "Constant Loading"): `bytes` read-only bytes at
+  /// `data`, owned by whoever loaded the artifact and valid for the Context's life. Set once,
+  /// before the first execution; ral_constant hands out addresses inside it.
+  void setWeights(const void *data, size_t bytes) {
+    weights_ = static_cast<const char *>(data);
+    weightBytes_ = bytes;
+  }
+  /// The address of the `bytes` at `offset` of the weight blob, or null when they do not lie
+  /// inside it.
+  const void *weightAt(int64_t offset, int64_t bytes) const {
+    if (!weights_ || offset < 0 || bytes < 0 || static_cast<uint64_t>(offset) > weightBytes_ ||
+        static_cast<uint64_t>(bytes) > weightBytes_ - static_cast<uint64_t>(offset))
+      return nullptr;
+    return weights_ + offset;
+  }
+  size_t weightBytes() const { return weightBytes_; }
+
   /// Records a sticky context-level error (e.g. a poisoned CUDA context); the first one wins.
   void signalError(Status status);
   Status status() const;
@@ -162,6 +179,8 @@ private:
   ContextOptions options_;
   std::unique_ptr<CpuDriver> cpu_;
   std::atomic<int64_t> executions_{0};
+  const char *weights_ = nullptr;
+  size_t weightBytes_ = 0;
 
   mutable std::mutex mutex_; ///< Guards the CUDA driver and the status.
   std::unique_ptr<CudaDriver> cuda_;

@@ -34,6 +34,9 @@ extern "C" {
  * Inputs come from recv_input, outputs go out through send_output. */
 #define LOUPE_RAL_ENTRY_SYMBOL "loupe_ral_entry"
 typedef void (*loupe_ral_entry_fn)(void *ctx);
+/* The artifact's weight blob (optional; manifest "weights": {"bytes": N}): N bytes of constants,
+ * each at a 64-byte aligned offset, that ral_constant hands out. */
+#define LOUPE_RAL_WEIGHTS_SYMBOL "loupe_weights"
 
 /* Dispatches one call of a registered RAL function (see the file comment). Unknown names set
  * a kNotFound status naming `api_name` on the execution context and return. */
@@ -50,6 +53,8 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
 #define LOUPE_RAL_ALLOC_CPU "ral_alloc___cpu___pvoid_i64___pvoid"
 #define LOUPE_RAL_DEALLOC_CPU "ral_dealloc___cpu___pvoid_pvoid___void"
 #define LOUPE_RAL_ALLOC_PERSISTENT_CPU "ral_alloc_persistent___cpu___pvoid_i64___pvoid"
+/* (ctx, offset, bytes): the host address of the constant at `offset` of the weight blob. */
+#define LOUPE_RAL_CONSTANT_CPU "ral_constant___cpu___pvoid_i64_i64___pvoid"
 #define LOUPE_RAL_MEMCPY_CPU "ral_memcpy___cpu___pvoid_pvoid_pvoid_i64___void"
 #define LOUPE_RAL_MEMSET_CPU "ral_memset___cpu___pvoid_pvoid_i32_i64___void"
 #define LOUPE_RAL_DISPATCH_BEGIN_CPU "ral_dispatch_begin___cpu___pvoid_i64_pvoid_pvoid_pvoid___void"

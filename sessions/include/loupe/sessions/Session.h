@@ -50,6 +50,9 @@ struct PipelineSettings {
   bool fusion = true;                ///< Elementwise fusion (`--fusion off`: one kernel per op).
   /// Per-op backend overrides: `loc` (ONNX node name or file:line) -> backend name.
   std::map<std::string, std::string> overrides;
+  /// ONNX models: shapes of graph inputs by name, binding their symbolic dims
+  /// (`--input-shape NAME=D0,D1,...`; compiler::CompileOptions::inputShapes).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
 };
 
 /// How to run a compiled model (fields listed once in Session.cpp: runFields).

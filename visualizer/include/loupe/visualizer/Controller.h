@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <memory>
+#include <map>
 #include <string>
 
 namespace loupe::visualizer {
@@ -30,6 +31,9 @@ struct ControllerOptions {
   std::string configDir;
   /// Compile as soon as a model or session is opened.
   bool compileOnOpen = true;
+  /// Shapes binding the symbolic input dims of a model opened alone (`--input-shape`); a
+  /// session brings its own (pipeline.input_shapes).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
 };
 
 class Controller : public Actions {

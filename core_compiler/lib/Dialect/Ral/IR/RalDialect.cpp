@@ -85,6 +85,14 @@ LogicalResult SendOutputOp::verify() {
   return verifyAbiTypes(*this, getValue().getType(), "value");
 }
 
+LogicalResult ConstantOp::verify() {
+  if (static_cast<int64_t>(getOffset()) < 0) // I64Attr reads back as uint64_t.
+    return emitOpError("offset must be >= 0");
+  if (!cast<MemRefType>(getType()).getLayout().isIdentity())
+    return emitOpError("result must have an identity layout, got ") << getType();
+  return success();
+}
+
 LogicalResult DeviceConstantOp::verify() {
   auto host = cast<MemRefType>(getHost().getType());
   if (!host.getLayout().isIdentity())

@@ -91,17 +91,38 @@ def Ral_CpuLaunchOp : Ral_Op<"cpu_launch", [MemoryEffects<[MemRead, MemWrite]>]>
   }];
 }
 
+def Ral_ConstantOp : Ral_Op<"constant", [Pure]> {
+  let summary = "A constant (weight) of the artifact's weight blob";
+  let description = [{
+    Returns the host buffer of the constant stored at byte `offset` of the
+    artifact's weight blob (seed document 000, "Constant Loading"): the runtime
+    maps the blob once per loaded artifact and every execution reads the same
+    bytes; compiled code never writes them. `ral-externalize-constants` makes
+    these ops from the large constant globals, so LLVM never sees the weights.
+    The result has a static shape and identity layout; its byte size and
+    `offset` must lie inside the blob (the runtime checks it).
+
+    ```mlir
+    %w = ral.constant %ctx, 4096 : memref<64x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, I64Attr:$offset);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$ctx `,` $offset attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Ral_DeviceConstantOp : Ral_Op<"device_constant", [Pure, AllTypesMatch<["host", "result"]>]> {
   let summary = "A device copy of a host constant, uploaded once per context";
   let description = [{
     Returns a device buffer holding the contents of `host` (a constant: a
-    `memref.get_global` of the weights). The runtime copies it to the GPU on
+    `ral.constant` of the weight blob, or a small `memref.get_global`). The runtime copies it to the GPU on
     the first call and returns the same buffer on every later execution of the
     context (seed document 000, "Constant Loading"); the buffer is freed with
     the context. `host` must have a static shape and identity layout.
 
     ```mlir
-    %w = memref.get_global @fc1_weight : memref<128x64xf32>
+    %w = ral.constant %ctx, 0 : memref<128x64xf32>
     %dw = ral.device_constant %ctx, %w : memref<128x64xf32>
     ```
   }];

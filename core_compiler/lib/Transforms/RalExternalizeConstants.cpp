@@ -1,0 +1,112 @@
+//===- RalExternalizeConstants.cpp - Weights into the artifact's blob -------===//
+//
+// Large constant globals leave the code: each gets a slot in one weight blob that the artifact
+// carries as a section and the runtime maps at load; the entry reads them with `ral.constant`
+// (seed document 000, "Constant Loading"). LLVM never sees their bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/Transforms/Passes.h"
+#include "loupe/Dialect/Ral/IR/RalDialect.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace loupe {
+#define GEN_PASS_DEF_RALEXTERNALIZECONSTANTS
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+using namespace loupe::ralir;
+
+namespace {
+/// Every slot of the weight blob starts on a cache line (and any SIMD width).
+constexpr int64_t kSlotAlignment = 64;
+
+/// The bytes of a constant global's value when it belongs in the blob: a resource blob, or a
+/// dense, non-splat, byte-addressable value of at least `minBytes`.
+std::optional<ArrayRef<char>> blobBytes(memref::GlobalOp global, int64_t minBytes) {
+  if (!global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  Attribute value = *global.getInitialValue();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt; // An elided resource: nothing to write (the emitter reports it).
+    return blob->getData();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat() ||
+      dense.getElementType().getIntOrFloatBitWidth() % 8)
+    return std::nullopt;
+  ArrayRef<char> raw = dense.getRawData();
+  if (static_cast<int64_t>(raw.size()) < minBytes)
+    return std::nullopt;
+  return raw;
+}
+
+struct RalExternalizeConstantsPass
+    : loupe::impl::RalExternalizeConstantsBase<RalExternalizeConstantsPass> {
+  using RalExternalizeConstantsBase::RalExternalizeConstantsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp entry = loupe::lookupEntryFunction(module);
+    if (!entry || entry.isExternal() || entry.getNumArguments() == 0 ||
+        !isa<ContextType>(entry.getArgument(0).getType())) {
+      module.emitError("expected an entry function taking a !ral.context (run "
+                       "ral-inject-execution-context first)");
+      return signalPassFailure();
+    }
+    Value ctx = entry.getArgument(0);
+    MLIRContext *context = &getContext();
+    Builder builder(context);
+
+    // Slots in the order the globals appear; a global only other functions read stays.
+    SymbolTable symbols(module);
+    llvm::DenseMap<memref::GlobalOp, int64_t> offsets;
+    SmallVector<Attribute> table;
+    int64_t bytes = 0;
+    SmallVector<memref::GetGlobalOp> reads;
+    entry.walk([&](memref::GetGlobalOp read) {
+      auto global = symbols.lookup<memref::GlobalOp>(read.getName());
+      if (!global || !read.getType().getLayout().isIdentity())
+        return;
+      if (!offsets.count(global)) {
+        std::optional<ArrayRef<char>> data = blobBytes(global, minBytes);
+        if (!data)
+          return;
+        int64_t offset = llvm::alignTo(bytes, kSlotAlignment);
+        offsets[global] = offset;
+        bytes = offset + static_cast<int64_t>(data->size());
+        table.push_back(builder.getDictionaryAttr(
+            {builder.getNamedAttr("name", global.getSymNameAttr()),
+             builder.getNamedAttr("offset", builder.getI64IntegerAttr(offset)),
+             builder.getNamedAttr("value", *global.getInitialValue())}));
+      }
+      reads.push_back(read);
+    });
+    if (table.empty())
+      return;
+
+    OpBuilder b(context);
+    for (memref::GetGlobalOp read : reads) {
+      auto global = symbols.lookup<memref::GlobalOp>(read.getName());
+      b.setInsertionPoint(read);
+      auto constant = b.create<ConstantOp>(read.getLoc(), read.getType(), ctx,
+                                           static_cast<uint64_t>(offsets.lookup(global)));
+      read.replaceAllUsesWith(constant.getResult());
+      read.erase();
+    }
+    for (auto [global, offset] : offsets)
+      if (SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
+    module->setAttr("ral.weights",
+                    builder.getDictionaryAttr(
+                        {builder.getNamedAttr("bytes", builder.getI64IntegerAttr(bytes)),
+                         builder.getNamedAttr("constants", builder.getArrayAttr(table))}));
+  }
+};
+} // namespace

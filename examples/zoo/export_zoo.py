@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Exports the model zoo: real architectures with random weights, as ONNX plus test data.
+
+Usage: /usr/bin/python3 examples/zoo/export_zoo.py OUT_DIR [MODEL ...]
+
+Uses Debian's python3-torch (1.13) and python3-torchvision (0.14). Weights are random (fixed
+seed per model): torchvision's pretrained weights need the network. For each model it writes
+OUT_DIR/<name>.onnx and OUT_DIR/<name>/test_data_set_0/{input_0.pb,output_0.pb} (the ONNX
+backend-test layout), the expected output computed by torch in float32. A model whose files
+exist is skipped, so a build tree keeps them between runs (the ctest fixture calls this).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+import torch
+import torchvision
+
+OPSET = 17  # the newest opset Debian's libonnx 1.12 knows
+
+
+class BertEncoder(torch.nn.Module):
+    """A BERT-style encoder: 6 post-LN layers, d=512, 8 heads, FFN 2048, GELU."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(
+            d_model=512, nhead=8, dim_feedforward=2048, dropout=0.0,
+            activation="gelu", batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, num_layers=6,
+                                                   enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+def vision(name):
+    return lambda: (getattr(torchvision.models, name)(weights=None),
+                    (1, 3, 224, 224), None)
+
+
+# name -> () -> (module, input shape, dynamic axes of input and output or None)
+MODELS = {
+    "resnet50": vision("resnet50"),
+    "mobilenet_v3_large": vision("mobilenet_v3_large"),
+    "efficientnet_b0": vision("efficientnet_b0"),
+    "convnext_tiny": vision("convnext_tiny"),
+    "vit_b_16": vision("vit_b_16"),
+    "bert_encoder": lambda: (BertEncoder(), (2, 16, 512),
+                             {"input": {0: "batch", 1: "sequence"},
+                              "output": {0: "batch", 1: "sequence"}}),
+}
+
+
+def export(name, out_dir):
+    path = os.path.join(out_dir, name + ".onnx")
+    data_dir = os.path.join(out_dir, name, "test_data_set_0")
+    if os.path.exists(path) and os.path.exists(os.path.join(data_dir, "output_0.pb")):
+        print(f"{name}: present")
+        return
+    torch.manual_seed(0)
+    model, shape, dynamic = MODELS[name]()
+    model.eval()
+    x = torch.rand(shape, generator=torch.Generator().manual_seed(1)) * 2 - 1
+    with torch.no_grad():
+        y = model(x)
+        tmp = path + ".tmp"
+        torch.onnx.export(model, (x,), tmp, opset_version=OPSET,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes=dynamic, do_constant_folding=True)
+    onnx.checker.check_model(tmp)
+    os.makedirs(data_dir, exist_ok=True)
+    for role, array in (("input", x), ("output", y)):
+        tensor = numpy_helper.from_array(array.numpy().astype(np.float32), role)
+        with open(os.path.join(data_dir, role + "_0.pb"), "wb") as f:
+            f.write(tensor.SerializeToString())
+    os.replace(tmp, path)
+    print(f"{name}: {os.path.getsize(path) / 1e6:.1f} MB")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out_dir = sys.argv[1]
+    names = sys.argv[2:] or list(MODELS)
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        sys.exit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    os.makedirs(out_dir, exist_ok=True)
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    for name in names:
+        export(name, out_dir)
+
+
+if __name__ == "__main__":
+    main()

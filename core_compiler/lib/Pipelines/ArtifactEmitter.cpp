@@ -399,11 +399,15 @@ bool loupe::compiler::emitArtifact(ModuleOp module, const ArtifactInfo &info, bo
   std::string assembly;
   {
     llvm::raw_fd_ostream objectStream(fd, /*shouldClose=*/true);
-    std::unique_ptr<llvm::Module> forAsm = llvm::CloneModule(*llvmModule);
-    llvm::raw_string_ostream asmStream(assembly);
-    llvm::buffer_ostream asmBuffer(asmStream);
-    if (!emitFile(*forAsm, *tm, llvm::CodeGenFileType::AssemblyFile, asmBuffer, error) ||
-        !emitFile(*llvmModule, *tm, llvm::CodeGenFileType::ObjectFile, objectStream, error))
+    // The assembly is a second code generation: only for a compile that keeps snapshot text.
+    if (recorder.keepsIrText()) {
+      std::unique_ptr<llvm::Module> forAsm = llvm::CloneModule(*llvmModule);
+      llvm::raw_string_ostream asmStream(assembly);
+      llvm::buffer_ostream asmBuffer(asmStream);
+      if (!emitFile(*forAsm, *tm, llvm::CodeGenFileType::AssemblyFile, asmBuffer, error))
+        return false;
+    }
+    if (!emitFile(*llvmModule, *tm, llvm::CodeGenFileType::ObjectFile, objectStream, error))
       return false;
   }
   recorder.recordStep("artifact", "llvm-codegen", tm->getTargetCPU().str(), nsSince(start),

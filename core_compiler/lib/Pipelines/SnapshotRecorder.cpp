@@ -1,6 +1,8 @@
 //===- SnapshotRecorder.cpp - IR snapshot after every pass ------------------===//
 #include "SnapshotRecorder.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/SymbolTable.h"
@@ -17,11 +19,42 @@ uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
   return hash;
 }
 
+namespace {
+/// Weights are resource blobs whose bytes printed IR never shows (the compile cache hashes them
+/// apart). MLIR 19 still turns every referenced blob into hex before `elideLargeResourceString`
+/// drops it: for a real model, hundreds of MB of text at every print. While the IR prints, each
+/// blob it references is swapped for an empty one, and restored afterwards.
+class HiddenResourceBlobs {
+public:
+  explicit HiddenResourceBlobs(Operation *root) {
+    root->walk([&](Operation *op) {
+      op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+        DialectResourceBlobManager::BlobEntry *entry = attr.getRawHandle().getResource();
+        if (entry && entry->getBlob() && !entry->getBlob()->getData().empty() &&
+            seen_.insert(entry).second) {
+          hidden_.emplace_back(entry, std::move(*entry->getBlob()));
+          entry->setBlob(AsmResourceBlob());
+        }
+      });
+    });
+  }
+  ~HiddenResourceBlobs() {
+    for (auto &[entry, blob] : hidden_)
+      entry->setBlob(std::move(blob));
+  }
+
+private:
+  llvm::SmallPtrSet<DialectResourceBlobManager::BlobEntry *, 16> seen_;
+  std::vector<std::pair<DialectResourceBlobManager::BlobEntry *, AsmResourceBlob>> hidden_;
+};
+} // namespace
+
 void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generic) {
   OpPrintingFlags flags;
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-  // Weights are resource blobs: their bytes are never printed (hashes cover them apart).
-  flags.elideLargeResourceString(/*largeResourceLimit=*/64);
+  // An empty blob prints as its alignment alone ("0x04000000"): elided too.
+  flags.elideLargeResourceString(/*largeResourceLimit=*/8);
+  HiddenResourceBlobs hidden(op);
   if (generic) // A failed pass may leave IR that the custom printers cannot handle.
     flags.printGenericOpForm();
   else // The pass manager verified it after the pass; don't verify again to print it.

@@ -56,7 +56,11 @@ public:
   void recordModule(const std::string &phase, const std::string &pass, mlir::Operation *op,
                     int64_t durationNs);
 
-  /// Prints `op` the way snapshots print it: custom form with `loc(...)`, re-parseable by loupe-opt.
+  /// True when changed snapshots keep their text (else only hashes).
+  bool keepsIrText() const { return keepIrText_; }
+
+  /// Prints `op` the way snapshots print it: custom form with `loc(...)`, re-parseable by
+  /// loupe-opt; resource blobs (weights) print by name only, without their bytes.
   static void printIr(mlir::Operation *op, llvm::raw_ostream &os, bool generic = false);
 
 private:

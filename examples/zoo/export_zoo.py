@@ -31,6 +31,10 @@ class BertEncoder(torch.nn.Module):
             activation="gelu", batch_first=True)
         self.encoder = torch.nn.TransformerEncoder(layer, num_layers=6,
                                                    enable_nested_tensor=False)
+        # The layers are deep copies of one: give each its own weights.
+        for p in self.parameters():
+            if p.dim() > 1:
+                torch.nn.init.xavier_uniform_(p)
 
     def forward(self, x):
         return self.encoder(x)
@@ -66,10 +70,12 @@ def export(name, out_dir):
     x = torch.rand(shape, generator=torch.Generator().manual_seed(1)) * 2 - 1
     with torch.no_grad():
         y = model(x)
-        tmp = path + ".tmp"
-        torch.onnx.export(model, (x,), tmp, opset_version=OPSET,
-                          input_names=["input"], output_names=["output"],
-                          dynamic_axes=dynamic, do_constant_folding=True)
+    # Exported with gradients on: under no_grad, attention takes torch's fused fast path
+    # (aten::_native_multi_head_attention), which has no ONNX export.
+    tmp = path + ".tmp"
+    torch.onnx.export(model, (x,), tmp, opset_version=OPSET,
+                      input_names=["input"], output_names=["output"],
+                      dynamic_axes=dynamic, do_constant_folding=True)
     onnx.checker.check_model(tmp)
     os.makedirs(data_dir, exist_ok=True)
     for role, array in (("input", x), ("output", y)):

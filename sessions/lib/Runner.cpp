@@ -145,14 +145,11 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     return out;
   };
 
-  // Given input tensors are read first: their shapes bind the model's symbolic dims.
-  std::optional<std::vector<ral::Tensor>> given;
-  if (!request.run.inputsDir.empty()) {
-    auto read = ral::readTensorDir(request.run.inputsDir, "input");
-    if (!read)
-      return fail(exitCodeFor(read.status()), read.status().message());
-    given = std::move(*read);
-  }
+  // Given input tensors are read first: their shapes bind the model's symbolic dims. A read
+  // error counts only if the model has inputs.
+  std::optional<ral::StatusOr<std::vector<ral::Tensor>>> given;
+  if (!request.run.inputsDir.empty())
+    given = ral::readTensorDir(request.run.inputsDir, "input");
 
   // Compile, unless given an artifact.
   if (endsWith(request.model, ".so")) {
@@ -160,8 +157,8 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   } else {
     report("compile", 0);
     compiler::CompileOptions options = request.compile;
-    if (given)
-      for (const ral::Tensor &t : *given)
+    if (given && given->isOk())
+      for (const ral::Tensor &t : **given)
         options.inputTensorShapes.push_back(t.shape());
     out.compile = compiler::compileModel(request.model, options);
     if (!out.compile->ok())
@@ -182,8 +179,10 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   std::vector<ral::Tensor> inputs;
   if (!given || out.manifest.inputs.empty())
     inputs = (*artifact)->randomInputs(request.run.seed);
+  else if (!given->isOk())
+    return fail(exitCodeFor(given->status()), given->status().message());
   else
-    inputs = std::move(*given);
+    inputs = std::move(**given);
   if (ral::Status s = (*artifact)->checkInputs(inputs); !s)
     return fail(kExitBadInput, (request.run.inputsDir.empty() ? std::string("inputs")
                                                               : request.run.inputsDir) +

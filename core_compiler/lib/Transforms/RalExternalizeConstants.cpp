@@ -26,25 +26,26 @@ namespace {
 constexpr int64_t kSlotAlignment = 64;
 
 /// The bytes of a constant global's value when it belongs in the blob: a resource blob, or a
-/// dense, non-splat, byte-addressable value of at least `minBytes`.
-std::optional<ArrayRef<char>> blobBytes(memref::GlobalOp global, int64_t minBytes) {
+/// dense, non-splat, byte-addressable value of at least `minBytes`. A resource without bytes
+/// (parsed from a dump that elided them) is an error.
+FailureOr<std::optional<ArrayRef<char>>> blobBytes(memref::GlobalOp global, int64_t minBytes) {
   if (!global.getConstant() || !global.getInitialValue())
-    return std::nullopt;
+    return std::optional<ArrayRef<char>>();
   Attribute value = *global.getInitialValue();
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return std::nullopt; // An elided resource: nothing to write (the emitter reports it).
-    return blob->getData();
+      return global.emitError("constant global @")
+             << global.getSymName() << " holds resource '" << resource.getRawHandle().getKey()
+             << "' without its bytes (IR printed with its weights elided)";
+    return std::optional<ArrayRef<char>>(blob->getData());
   }
   auto dense = dyn_cast<DenseElementsAttr>(value);
   if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat() ||
-      dense.getElementType().getIntOrFloatBitWidth() % 8)
-    return std::nullopt;
-  ArrayRef<char> raw = dense.getRawData();
-  if (static_cast<int64_t>(raw.size()) < minBytes)
-    return std::nullopt;
-  return raw;
+      dense.getElementType().getIntOrFloatBitWidth() % 8 ||
+      static_cast<int64_t>(dense.getRawData().size()) < minBytes)
+    return std::optional<ArrayRef<char>>();
+  return std::optional<ArrayRef<char>>(dense.getRawData());
 }
 
 struct RalExternalizeConstantsPass
@@ -70,24 +71,29 @@ struct RalExternalizeConstantsPass
     SmallVector<Attribute> table;
     int64_t bytes = 0;
     SmallVector<memref::GetGlobalOp> reads;
-    entry.walk([&](memref::GetGlobalOp read) {
+    WalkResult walk = entry.walk([&](memref::GetGlobalOp read) {
       auto global = symbols.lookup<memref::GlobalOp>(read.getName());
       if (!global || !read.getType().getLayout().isIdentity())
-        return;
+        return WalkResult::advance();
       if (!offsets.count(global)) {
-        std::optional<ArrayRef<char>> data = blobBytes(global, minBytes);
-        if (!data)
-          return;
+        FailureOr<std::optional<ArrayRef<char>>> data = blobBytes(global, minBytes);
+        if (failed(data))
+          return WalkResult::interrupt();
+        if (!*data)
+          return WalkResult::advance();
         int64_t offset = llvm::alignTo(bytes, kSlotAlignment);
         offsets[global] = offset;
-        bytes = offset + static_cast<int64_t>(data->size());
+        bytes = offset + static_cast<int64_t>((*data)->size());
         table.push_back(builder.getDictionaryAttr(
             {builder.getNamedAttr("name", global.getSymNameAttr()),
              builder.getNamedAttr("offset", builder.getI64IntegerAttr(offset)),
              builder.getNamedAttr("value", *global.getInitialValue())}));
       }
       reads.push_back(read);
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     if (table.empty())
       return;
 

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include "onnx/onnx_pb.h"
@@ -817,13 +818,89 @@ TEST_F(OnnxImporterTest, UnsupportedAttributeNamesNodeAndAttribute) {
   EXPECT_NE(message.find("'dilations'"), std::string::npos) << message;
 }
 
-TEST_F(OnnxImporterTest, DynamicInputIsAnError) {
+TEST_F(OnnxImporterTest, UnboundSymbolicInputDimIsAnError) {
   ModelBuilder mb(13);
   mb.input("x", {-1, 3}).output("y", {-1, 3});
   mb.node("Relu", {"x"}, {"y"});
   std::string message = importError(mb);
-  EXPECT_NE(message.find("graph input 'x' has a dynamic dimension 'N'"),
+  EXPECT_NE(message.find("graph input 'x' [N,3] has a symbolic dim 0 ('N'): give its shape "
+                         "with --input-shape x=D0,D1,..."),
             std::string::npos) << message;
+}
+
+/// Imports `mb` with `shapes`; the entry's argument and result types, or the error.
+static std::string importWithShapes(MLIRContext &ctx, const ModelBuilder &mb,
+                                    const loupe::frontends::InputShapes &shapes) {
+  std::string error;
+  auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error, shapes);
+  if (!module)
+    return error;
+  std::string types;
+  llvm::raw_string_ostream os(types);
+  os << module->lookupSymbol<func::FuncOp>("main").getFunctionType();
+  return types;
+}
+
+TEST_F(OnnxImporterTest, InputShapesBindSymbolicDimsEverywhere) {
+  // x [N,3] and z [N,3] share 'N': binding it in x binds z; the output follows.
+  ModelBuilder mb(13);
+  mb.input("x", {-1, 3}).input("z", {-1, 3}).output("y", {-1, 3});
+  mb.node("Add", {"x", "z"}, {"y"});
+  loupe::frontends::InputShapes byName;
+  byName.byName["x"] = {5, 3};
+  EXPECT_EQ(importWithShapes(ctx, mb, byName),
+            "(tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>");
+  // The tensors of a run bind what no name binds, by position.
+  loupe::frontends::InputShapes byPosition;
+  byPosition.byPosition = {{7, 3}, {7, 3}};
+  EXPECT_EQ(importWithShapes(ctx, mb, byPosition),
+            "(tensor<7x3xf32>, tensor<7x3xf32>) -> tensor<7x3xf32>");
+}
+
+TEST_F(OnnxImporterTest, InputShapeErrorsNameTheInputAndDim) {
+  ModelBuilder mb(13);
+  mb.input("x", {-1, 3}).input("z", {-1, 3}).output("y", {-1, 3});
+  mb.node("Add", {"x", "z"}, {"y"});
+  auto error = [&](std::map<std::string, std::vector<int64_t>> byName) {
+    loupe::frontends::InputShapes shapes;
+    shapes.byName = std::move(byName);
+    return importWithShapes(ctx, mb, shapes);
+  };
+  EXPECT_EQ(error({{"w", {1, 3}}}),
+            "test.onnx: --input-shape names 'w', which is not a graph input (inputs: x, z)");
+  EXPECT_EQ(error({{"x", {5}}}),
+            "test.onnx: graph input 'x': rank 2 in the model, --input-shape has 1 dims");
+  EXPECT_EQ(error({{"x", {5, 4}}}),
+            "test.onnx: graph input 'x': dim 1 is 3 in the model, --input-shape gives 4");
+  EXPECT_EQ(error({{"x", {5, 3}}, {"z", {6, 3}}}),
+            "test.onnx: graph input 'z': dim 0 ('N') is 6 in --input-shape, but another input "
+            "binds 'N' to 5");
+}
+
+TEST_F(OnnxImporterTest, LargeInitializersBecomeResourceBlobs) {
+  // 256 floats (1 KiB) become a dense_resource named after the tensor; 4 stay inline.
+  ModelBuilder mb(13);
+  mb.input("x", {1, 256}).output("y", {1, 256}).input("s", {1, 4}).output("t", {1, 4});
+  mb.rawInitializer("big.w", {1, 256}).rawInitializer("small", {1, 4});
+  mb.node("Add", {"x", "big.w"}, {"y"});
+  mb.node("Add", {"s", "small"}, {"t"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  int resources = 0, dense = 0;
+  module->walk([&](tosa::ConstOp op) {
+    if (auto r = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
+      ++resources;
+      EXPECT_EQ(r.getRawHandle().getKey(), "big.w");
+      ASSERT_TRUE(r.getRawHandle().getBlob());
+      ArrayRef<char> data = r.getRawHandle().getBlob()->getData();
+      ASSERT_EQ(data.size(), 1024u);
+      EXPECT_FLOAT_EQ(reinterpret_cast<const float *>(data.data())[255], 25.6f);
+    } else if (isa<DenseElementsAttr>(op.getValue())) {
+      ++dense;
+    }
+  });
+  EXPECT_EQ(resources, 1);
+  EXPECT_EQ(dense, 1);
 }
 
 TEST_F(OnnxImporterTest, CheckerFailureIsReported) {

@@ -163,10 +163,13 @@ public:
       auto slice = [&](llvm::SmallVector<Value> &values) {
         return llvm::ArrayRef<Value>(values).drop_front(distributed);
       };
+      // The loop's own induction variables, held here: a range over a temporary would dangle
+      // inside the range-for below (Expand/Tile of a 4-D tensor into 8 loops crashed so).
+      llvm::SmallVector<Value> serialIvs(
+          llvm::drop_begin(loop.getInductionVars(), static_cast<unsigned>(distributed)));
       b.create<scf::ParallelOp>(loc, slice(lbs), slice(ubs), slice(steps),
                                 [&](OpBuilder &nested, Location, ValueRange ivs) {
-                                  for (auto [old, iv] : llvm::zip(
-                                           llvm::ArrayRef<Value>(loop.getInductionVars()).drop_front(distributed), ivs))
+                                  for (auto [old, iv] : llvm::zip(serialIvs, ivs))
                                     map.map(old, iv);
                                   cloneBody(nested);
                                 });

@@ -123,3 +123,31 @@ func.func @dynamic(%ctx: !ral.context, %n: index, %m: memref<?x4xf32>) {
   }
   return
 }
+
+// -----
+
+// Regression: an 8-D loop whose first dimension alone is distributed (a leading repeat of 64,
+// Expand/Tile of a 4-D tensor) keeps the other seven as a serial scf.parallel, every one of
+// its induction variables mapped (they once dangled, and the compile crashed).
+
+// CHECK-LABEL: func.func @main
+// CHECK: ral.cpu_launch %{{.*}}, @main_kernel_0, %c64
+// CHECK-LABEL: func.func private @main_kernel_0
+// CHECK: scf.for %[[I:[^ ]*]] = %{{.*}} to %{{.*}} step
+// CHECK: scf.parallel (%[[D1:[^,]*]], %[[D2:[^,]*]], %[[D3:[^,]*]], %[[D4:[^,]*]], %[[D5:[^,]*]], %[[D6:[^,]*]], %[[D7:[^)]*]]) =
+// CHECK: memref.load %{{.*}}[%[[D1]], %[[D3]], %[[D5]], %[[D7]]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[D1]], %[[D2]], %[[D3]], %[[D4]], %[[D5]], %[[D6]], %[[D7]]]
+func.func @main(%ctx: !ral.context, %x: memref<1x3x4x4xf32>, %y: memref<64x1x1x3x1x4x1x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%a, %b, %c, %d, %e, %f, %g, %h) = (%c0, %c0, %c0, %c0, %c0, %c0, %c0, %c0)
+      to (%c64, %c1, %c1, %c3, %c1, %c4, %c1, %c4) step (%c1, %c1, %c1, %c1, %c1, %c1, %c1, %c1) {
+    %v = memref.load %x[%b, %d, %f, %h] : memref<1x3x4x4xf32>
+    memref.store %v, %y[%a, %b, %c, %d, %e, %f, %g, %h] : memref<64x1x1x3x1x4x1x4xf32>
+    scf.reduce
+  }
+  return
+}

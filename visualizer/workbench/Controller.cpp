@@ -53,6 +53,19 @@ Controller::Controller(ControllerOptions options) : options_(std::move(options))
     recent_.load((fs::path(options_.configDir) / "recent.txt").string());
   jobs_ = std::make_unique<Worker>("loupe-jobs");
   data_ = std::make_unique<Worker>("loupe-data");
+  // A job that throws (bad_alloc on a model too large for this machine) leaves the document
+  // usable: its error is in the Log and nothing waits for it any more.
+  auto failed = [this](const std::string &label, const std::string &what) {
+    vm_.log.error("job", label + " failed: " + what);
+    if (label.rfind("compile", 0) == 0)
+      vm_.compiling = false;
+    if (label.rfind("run ", 0) == 0) {
+      vm_.running = false;
+      runQueued_ = false;
+    }
+  };
+  jobs_->setFailureHandler(failed);
+  data_->setFailureHandler(failed);
 }
 
 Controller::~Controller() {

@@ -101,6 +101,11 @@ bool Worker::waitIdle(double timeoutSeconds) {
   }
 }
 
+void Worker::setFailureHandler(FailureHandler handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  onFailure_ = std::move(handler);
+}
+
 void Worker::setWake(std::function<void()> wake) {
   std::lock_guard<std::mutex> lock(mutex_);
   wake_ = std::move(wake);
@@ -138,13 +143,29 @@ void Worker::loop() {
       std::lock_guard<std::mutex> lock(mutex_);
       current_ = &context;
     }
+    std::string what;
     try {
       next.job(context);
     } catch (const std::exception &e) {
-      // Jobs report failures through their results; an exception is a bug, kept visible.
-      std::string what = e.what();
+      what = e.what();
+    } catch (...) {
+      what = "unknown exception";
+    }
+    if (!what.empty()) {
+      // Jobs report failures through their results; an exception (bad_alloc, a bug) is
+      // handed to the host so that the UI says so and leaves its busy state.
+      FailureHandler handler;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        handler = onFailure_;
+      }
       std::string label = next.label;
-      context.deliver([what, label] { std::fprintf(stderr, "loupe: job '%s' threw: %s\n", label.c_str(), what.c_str()); });
+      context.deliver([handler, what, label] {
+        if (handler)
+          handler(label, what);
+        else
+          std::fprintf(stderr, "loupe: job '%s' threw: %s\n", label.c_str(), what.c_str());
+      });
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);

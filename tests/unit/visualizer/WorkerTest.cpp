@@ -97,3 +97,22 @@ TEST(Worker, WakeIsCalledWhenSomethingChanges) {
   ASSERT_TRUE(worker.waitIdle(10));
   EXPECT_GE(wakes.load(), 2); // started, delivered, finished
 }
+
+TEST(Worker, AThrowingJobReachesTheFailureHandlerOnTheUiThread) {
+  Worker worker("test");
+  std::string failedLabel, failedWhat;
+  std::thread::id uiThread = std::this_thread::get_id(), handlerThread;
+  worker.setFailureHandler([&](const std::string &label, const std::string &what) {
+    failedLabel = label;
+    failedWhat = what;
+    handlerThread = std::this_thread::get_id();
+  });
+  worker.post("compile big.onnx", [](JobContext &) { throw std::bad_alloc(); });
+  bool laterRan = false;
+  worker.post("next", [&laterRan](JobContext &ctx) { ctx.deliver([&laterRan] { laterRan = true; }); });
+  ASSERT_TRUE(worker.waitIdle(10));
+  EXPECT_EQ(failedLabel, "compile big.onnx");
+  EXPECT_EQ(failedWhat, "std::bad_alloc");
+  EXPECT_EQ(handlerThread, uiThread);
+  EXPECT_TRUE(laterRan); // The worker goes on with the next job.
+}

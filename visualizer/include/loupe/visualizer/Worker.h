@@ -84,6 +84,11 @@ public:
   bool waitIdle(double timeoutSeconds);
 
   void setWake(std::function<void()> wake);
+  /// Called on the UI thread (through drain) when a job throws (bad_alloc, a bug): with the
+  /// job's label and the exception's text, so the host can log it and leave its busy state.
+  /// Without one, the failure goes to stderr.
+  using FailureHandler = std::function<void(const std::string &label, const std::string &what)>;
+  void setFailureHandler(FailureHandler handler);
 
 private:
   friend class JobContext;
@@ -106,6 +111,7 @@ private:
   uint64_t nextId_ = 1;
   bool stopping_ = false;
   std::function<void()> wake_;
+  FailureHandler onFailure_;
   std::thread thread_;
 };
 

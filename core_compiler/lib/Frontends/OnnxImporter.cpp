@@ -8,6 +8,7 @@
 
 #include "loupe/Frontends/OnnxImporter.h"
 #include "OnnxOps.h"
+#include "OnnxShapeFolding.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -385,8 +386,6 @@ static LogicalResult bindInputShapes(onnx::GraphProto &graph, const InputShapes 
 //===----------------------------------------------------------------------===//
 // GraphImporter
 //===----------------------------------------------------------------------===//
-
-using ShapeDataMap = std::unordered_map<std::string, onnx::TensorShapeProto>;
 
 /// Builds `func.func @main` from one ONNX graph.
 class GraphImporter {
@@ -881,11 +880,10 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
       error = name + ": " + attrError;
       return nullptr;
     }
-    onnx::ShapeInferenceOptions options(/*check_type_val=*/false,
-                                        /*strict_mode_val=*/1,
-                                        /*data_prop_val=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       options, &shapeData);
+    if (!onnx_import::foldShapeComputations(model, shapeData, attrError)) {
+      error = name + ": " + attrError;
+      return nullptr;
+    }
   } catch (const std::exception &e) {
     // ValidationError/InferenceError messages can span several lines.
     std::string what = e.what();

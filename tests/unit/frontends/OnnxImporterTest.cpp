@@ -963,3 +963,38 @@ TEST_F(OnnxImporterTest, MissingFile) {
 }
 
 } // namespace
+
+TEST_F(OnnxImporterTest, ShapeComputationsFoldOnceShapesAreBound) {
+  // An attention head split as exporters write it, on x [N, 8]: the Reshape target is
+  // Concat(Gather(Shape(x), 0), Div(Gather(Shape(x), 1), heads), Where(Equal(-1, -1), ...))
+  // (Div and Where/Equal are outside ONNX's own data propagation). With N bound to 3 it
+  // folds to [3, 4, 2] and the entry holds a single reshape of x.
+  ModelBuilder mb(13);
+  mb.input("x", {-1, 8}).output("y", {-1, 4, 2});
+  mb.initializerI64("zero", {1}, {0}).initializerI64("one", {1}, {1});
+  mb.initializerI64("heads", {1}, {4}).initializerI64("minus1", {1}, {-1});
+  mb.node("Shape", {"x"}, {"shape"});
+  setInt(mb.node("Gather", {"shape", "zero"}, {"batch"}), "axis", 0);
+  setInt(mb.node("Gather", {"shape", "one"}, {"width"}), "axis", 0);
+  mb.node("Div", {"width", "heads"}, {"per_head"});
+  mb.node("Equal", {"minus1", "minus1"}, {"is_minus1"});
+  mb.node("Where", {"is_minus1", "one", "minus1"}, {"last"});
+  mb.node("Mul", {"last", "one"}, {"last2"});
+  mb.node("Add", {"last2", "one"}, {"two"}); // 1 + 1
+  setInt(mb.node("Concat", {"batch", "heads", "two"}, {"target"}), "axis", 0);
+  mb.node("Reshape", {"x", "target"}, {"y"}, "split");
+  loupe::frontends::InputShapes shapes;
+  shapes.byName["x"] = {3, 8};
+  std::string error;
+  auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error, shapes);
+  ASSERT_TRUE(module) << error;
+  func::FuncOp main = mainOf(*module);
+  std::string type;
+  llvm::raw_string_ostream os(type);
+  os << main.getFunctionType();
+  EXPECT_EQ(type, "(tensor<3x8xf32>) -> tensor<3x4x2xf32>");
+  int ops = 0;
+  main.walk([&](Operation *op) { ops += !isa<func::FuncOp, func::ReturnOp, tosa::ConstOp>(op); });
+  EXPECT_EQ(ops, 1) << "only the reshape of x remains";
+  EXPECT_TRUE(firstOp(*module, "tosa.reshape"));
+}

@@ -14,3 +14,5 @@ for bin in "$BUILD"/bin/bench_*; do
 done
 # Ratios of each benchmark's median to its peer's, from the JSON results.
 python3 "$(dirname "$0")/ratios.py" "$OUT"/*.json
+# Real models: compile time, peak RSS, run time and dispatches per zoo model; chain scaling.
+bash "$(dirname "$0")/zoo/zoo_bench.sh" "$BUILD"

@@ -142,8 +142,8 @@ bool hasStaticF32Operands(Operation *op) {
 class Clusterer {
 public:
   Clusterer(func::FuncOp entry, const backends::Preferences &prefs, bool fusion,
-            int64_t maxOperands)
-      : entry(entry), prefs(prefs), fusion(fusion), maxOperands(maxOperands) {}
+            int64_t maxOperands, int64_t maxOps)
+      : entry(entry), prefs(prefs), fusion(fusion), maxOperands(maxOperands), maxOps(maxOps) {}
 
   void run();
 
@@ -166,6 +166,7 @@ private:
   const backends::Preferences &prefs;
   bool fusion;
   int64_t maxOperands;
+  int64_t maxOps;
   std::vector<Node> nodes;
   llvm::DenseMap<Operation *, int> nodeOf;
   llvm::EquivalenceClasses<int> clusters;
@@ -295,6 +296,8 @@ std::string Clusterer::whyNot(int producer, int consumer) {
       return "mixes " + *reductions.begin() + " and " + *std::next(reductions.begin()) +
              " (DISC: one reduction kind per fusion)";
   }
+  if (int64_t n = int64_t(ps.members.size() + cs.members.size()); n > maxOps)
+    return "would fuse " + std::to_string(n) + " ops (cap " + std::to_string(maxOps) + ")";
   if (int64_t n = operandCount(producer, consumer); n > maxOperands)
     return "would take " + std::to_string(n) + " kernel arguments (cap " +
            std::to_string(maxOperands) + ")";
@@ -587,7 +590,7 @@ struct FormClustersPass : loupe::impl::FormClustersBase<FormClustersPass> {
       return;
     if (!entry.getOps<loupeir::FusionOp>().empty())
       return; // Already clustered.
-    Clusterer(entry, *prefs, fusion, maxOperands).run();
+    Clusterer(entry, *prefs, fusion, maxOperands, maxOps).run();
   }
 };
 

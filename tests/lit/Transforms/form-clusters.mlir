@@ -2,6 +2,7 @@
 // RUN: loupe-opt --split-input-file --loupe-form-clusters %s | FileCheck %s
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="fusion=false" %s | FileCheck %s --check-prefix=OFF
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="max-operands=3" %s | FileCheck %s --check-prefix=CAP
+// RUN: loupe-opt --split-input-file --loupe-form-clusters="max-ops=1" %s | FileCheck %s --check-prefix=OPS
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="backends=openblas,codegen" %s | FileCheck %s --check-prefix=BLAS
 
 // An elementwise chain is one kLoop cluster; its fill and empty tensors are cloned in.
@@ -20,6 +21,8 @@
 // OFF: loupe.fusion "kLoop" on "codegen" attributes {id = 1
 // CAP-LABEL: func.func @chain
 // CAP-SAME: consumer = "mul", {{.*}}producer = "add", {{.*}}rule = "would take 4 kernel arguments (cap 3)"
+// OPS-LABEL: func.func @chain
+// OPS-SAME: consumer = "mul", {{.*}}producer = "add", {{.*}}rule = "would fuse 2 ops (cap 1)"
 func.func @chain(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
   %s = linalg.add ins(%a, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32> loc("add")

@@ -327,7 +327,10 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
       kLibrary, seed 003): no merge with fusion off; opaque ops and tensor.pad stay
       alone; a reduction's result is not consumed inside its own fusion (that would
       need kStitch, which Loupe does not generate); no row/column reduction mix; at
-      most `max-operands` kernel arguments; a producer is fused only into a
+      most `max-operands` kernel arguments and `max-ops` ops (linalg's elementwise
+      fusion copies the fused body at every step, so one cluster costs the square
+      of its size to fuse: the cap keeps compile time linear in the op count, as
+      XLA and DISC cap fusion size); a producer is fused only into a
       consumer's inputs; a code-generated contraction is not fused (linalg's
       elementwise fusion cannot); a library op takes only the ops one of its
       backend's fuse patterns covers (matmul_bias_act: a result view, `C + bias`,
@@ -348,6 +351,8 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
     Option<"fusion", "fusion", "bool", /*default=*/"true", "Merge ops (off: one op per cluster)">,
     Option<"maxOperands", "max-operands", "int64_t", /*default=*/"64",
            "Most kernel arguments (inputs + outputs) of one cluster">,
+    Option<"maxOps", "max-ops", "int64_t", /*default=*/"64",
+           "Most ops of one cluster">,
   ];
   let dependentDialects = ["loupe::loupeir::LoupeDialect"];
 }

@@ -12,6 +12,7 @@ int replayCommand(int argc, char **argv, int first);
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
 int backendsCommand(int argc, char **argv, int first); ///< loupe backends list
+int cacheCommand(int argc, char **argv, int first);    ///< loupe cache stats|clear
 
 } // namespace loupe::app
 

@@ -12,7 +12,8 @@ static const char *kUsage =
     "  gui (the default)  the desktop workbench; `loupe gui --help` lists its flags\n"
     "  compile MODEL [--target cpu|cuda] [--gpu-arch sm_80|sm_90] [--phase-to P] [--dump-dir D]\n"
     "                [--emit mlir|llvm|ptx|artifact] [-o OUT]\n"
-    "                [--backends B1,B2] [--override LOC=B,...] [--fusion on|off]\n"
+    "                [--backends B1,B2] [--override LOC=B,...] [--fusion on|off] [--cache on|off]\n"
+    "                [--input-shape NAME=D0,D1,...]  (repeatable: binds symbolic input dims)\n"
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--seed S] [--rtol X] [--atol X]\n"
     "                     [--db DB] [--json] [--device cpu|cuda] [--gpu-arch sm_80|sm_90]\n"
     "                     [backend flags as compile]\n"
@@ -22,6 +23,7 @@ static const char *kUsage =
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
+    "  cache stats [--json] | cache clear     the compile cache (shared by the CLI and GUI)\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
 
 /// `loupe MODEL.onnx` / `loupe S.json`: an existing model or session opens the workbench.
@@ -59,6 +61,8 @@ int main(int argc, char **argv) {
     return loupe::app::backendsCommand(argc, argv, 2);
   if (!std::strcmp(command, "db"))
     return loupe::app::dbCommand(argc, argv, 2);
+  if (!std::strcmp(command, "cache"))
+    return loupe::app::cacheCommand(argc, argv, 2);
   if (!std::strcmp(command, "run"))
     return loupe::app::runCommand(argc, argv, 2);
   if (!std::strcmp(command, "replay"))

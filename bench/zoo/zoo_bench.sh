@@ -31,11 +31,11 @@ print(','.join(str(d) for d in t.dims))" "$data/input_0.pb")
     : >"$WORK/times"; : >"$WORK/rss"
     for rep in 1 2 3; do
       /usr/bin/time -f "%e %M" -o "$WORK/t" "$LOUPE" compile "$ZOO/$m.onnx" \
-        --input-shape "input=$shape" -o "$WORK/$m.so" --cache off >/dev/null
+        --input-shape "input=$shape" -o "$WORK/$m.so" --cache off >/dev/null 2>&1
       read -r secs kb <"$WORK/t"
       echo "$secs" >>"$WORK/times"; echo $((kb / 1024)) >>"$WORK/rss"
     done
-    "$LOUPE" run "$WORK/$m.so" --inputs "$data" --check "$data" --reps 0 --max-ms 10000 \
+    "$LOUPE" run "$WORK/$m.so" --inputs "$data" --check "$data" --max-ms 10000 \
       --db "$WORK/p.db" --json >"$WORK/run.json"
     run=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1])); \
 print(f\"{r['median_ns']/1e6:.2f} ({r['iqr_ns']/1e6:.2f}) | {len(r['dispatches'])}\")" "$WORK/run.json")
@@ -48,7 +48,7 @@ print(f\"{r['median_ns']/1e6:.2f} ({r['iqr_ns']/1e6:.2f}) | {len(r['dispatches']
   for n in 2000 20000; do
     /usr/bin/python3 "$HERE/make_chain.py" "$n" "$WORK/chain.onnx"
     /usr/bin/time -f "%e %M" -o "$WORK/t" "$LOUPE" compile "$WORK/chain.onnx" -o "$WORK/c.so" \
-      --cache off >/dev/null
+      --cache off >/dev/null 2>&1
     read -r secs kb <"$WORK/t"
     echo "| $n | $secs | $((kb / 1024)) |"
   done

@@ -405,4 +405,27 @@ case_runtime_has_no_compiler() {
   fi
 }
 
+# The compile cache is bounded: entries count their artifact, the least recently used go past
+# LOUPE_CACHE_MAX_BYTES, and `loupe cache stats|clear` report and empty it.
+case_cache_bounded() {
+  export LOUPE_CACHE_DIR=$WORK/cache
+  stat() { "$LOUPE" cache stats --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+  compile() { "$LOUPE" compile "$MODELS/$1.onnx" -o "$WORK/$1.so" "${@:2}" 2>&1 | head -1; }
+  compile mlp >/dev/null
+  compile cnn >/dev/null
+  [ "$(stat entries)" -eq 2 ] || fail "expected 2 entries, got $(stat entries)"
+  "$LOUPE" cache stats | grep -q "compile cache $WORK/cache: 2 entries" || fail "stats text"
+  # The mlp was used last: with room for two entries only, the cnn goes when conv_relu comes.
+  local cap
+  cap=$(stat bytes)
+  touch -d '2 hours ago' "$WORK/cache"/*.key
+  compile mlp | grep -q "disk hit" || fail "mlp should hit"
+  LOUPE_CACHE_MAX_BYTES=$cap compile conv_relu | grep -q "miss" || fail "conv_relu should miss"
+  [ "$(stat entries)" -eq 2 ] || fail "expected 2 entries under the cap, got $(stat entries)"
+  compile mlp | grep -q "hit" || fail "the recently used mlp was evicted"
+  compile cnn | grep -q "miss" || fail "the least recently used cnn was kept"
+  "$LOUPE" cache clear | grep -q "removed 3 compile cache entries" || fail "clear output"
+  [ "$(stat entries)" -eq 0 ] || fail "clear left entries"
+}
+
 "case_$CASE"

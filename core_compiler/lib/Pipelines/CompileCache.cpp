@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -126,6 +127,69 @@ std::string compileCacheDir(const CompileOptions &options) {
 }
 
 namespace {
+constexpr const char *kEntryExtensions[] = {".key", ".json", ".so"};
+
+int64_t cacheCapBytes() {
+  if (const char *env = std::getenv("LOUPE_CACHE_MAX_BYTES"); env && *env) {
+    char *end = nullptr;
+    long long value = std::strtoll(env, &end, 10);
+    if (end && !*end && value >= 0)
+      return value;
+  }
+  return int64_t(4) << 30;
+}
+
+/// One disk entry: its hash (the file stem), bytes and last use (the .key's time, touched on
+/// every disk hit).
+struct DiskEntry {
+  std::string hash;
+  int64_t bytes = 0;
+  fs::file_time_type used;
+};
+
+std::vector<DiskEntry> diskEntries(const std::string &dir) {
+  std::map<std::string, DiskEntry> byHash;
+  std::error_code ec;
+  for (const auto &file : fs::directory_iterator(dir, ec)) {
+    std::string ext = file.path().extension().string();
+    if (!file.is_regular_file(ec) ||
+        std::find(std::begin(kEntryExtensions), std::end(kEntryExtensions), ext) ==
+            std::end(kEntryExtensions))
+      continue;
+    DiskEntry &entry = byHash[file.path().stem().string()];
+    entry.hash = file.path().stem().string();
+    entry.bytes += static_cast<int64_t>(file.file_size(ec));
+    if (ext == ".key")
+      entry.used = file.last_write_time(ec);
+  }
+  std::vector<DiskEntry> entries;
+  for (auto &[hash, entry] : byHash)
+    entries.push_back(std::move(entry));
+  return entries;
+}
+
+void removeEntry(const std::string &dir, const std::string &hash) {
+  std::error_code ec;
+  for (const char *ext : kEntryExtensions) // The .key first: a half-removed entry is a miss.
+    fs::remove(fs::path(dir) / (hash + ext), ec);
+}
+
+/// Removes the least recently used entries until the cache fits its cap.
+void evictLeastRecentlyUsed(const std::string &dir) {
+  std::vector<DiskEntry> entries = diskEntries(dir);
+  int64_t total = 0, cap = cacheCapBytes();
+  for (const DiskEntry &e : entries)
+    total += e.bytes;
+  std::sort(entries.begin(), entries.end(),
+            [](const DiskEntry &a, const DiskEntry &b) { return a.used < b.used; });
+  for (const DiskEntry &e : entries) {
+    if (total <= cap)
+      break;
+    removeEntry(dir, e.hash);
+    total -= e.bytes;
+  }
+}
+
 struct MemoryEntry {
   std::string key;
   CompileResult result; ///< artifactPath: the copy in the cache directory.
@@ -201,6 +265,8 @@ std::optional<CompileResult> lookupCompile(const std::string &key, const std::st
         std::lock_guard<std::mutex> lock(memoryMutex);
         memory[base.string()] = {key, result};
       }
+      std::error_code ec;
+      fs::last_write_time(fs::path(base) += ".key", fs::file_time_type::clock::now(), ec);
       if (auto hit = withArtifact(result, artifactPath)) {
         ++diskHits;
         hit->cache = "disk";
@@ -229,8 +295,31 @@ void storeCompile(const std::string &key, const std::string &dir, const CompileR
     return;
   CompileResult cached = result;
   cached.artifactPath = so.string();
-  std::lock_guard<std::mutex> lock(memoryMutex);
-  memory[base.string()] = {key, std::move(cached)};
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex);
+    memory[base.string()] = {key, std::move(cached)};
+  }
+  evictLeastRecentlyUsed(dir);
+}
+
+CompileCacheUsage compileCacheUsage(const std::string &dir) {
+  CompileCacheUsage usage;
+  usage.dir = dir.empty() ? compileCacheDir(CompileOptions()) : dir;
+  usage.capBytes = cacheCapBytes();
+  for (const DiskEntry &e : diskEntries(usage.dir)) {
+    ++usage.entries;
+    usage.bytes += e.bytes;
+  }
+  return usage;
+}
+
+int64_t clearCompileCache(const std::string &dir) {
+  std::string where = dir.empty() ? compileCacheDir(CompileOptions()) : dir;
+  clearCompileCacheMemory();
+  std::vector<DiskEntry> entries = diskEntries(where);
+  for (const DiskEntry &e : entries)
+    removeEntry(where, e.hash);
+  return static_cast<int64_t>(entries.size());
 }
 
 CompileCacheStats compileCacheStats() { return {memoryHits, diskHits, misses}; }

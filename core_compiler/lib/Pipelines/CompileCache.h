@@ -5,7 +5,9 @@
 // so provenance is part of it) plus every compile option and the compiler build; a hit is
 // confirmed by comparing the full key text, never by the hash alone. Entries live in memory
 // and on disk (`<dir>/<hash>.{key,json,so}`, written to a temporary and renamed, so
-// concurrent compiles never see half an entry). Thread-safe.
+// concurrent compiles never see half an entry), where the least recently used entries go once
+// the directory exceeds its cap (compileCacheUsage). The CLI and the GUI share the entries.
+// Thread-safe.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_PIPELINES_COMPILECACHE_H

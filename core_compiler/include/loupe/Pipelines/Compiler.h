@@ -164,6 +164,18 @@ CompileCacheStats compileCacheStats();
 /// Forgets the in-memory entries (the disk entries stay); for tests.
 void clearCompileCacheMemory();
 
+/// The disk cache of `dir` (compileCacheDir's choice when empty): entries, their bytes, and
+/// the cap past which the least recently used entries are evicted after each store
+/// ($LOUPE_CACHE_MAX_BYTES, default 4 GiB; entries count their artifact, weights included).
+struct CompileCacheUsage {
+  std::string dir;
+  int64_t entries = 0, bytes = 0, capBytes = 0;
+};
+CompileCacheUsage compileCacheUsage(const std::string &dir = "");
+/// Removes every entry of the disk cache of `dir` (and the in-memory ones); returns how many
+/// entries went. Files that are not cache entries stay.
+int64_t clearCompileCache(const std::string &dir = "");
+
 /// Compiles the model at `modelPath`: `.mlir` (func + tosa/linalg/arith/tensor) or `.onnx`.
 /// Thread-safe: every call owns its MLIRContext.
 CompileResult compileModel(const std::string &modelPath, const CompileOptions &options);

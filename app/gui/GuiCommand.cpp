@@ -25,6 +25,7 @@
 #include <GLFW/glfw3.h>
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cfloat>
 #include <csignal>
@@ -222,6 +223,7 @@ int guiCommand(int argc, char **argv, int first) {
 
     int calm = 0;        // frames since the last input or result
     int stableFrames = 0; // screenshot: frames drawn with no job in flight
+    std::vector<double> settledFrameMs; // screenshot: CPU time of those frames
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
     std::string title;
     std::signal(SIGINT, onQuitSignal);
@@ -239,6 +241,7 @@ int guiCommand(int argc, char **argv, int first) {
       if (gInput.exchange(false))
         calm = 0;
 
+      auto frameStart = std::chrono::steady_clock::now();
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       if (screenshot) // no hover or tooltip from wherever the pointer happens to be
@@ -288,6 +291,9 @@ int guiCommand(int argc, char **argv, int first) {
         calm = 0;
       }
       ImGui::Render();
+      double frameMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart)
+              .count();
       int fbw = 0, fbh = 0;
       glfwGetFramebufferSize(window, &fbw, &fbh);
       glViewport(0, 0, fbw, fbh);
@@ -298,6 +304,8 @@ int guiCommand(int argc, char **argv, int first) {
       if (screenshot) {
         bool settled = !workbench.busy() && !pendingPass && !pendingSearch && !pendingDevice;
         stableFrames = settled ? stableFrames + 1 : 0;
+        if (stableFrames > 1) // The frames the screenshot waits for, after the panel settled.
+          settledFrameMs.push_back(frameMs);
         if (stableFrames == 1 && !panel.empty())
           workbench.focusPanel(panel); // again: the first request may predate the compile
         if (stableFrames >= frames + 1) {
@@ -307,6 +315,13 @@ int guiCommand(int argc, char **argv, int first) {
             exitCode = 3;
           } else {
             std::fprintf(stderr, "screenshot: %s\n", out.c_str());
+            if (!settledFrameMs.empty()) {
+              std::sort(settledFrameMs.begin(), settledFrameMs.end());
+              std::fprintf(stderr, "frame (CPU, UI thread): median %.2f ms, max %.2f ms over %zu "
+                                   "frames\n",
+                           settledFrameMs[settledFrameMs.size() / 2], settledFrameMs.back(),
+                           settledFrameMs.size());
+            }
           }
           break;
         }

@@ -68,6 +68,7 @@ struct RalExternalizeConstantsPass
     // Slots in the order the globals appear; a global only other functions read stays.
     SymbolTable symbols(module);
     llvm::DenseMap<memref::GlobalOp, int64_t> offsets;
+    llvm::DenseMap<memref::GlobalOp, StringAttr> names;
     SmallVector<Attribute> table;
     int64_t bytes = 0;
     SmallVector<memref::GetGlobalOp> reads;
@@ -84,8 +85,13 @@ struct RalExternalizeConstantsPass
         int64_t offset = llvm::alignTo(bytes, kSlotAlignment);
         offsets[global] = offset;
         bytes = offset + static_cast<int64_t>((*data)->size());
+        // Named after the model's tensor where the value is its resource blob.
+        StringAttr name = global.getSymNameAttr();
+        if (auto resource = dyn_cast<DenseResourceElementsAttr>(*global.getInitialValue()))
+          name = builder.getStringAttr(resource.getRawHandle().getKey());
+        names[global] = name;
         table.push_back(builder.getDictionaryAttr(
-            {builder.getNamedAttr("name", global.getSymNameAttr()),
+            {builder.getNamedAttr("name", name),
              builder.getNamedAttr("offset", builder.getI64IntegerAttr(offset)),
              builder.getNamedAttr("value", *global.getInitialValue())}));
       }
@@ -101,8 +107,9 @@ struct RalExternalizeConstantsPass
     for (memref::GetGlobalOp read : reads) {
       auto global = symbols.lookup<memref::GlobalOp>(read.getName());
       b.setInsertionPoint(read);
-      auto constant = b.create<ConstantOp>(read.getLoc(), read.getType(), ctx,
-                                           static_cast<uint64_t>(offsets.lookup(global)));
+      // Located at the weight's name (its table entry), which the IR view can search.
+      auto constant = b.create<ConstantOp>(NameLoc::get(names.lookup(global)), read.getType(),
+                                           ctx, static_cast<uint64_t>(offsets.lookup(global)));
       read.replaceAllUsesWith(constant.getResult());
       read.erase();
     }

@@ -5,7 +5,7 @@
 // 64-byte aligned slots of the weight blob and are read through ral.constant; a small dense
 // global, a splat and a mutable global stay globals. The module records the blob's table.
 
-// CHECK: module attributes {ral.weights = {bytes = 80 : i64, constants = [{name = "w", offset = 0 : i64, value = dense_resource<w_blob> : tensor<2x2xf32>}, {name = "d", offset = 64 : i64, value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>}]}}
+// CHECK: module attributes {ral.weights = {bytes = 80 : i64, constants = [{name = "w_blob", offset = 0 : i64, value = dense_resource<w_blob> : tensor<2x2xf32>}, {name = "d", offset = 64 : i64, value = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32>}]}}
 // CHECK-NOT: memref.global "private" constant @w
 // CHECK-NOT: memref.global "private" constant @d
 // CHECK: memref.global "private" constant @small

@@ -29,6 +29,63 @@ bool folderField(const char *id, const char *hint, std::string &value,
 }
 } // namespace
 
+/// The model's graph inputs with symbolic dims (or a shape the session gives): one field each
+/// for `--input-shape` (pipeline.input_shapes), hinted with the declared dims. Empty: the dims
+/// come from the input tensors, else the compile says which are free.
+bool RunPanel::drawInputShapes(ViewModel &vm) {
+  if (!vm.compile)
+    return false;
+  std::map<std::string, std::vector<int64_t>> &shapes = vm.session.pipeline.inputShapes;
+  if (shapeModel_ != vm.session.model) {
+    shapeText_.clear();
+    shapeModel_ = vm.session.model;
+  }
+  bool changed = false, header = false;
+  for (const compiler::ModelInput &input : vm.compile->result.modelInputs) {
+    if (!input.symbolic() && !shapes.count(input.name))
+      continue;
+    if (!header) {
+      ImGui::TextUnformatted("input shapes");
+      ImGui::SameLine();
+      helpMarker("Symbolic dims of the model's inputs (--input-shape NAME=D0,D1,...). Empty: "
+                 "from the input tensors. Recompile applies them.");
+      header = true;
+    }
+    std::string declared;
+    for (const std::string &d : input.dims)
+      declared += (declared.empty() ? "" : ",") + d;
+    auto [edit, fresh] = shapeText_.try_emplace(input.name);
+    std::string &text = edit->second;
+    if (fresh)
+      if (auto it = shapes.find(input.name); it != shapes.end())
+        for (int64_t d : it->second)
+          text += (text.empty() ? "" : ",") + std::to_string(d);
+    ImGui::PushID(input.name.c_str());
+    if (inputTextWithHint("##shape", declared.c_str(), text)) {
+      std::vector<int64_t> dims;
+      bool valid = !text.empty();
+      for (size_t at = 0; valid && at <= text.size();) {
+        size_t comma = std::min(text.find(',', at), text.size());
+        std::string dim = text.substr(at, comma - at);
+        valid = !dim.empty() && dim.size() <= 12 &&
+                dim.find_first_not_of("0123456789") == std::string::npos;
+        if (valid)
+          dims.push_back(std::stoll(dim));
+        at = comma + 1;
+      }
+      if (valid)
+        shapes[input.name] = dims;
+      else if (text.empty())
+        shapes.erase(input.name);
+      changed = valid || text.empty();
+    }
+    ImGui::SameLine();
+    ImGui::TextUnformatted(input.name.c_str());
+    ImGui::PopID();
+  }
+  return changed;
+}
+
 void RunPanel::draw(ViewModel &vm, Actions &actions) {
   sessions::RunSettings &run = vm.session.run;
   bool editable = !vm.running;
@@ -88,6 +145,7 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
       browse_("inputs folder", &run.inputsDir);
     changed |= folderField("inputs", "inputs folder", run.inputsDir, browse_);
   }
+  changed |= drawInputShapes(vm);
   ImGui::TextUnformatted("check against (optional)");
   changed |= folderField("check", "expected outputs folder", run.checkDir, browse_);
   if (!run.checkDir.empty()) {

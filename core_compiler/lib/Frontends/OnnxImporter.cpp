@@ -859,13 +859,31 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
                                       const std::string &name,
                                       MLIRContext &context,
                                       std::string &error,
-                                      const InputShapes &inputShapes) {
+                                      const InputShapes &inputShapes,
+                                      std::vector<InputDeclaration> *declared) {
   error.clear();
   onnx::ModelProto model;
   onnx_import::ShapeDataMap shapeData;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
     error = name + ": not a valid ONNX model (protobuf parse failed)";
     return nullptr;
+  }
+  if (declared) {
+    declared->clear();
+    llvm::StringSet<> initializers;
+    for (const auto &init : model.graph().initializer())
+      initializers.insert(init.name());
+    for (const auto &input : model.graph().input()) {
+      if (initializers.contains(input.name()))
+        continue;
+      InputDeclaration d{input.name(), {}};
+      if (input.type().has_tensor_type() && input.type().tensor_type().has_shape())
+        for (const auto &dim : input.type().tensor_type().shape().dim())
+          d.dims.push_back(dim.has_dim_value()   ? std::to_string(dim.dim_value())
+                           : dim.has_dim_param() ? dim.dim_param()
+                                                 : std::string("?"));
+      declared->push_back(std::move(d));
+    }
   }
   try {
     onnx::checker::check_model(model);
@@ -901,7 +919,8 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
 OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
                                      MLIRContext &context,
                                      std::string &error,
-                                     const InputShapes &inputShapes) {
+                                     const InputShapes &inputShapes,
+                                     std::vector<InputDeclaration> *declared) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = path + ": cannot open file";
@@ -913,7 +932,7 @@ OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
     error = path + ": read error";
     return nullptr;
   }
-  return importOnnxBytes(contents.str(), path, context, error, inputShapes);
+  return importOnnxBytes(contents.str(), path, context, error, inputShapes, declared);
 }
 
 } // namespace loupe::frontends

@@ -133,6 +133,12 @@ std::string defaultArtifactPath(const std::string &modelPath) {
 }
 } // namespace
 
+bool ModelInput::symbolic() const {
+  return llvm::any_of(dims, [](const std::string &d) {
+    return d.empty() || d.find_first_not_of("0123456789") != std::string::npos;
+  });
+}
+
 CompileResult loupe::compiler::compileModel(const std::string &modelPath,
                                             const CompileOptions &options) {
   CompileResult result;
@@ -169,9 +175,12 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     return fail(CompileError::Kind::BadInput,
                 modelPath + ": --input-shape applies to ONNX models (an .mlir entry's types are "
                             "its shapes)");
+  std::vector<loupe::frontends::InputDeclaration> declared;
   OwningOpRef<ModuleOp> module =
-      isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error, inputShapes)
+      isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error, inputShapes, &declared)
              : loupe::frontends::importMlirFile(modelPath, context, error);
+  for (auto &d : declared)
+    result.modelInputs.push_back({std::move(d.name), std::move(d.dims)});
   if (!module)
     return fail(CompileError::Kind::BadInput, error.empty() ? diagnostics.messages() : error);
   recorder.recordModule("import", isOnnx ? "import-onnx" : "parse-mlir", module.get(),
@@ -194,6 +203,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     cacheDir = compileCacheDir(options);
     if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {
       hit->totalNs = nsSince(compileStart);
+      hit->modelInputs = result.modelInputs;
       return *hit;
     }
   }

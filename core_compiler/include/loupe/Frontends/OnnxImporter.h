@@ -35,6 +35,12 @@ struct InputShapes {
   std::vector<std::vector<int64_t>> byPosition;
 };
 
+/// A graph input as the model declares it: each dim's value, or its dim_param, or "?".
+struct InputDeclaration {
+  std::string name;
+  std::vector<std::string> dims;
+};
+
 /// Imports the ONNX model at `path` into `context`. On failure returns null and sets `error`
 /// to one message that starts with the file name:
 ///   "model.onnx: unsupported ONNX op 'Foo' (node 'Foo_3', opset 13)"
@@ -46,17 +52,21 @@ struct InputShapes {
 /// Errors: an unknown input name, a
 /// rank or static dim that disagrees, one param bound to two values, and any input dim still
 /// symbolic ("graph input 'x' [batch,3] has a symbolic dim 0 ('batch'): give its shape ...").
+/// `declared`, when given, receives the graph inputs as the model declares them (also when
+/// binding fails, so a caller can show the free dims).
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(const std::string &path,
                                                  mlir::MLIRContext &context,
                                                  std::string &error,
-                                                 const InputShapes &inputShapes = {});
+                                                 const InputShapes &inputShapes = {},
+                                                 std::vector<InputDeclaration> *declared = nullptr);
 
 /// Same, from serialized ModelProto bytes; `name` stands for the file in messages.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(const std::string &bytes,
                                                   const std::string &name,
                                                   mlir::MLIRContext &context,
                                                   std::string &error,
-                                                  const InputShapes &inputShapes = {});
+                                                  const InputShapes &inputShapes = {},
+                                                  std::vector<InputDeclaration> *declared = nullptr);
 
 /// Loads every dialect the importer emits (func, tosa, tensor, arith) into `context`.
 void registerOnnxImporterDialects(mlir::MLIRContext &context);

@@ -135,8 +135,18 @@ struct CompileError {
   std::string message; ///< Names the file, position or op ("model.onnx: node 'Conv_3' ...").
 };
 
+/// A graph input of an ONNX model as the file declares it (before shapes are bound).
+struct ModelInput {
+  std::string name;
+  std::vector<std::string> dims; ///< Each dim's value, its symbolic name (dim_param) or "?".
+  bool symbolic() const;         ///< Some dim is not a number.
+};
+
 struct CompileResult {
   std::optional<CompileError> error; ///< Set when the compile failed; snapshots so far are kept.
+  /// ONNX models: the graph inputs as declared, also when binding their dims failed (the GUI
+  /// offers the free dims for --input-shape); empty for .mlir and on a cache hit.
+  std::vector<ModelInput> modelInputs;
   std::vector<PassSnapshot> snapshots;
   std::string lastPhase;     ///< Last phase that completed.
   std::string finalIr;       ///< Text of the IR after the last completed step.

@@ -13,6 +13,7 @@
 #include "loupe/visualizer/ViewModel.h"
 
 #include <functional>
+#include <map>
 #include <string>
 
 namespace loupe::visualizer {
@@ -26,7 +27,12 @@ public:
   void setBrowse(BrowseFn browse) { browse_ = std::move(browse); }
 
 private:
+  bool drawInputShapes(ViewModel &vm);
+
   BrowseFn browse_;
+  /// The input-shape fields as typed, by input name (a half-typed "1," is kept while editing).
+  std::map<std::string, std::string> shapeText_;
+  std::string shapeModel_; ///< The model shapeText_ belongs to.
 };
 
 } // namespace loupe::visualizer

@@ -1,12 +1,15 @@
 //===- IrPanel.cpp - The IR after the selected pass ---------------------------===//
 #include "loupe/visualizer/panels/IrPanel.h"
 
+#include "loupe/visualizer/Format.h"
+
 #include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/TextDraw.h"
 
 #include <imgui_internal.h> // SetNextWindowScroll: scroll before the child is laid out
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 namespace loupe::visualizer {
@@ -316,6 +319,41 @@ void IrPanel::drawText() {
   ImGui::PopStyleVar();
 }
 
+/// The weight the cursor line reads (`dense_resource<name>`, or a ral.constant located at the
+/// weight's name): its type, shape and size, its statistics in a tooltip. Never its bytes.
+void IrPanel::drawWeightOfLine(const std::vector<compiler::WeightSummary> &weights) {
+  if (weights.empty() || cursorLine_ >= doc_->lineCount())
+    return;
+  std::string_view line = doc_->line(cursorLine_);
+  const compiler::WeightSummary *weight = nullptr;
+  for (const compiler::WeightSummary &w : weights) {
+    bool named = line.find("dense_resource<" + w.name + ">") != std::string_view::npos ||
+                 (line.find("ral.constant") != std::string_view::npos && !cursorLocs_.empty() &&
+                  cursorLocs_.front() == w.name);
+    if (named) {
+      weight = &w;
+      break;
+    }
+  }
+  if (!weight)
+    return;
+  std::string shape;
+  for (int64_t d : weight->shape)
+    shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  textColored(IM_COL32(120, 200, 160, 255),
+              "weight " + weight->name + ": " + weight->dtype + "[" + shape + "], " +
+                  formatBytes(static_cast<double>(weight->bytes)));
+  if (ImGui::IsItemHovered()) {
+    if (std::isnan(weight->mean))
+      ImGui::SetTooltip("no statistics for %s", weight->dtype.c_str());
+    else
+      ImGui::SetTooltip("min %.4g  max %.4g\nmean %.4g  std %.4g\n%lld zeros", weight->min,
+                        weight->max, weight->mean, weight->stddev,
+                        static_cast<long long>(weight->zeros));
+  }
+  ImGui::SameLine();
+}
+
 void IrPanel::drawLocBar(ViewModel *vm) {
   if (!doc_)
     return;
@@ -328,6 +366,8 @@ void IrPanel::drawLocBar(ViewModel *vm) {
   }
   ImGui::Text("line %zu", cursorLine_ + 1);
   ImGui::SameLine();
+  if (vm && vm->compile)
+    drawWeightOfLine(vm->compile->result.weights);
   if (cursorLocs_.empty()) {
     ImGui::TextDisabled("no loc");
     return;

@@ -300,3 +300,29 @@ TEST(CompilerTest, ConvClustersTakeTheirRelu) {
       convs.push_back(d.loc);
   EXPECT_EQ(convs, (std::vector<std::string>{"conv1", "conv2", "conv3"}));
 }
+
+TEST(CompilerTest, WeightsAreSummarizedNeverPrinted) {
+  // The CNN's fc weight (Gemm B, 1024x10 f32 = 40 KiB) and conv2's (16x3x3x8) are resource
+  // blobs: the result lists their type, shape, size and statistics; no snapshot holds bytes.
+  CompileOptions options;
+  options.phaseTo = "graph";
+  CompileResult result =
+      compileModel(std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx", options);
+  ASSERT_TRUE(result.ok()) << result.error->message;
+  ASSERT_FALSE(result.weights.empty());
+  const WeightSummary *fc = nullptr;
+  for (const WeightSummary &w : result.weights)
+    if (w.bytes == 1024 * 10 * 4)
+      fc = &w;
+  ASSERT_NE(fc, nullptr);
+  EXPECT_EQ(fc->dtype, "f32");
+  EXPECT_LT(fc->min, fc->max);
+  EXPECT_GT(fc->stddev, 0);
+  EXPECT_LE(fc->min, fc->mean);
+  EXPECT_LE(fc->mean, fc->max);
+  for (const PassSnapshot &s : result.snapshots) {
+    EXPECT_EQ(s.ir.find("dense_resource<" + fc->name + ">") == std::string::npos, s.ir.empty())
+        << s.pass;
+    EXPECT_EQ(s.ir.find("0x0400"), std::string::npos) << s.pass << ": a blob's hex";
+  }
+}

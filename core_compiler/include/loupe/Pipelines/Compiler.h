@@ -142,11 +142,24 @@ struct ModelInput {
   bool symbolic() const;         ///< Some dim is not a number.
 };
 
+/// One weight (a resource blob of the imported module): what the GUI shows instead of its bytes.
+struct WeightSummary {
+  std::string name;            ///< The resource's key (`dense_resource<name>`, ral.constant's loc).
+  std::string dtype;           ///< MLIR element type: "f32", "i64", ...
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+  /// Statistics of the values (f32, f64, i64, i32, i8); NaN for other types.
+  double min = 0, max = 0, mean = 0, stddev = 0;
+  int64_t zeros = 0;           ///< Elements equal to zero (types with statistics).
+};
+
 struct CompileResult {
   std::optional<CompileError> error; ///< Set when the compile failed; snapshots so far are kept.
   /// ONNX models: the graph inputs as declared, also when binding their dims failed (the GUI
   /// offers the free dims for --input-shape); empty for .mlir and on a cache hit.
   std::vector<ModelInput> modelInputs;
+  /// The imported module's weights (resource blobs), in program order.
+  std::vector<WeightSummary> weights;
   std::vector<PassSnapshot> snapshots;
   std::string lastPhase;     ///< Last phase that completed.
   std::string finalIr;       ///< Text of the IR after the last completed step.

@@ -67,6 +67,7 @@ private:
   void drawToolbar(const std::string &title);
   void drawText();
   void drawLocBar(ViewModel *vm);
+  void drawWeightOfLine(const std::vector<compiler::WeightSummary> &weights);
   void drawLine(ImDrawList *dl, size_t line, ImVec2 pos, float charW, float clipRight);
 
   DocumentCache &documents_;

@@ -34,6 +34,16 @@ func::FuncOp loupe::lookupEntryFunction(ModuleOp module) {
   return entry;
 }
 
+func::FuncOp loupe::lookupRalEntry(ModuleOp module) {
+  func::FuncOp entry = lookupEntryFunction(module);
+  if (entry && !entry.isExternal() && entry.getNumArguments() > 0 &&
+      isa<loupe::ralir::ContextType>(entry.getArgument(0).getType()))
+    return entry;
+  module.emitError("expected an entry function taking a !ral.context (run "
+                   "ral-inject-execution-context first)");
+  return nullptr;
+}
+
 std::string loupe::describeLoc(Location loc) {
   llvm::SmallVector<std::string> parts;
   loc->walk([&](Location inner) {

@@ -54,13 +54,9 @@ struct RalExternalizeConstantsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp entry = loupe::lookupEntryFunction(module);
-    if (!entry || entry.isExternal() || entry.getNumArguments() == 0 ||
-        !isa<ContextType>(entry.getArgument(0).getType())) {
-      module.emitError("expected an entry function taking a !ral.context (run "
-                       "ral-inject-execution-context first)");
+    func::FuncOp entry = loupe::lookupRalEntry(module);
+    if (!entry)
       return signalPassFailure();
-    }
     Value ctx = entry.getArgument(0);
     MLIRContext *context = &getContext();
     Builder builder(context);

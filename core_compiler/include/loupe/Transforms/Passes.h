@@ -23,6 +23,10 @@ namespace loupe {
 /// Finds the entry function: `main` if present, else the only public function; null otherwise.
 mlir::func::FuncOp lookupEntryFunction(mlir::ModuleOp module);
 
+/// The entry function after ral-inject-execution-context: defined, its first argument a
+/// `!ral.context`. Otherwise emits an error on `module` naming that pass and returns null.
+mlir::func::FuncOp lookupRalEntry(mlir::ModuleOp module);
+
 /// Provenance of `loc` as the dispatch table shows it: the names of its NameLocs (ONNX nodes),
 /// else file:line, deduplicated in order and comma-separated.
 std::string describeLoc(mlir::Location loc);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Real models at scale: for every zoo model (examples/zoo/export_zoo.py) the compile time and
+# Real models at scale: for every zoo model (examples/zoo/export_zoo.py, export_real.py) the
+# compile time and
 # peak RSS of `loupe compile` (3 runs: median, min-max), the run time (loupe's adaptive
 # sampling: median and IQR) and the dispatch count; then compile time against op count on
 # elementwise chains (bench/zoo/make_chain.py). Prints a Markdown table and writes it to
@@ -14,9 +15,11 @@ OUT=$BUILD/bench-results
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/loupe-zoo-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$OUT"
-/usr/bin/python3 "$HERE/../../examples/zoo/export_zoo.py" "$ZOO" "$@" >/dev/null
+/usr/bin/python3 "$HERE/../../examples/zoo/export_zoo.py" "$ZOO" >/dev/null
+/usr/bin/python3 "$HERE/../../examples/zoo/export_real.py" "$ZOO" >/dev/null
 models=("$@")
-[ ${#models[@]} -gt 0 ] || models=(resnet50 mobilenet_v3_large efficientnet_b0 convnext_tiny vit_b_16 bert_encoder)
+[ ${#models[@]} -gt 0 ] || models=(resnet50 mobilenet_v3_large efficientnet_b0 convnext_tiny
+                                   vit_b_16 bert_encoder ppocr_det ppocr_rec ppocr_cls)
 
 # median, min and max of the numbers on stdin
 stats() { sort -g | awk '{v[NR]=$1} END {printf "%.2f (%.2f-%.2f)", v[int((NR+1)/2)], v[1], v[NR]}'; }
@@ -26,12 +29,12 @@ stats() { sort -g | awk '{v[NR]=$1} END {printf "%.2f (%.2f-%.2f)", v[int((NR+1)
   echo "|---|---|---|---|---|---|"
   for m in "${models[@]}"; do
     data=$ZOO/$m/test_data_set_0
-    shape=$(/usr/bin/python3 -c "import onnx,sys; t=onnx.load_tensor(sys.argv[1]); \
-print(','.join(str(d) for d in t.dims))" "$data/input_0.pb")
+    binding=$(/usr/bin/python3 "$HERE/../../tests/zoo/input_binding.py" "$ZOO/$m.onnx" \
+      "$data/input_0.pb")
     : >"$WORK/times"; : >"$WORK/rss"
     for rep in 1 2 3; do
       /usr/bin/time -f "%e %M" -o "$WORK/t" "$LOUPE" compile "$ZOO/$m.onnx" \
-        --input-shape "input=$shape" -o "$WORK/$m.so" --cache off >/dev/null 2>&1
+        --input-shape "$binding" -o "$WORK/$m.so" --cache off >/dev/null 2>&1
       read -r secs kb <"$WORK/t"
       echo "$secs" >>"$WORK/times"; echo $((kb / 1024)) >>"$WORK/rss"
     done

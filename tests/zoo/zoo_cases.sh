@@ -8,14 +8,14 @@ trap 'rm -rf "$WORK"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# Compiles (shapes from the exported input), runs on that input and checks torch's output;
-# prints the figures bench/ records: compile time and peak RSS, run time, dispatch count.
+# Compiles (the input's shape bound from the test data), runs on that input and checks the
+# expected output (torch's, or ONNX Runtime's for the npm models); prints the figures bench/
+# records: compile time and peak RSS, run time, dispatch count.
 case_run() {
-  local data=$ZOO/$MODEL/test_data_set_0 shape
-  shape=$(/usr/bin/python3 -c "import onnx,sys; t=onnx.load_tensor(sys.argv[1]); \
-print(','.join(str(d) for d in t.dims))" "$data/input_0.pb")
+  local data=$ZOO/$MODEL/test_data_set_0 binding
+  binding=$(/usr/bin/python3 "$(dirname "$0")/input_binding.py" "$ZOO/$MODEL.onnx" "$data/input_0.pb")
   /usr/bin/time -f "%e %M" -o "$WORK/compile.time" \
-    "$LOUPE" compile "$ZOO/$MODEL.onnx" --input-shape "input=$shape" -o "$WORK/m.so" --cache off
+    "$LOUPE" compile "$ZOO/$MODEL.onnx" --input-shape "$binding" -o "$WORK/m.so" --cache off
   "$LOUPE" run "$WORK/m.so" --inputs "$data" --check "$data" --reps 3 --db "$WORK/p.db" \
     --json >"$WORK/run.json"
   python3 - "$WORK/run.json" "$WORK/compile.time" "$MODEL" <<'PY'

@@ -38,6 +38,7 @@ public:
       });
     });
   }
+  bool empty() const { return hidden_.empty(); }
   ~HiddenResourceBlobs() {
     for (auto &[entry, blob] : hidden_)
       entry->setBlob(std::move(blob));
@@ -59,7 +60,17 @@ void SnapshotRecorder::printIr(Operation *op, llvm::raw_ostream &os, bool generi
     flags.printGenericOpForm();
   else // The pass manager verified it after the pass; don't verify again to print it.
     flags.assumeVerified();
-  op->print(os, flags);
+  if (hidden.empty()) {
+    op->print(os, flags);
+    return;
+  }
+  // The hidden blobs leave an empty resource section behind: drop it.
+  std::string text;
+  llvm::raw_string_ostream buffer(text);
+  op->print(buffer, flags);
+  llvm::StringRef printed(text);
+  printed.consume_back("\n{-#\n\n#-}\n");
+  os << printed;
 }
 
 static Operation *topLevel(Operation *op) {

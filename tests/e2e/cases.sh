@@ -410,7 +410,7 @@ case_runtime_has_no_compiler() {
 case_cache_bounded() {
   export LOUPE_CACHE_DIR=$WORK/cache
   stat() { "$LOUPE" cache stats --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
-  compile() { "$LOUPE" compile "$MODELS/$1.onnx" -o "$WORK/$1.so" "${@:2}" 2>&1 | head -1; }
+  compile() { "$LOUPE" compile "$MODELS/$1.onnx" -o "$WORK/$1.so" "${@:2}" 2>&1 | sed -n 1p; }
   compile mlp >/dev/null
   compile cnn >/dev/null
   [ "$(stat entries)" -eq 2 ] || fail "expected 2 entries, got $(stat entries)"

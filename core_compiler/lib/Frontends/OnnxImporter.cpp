@@ -8,7 +8,7 @@
 
 #include "loupe/Frontends/OnnxImporter.h"
 #include "OnnxOps.h"
-#include "OnnxShapeFolding.h"
+#include "OnnxGraphRewrites.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -395,6 +395,7 @@ public:
   GraphImporter(MLIRContext &ctx, std::string fileName,
                 const ShapeDataMap &shapeData)
       : ctx(ctx), fileName(std::move(fileName)), shapeData(shapeData) {}
+
 
   OwningOpRef<ModuleOp> import(const onnx::ModelProto &model);
   std::string takeError() { return std::move(error); }
@@ -898,6 +899,8 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
       error = name + ": " + attrError;
       return nullptr;
     }
+    onnx_import::nameUnnamedNodes(*model.mutable_graph());
+    onnx_import::foldBatchNormIntoConv(*model.mutable_graph());
     if (!onnx_import::foldShapeComputations(model, shapeData, attrError)) {
       error = name + ": " + attrError;
       return nullptr;

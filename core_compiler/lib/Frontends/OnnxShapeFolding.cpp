@@ -8,7 +8,7 @@
 // constant operands. Only small integer tensors are evaluated; anything else stays a node.
 //
 //===----------------------------------------------------------------------===//
-#include "OnnxShapeFolding.h"
+#include "OnnxGraphRewrites.h"
 
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"

@@ -998,3 +998,45 @@ TEST_F(OnnxImporterTest, ShapeComputationsFoldOnceShapesAreBound) {
   EXPECT_EQ(ops, 1) << "only the reshape of x remains";
   EXPECT_TRUE(firstOp(*module, "tosa.reshape"));
 }
+
+/// The float values of a small constant (a dense tosa.const); empty otherwise.
+static std::vector<float> constantFloats(Value value) {
+  auto op = value.getDefiningOp<tosa::ConstOp>();
+  auto dense = op ? dyn_cast<DenseElementsAttr>(op.getValue()) : DenseElementsAttr();
+  std::vector<float> out;
+  if (dense)
+    for (float v : dense.getValues<float>())
+      out.push_back(v);
+  return out;
+}
+
+TEST_F(OnnxImporterTest, BatchNormalizationFoldsIntoTheConvBeforeIt) {
+  // conv (2 output channels) -> bn: one conv with folded weights and bias, no per-call
+  // scale/shift. W'[o] = W[o] * s[o], b'[o] = (b[o] - mean[o]) * s[o] + beta[o] with
+  // s = gamma / sqrt(var + eps).
+  ModelBuilder mb(13);
+  mb.input("x", {1, 1, 3, 3}).output("y", {1, 2, 3, 3});
+  mb.initializer("w", {2, 1, 1, 1}, {2.f, 3.f}).initializer("b", {2}, {1.f, -1.f});
+  mb.initializer("gamma", {2}, {1.f, 2.f}).initializer("beta", {2}, {0.5f, 0.f});
+  mb.initializer("mean", {2}, {1.f, 0.f}).initializer("var", {2}, {3.f, 0.f});
+  mb.node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  setFloat(mb.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"}, "bn"),
+           "epsilon", 1.f);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  int convs = 0, others = 0;
+  mainOf(*module).walk([&](Operation *op) {
+    if (isa<tosa::Conv2DOp>(op))
+      ++convs;
+    else if (!isa<func::FuncOp, func::ReturnOp, tosa::ConstOp, tosa::TransposeOp>(op))
+      ++others;
+  });
+  EXPECT_EQ(convs, 1);
+  EXPECT_EQ(others, 0) << "the batch norm left per-call ops";
+  auto conv = cast<tosa::Conv2DOp>(firstOp(*module, "tosa.conv2d"));
+  std::vector<float> weights = constantFloats(conv.getWeight());
+  std::vector<float> bias = constantFloats(conv.getBias());
+  // s = [1/2, 2/1]: W' = [1, 6], b' = [(1-1)/2 + 0.5, (-1-0)*2 + 0] = [0.5, -2].
+  EXPECT_EQ(weights, (std::vector<float>{1.f, 6.f}));
+  EXPECT_EQ(bias, (std::vector<float>{0.5f, -2.f}));
+}

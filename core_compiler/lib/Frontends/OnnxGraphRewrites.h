@@ -1,0 +1,41 @@
+//===- OnnxGraphRewrites.h - ONNX graph rewrites before import ---*- C++ -*-===//
+//
+// Rewrites of the ModelProto that the importer runs before converting it: constant work done
+// once (BatchNormalization into its convolution, shape computations evaluated).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_FRONTENDS_ONNXGRAPHREWRITES_H
+#define LOUPE_FRONTENDS_ONNXGRAPHREWRITES_H
+
+#include "onnx/onnx_pb.h"
+
+#include <string>
+#include <unordered_map>
+
+namespace loupe::frontends::onnx_import {
+
+/// The values ONNX data propagation computed for small integer tensors, by tensor name.
+using ShapeDataMap = std::unordered_map<std::string, onnx::TensorShapeProto>;
+
+/// Runs ONNX shape inference (with data propagation) and replaces every node that computes a
+/// small integer tensor from known values (Shape of a static tensor, Gather, Slice, Concat,
+/// Unsqueeze, Squeeze, Cast, Reshape, arithmetic, Equal/Where, Range, ConstantOfShape,
+/// Expand, ...) by an initializer, until nothing more folds; the last inference's shapes and
+/// data stay in `model` and `shapeData`. Values computed from run-time data stay nodes.
+/// Returns false with `error` set when inference fails.
+bool foldShapeComputations(onnx::ModelProto &model, ShapeDataMap &shapeData,
+                           std::string &error);
+
+/// Names every unnamed node `<OpType>_<index>` (pytorch-converted models have none), so that
+/// names stay those of the file's node order when rewrites remove nodes.
+void nameUnnamedNodes(onnx::GraphProto &graph);
+
+/// Folds every inference BatchNormalization whose input is the only use of a Conv with float
+/// initializer weights (and bias) into that Conv: new initializers `<conv>.weight_bn_folded`
+/// and `<conv>.bias_bn_folded`, the BatchNormalization node removed (its name leaves the IR, as
+/// when an exporter folds it). Returns how many folded.
+int foldBatchNormIntoConv(onnx::GraphProto &graph);
+
+} // namespace loupe::frontends::onnx_import
+
+#endif // LOUPE_FRONTENDS_ONNXGRAPHREWRITES_H

@@ -1,6 +1,7 @@
 //===- OnnxOpsUtils.cpp - TOSA building helpers for the ONNX importer -----===//
 
 #include "OnnxOps.h"
+#include "../Support/PermuteElements.h"
 
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -109,28 +110,9 @@ static DenseElementsAttr transposeConstant(DenseElementsAttr attr,
   Type elementType = attr.getElementType();
   if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
     return nullptr;
-  size_t width = elementType.getIntOrFloatBitWidth() / 8;
-  int64_t rank = shape.size();
-  SmallVector<int64_t> strides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-
-  ArrayRef<char> raw = attr.getRawData();
-  std::vector<char> result(raw.size());
-  SmallVector<int64_t> index(rank, 0);
-  int64_t count = getNumElements(newShape);
-  for (int64_t out = 0; out < count; ++out) {
-    int64_t in = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      in += index[d] * strides[perm[d]];
-    std::memcpy(&result[out * width], &raw[in * width], width);
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++index[d] < newShape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return DenseElementsAttr::getFromRawBuffer(newType, result);
+  return DenseElementsAttr::getFromRawBuffer(
+      newType, permuteElements(attr.getRawData(), shape, perm,
+                               elementType.getIntOrFloatBitWidth() / 8));
 }
 
 Value createTranspose(ImplicitLocOpBuilder &b, Value value,

@@ -67,7 +67,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   // fusion inside each region.
   if (phase == "cluster")
     return "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,tosa-to-tensor),"
-           "canonicalize,"
+           "canonicalize,func.func(loupe-fold-constant-transposes),"
            "loupe-form-clusters" +
            backendOptions(options, options.fusion ? "" : " fusion=false") + ","
            "loupe-fuse-clusters";

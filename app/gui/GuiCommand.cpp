@@ -47,6 +47,7 @@ const char *kGuiUsage =
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
     "              [--search TEXT] [--device KIND[:NAME]] [--size WxH]]\n"
     "             [--input-shape NAME=D0,D1,...]   (repeatable; binds symbolic input dims)\n"
+    "  --fit: the graph panel shows the whole graph\n"
     "  P: pipeline, ir, diff, graph, dispatches, run, profile, compare, log\n"
     "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n"
     "  --device: the Profile panel's device picker (cpu, cuda, or cuda:NVIDIA H100 80GB HBM3)\n";
@@ -106,7 +107,7 @@ std::optional<int> findPass(const CompileView &c, const std::string &spec) {
 int guiCommand(int argc, char **argv, int first) {
   CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--search",
                   "--device", "--size", "--input-shape"},
-                 {"--run", "--help"});
+                 {"--run", "--help", "--fit"});
   std::string error;
   if (!cl.parse(argc, argv, first, error) || cl.positionals().size() > 1) {
     std::fprintf(stderr, "loupe gui: %s\n%s",
@@ -308,6 +309,8 @@ int guiCommand(int argc, char **argv, int first) {
           settledFrameMs.push_back(frameMs);
         if (stableFrames == 1 && !panel.empty())
           workbench.focusPanel(panel); // again: the first request may predate the compile
+        if (stableFrames == 1 && cl.has("--fit"))
+          workbench.graph().view().fit();
         if (stableFrames >= frames + 1) {
           std::string out = cl.get("--screenshot");
           if (!writeScreenshot(window, out)) {

@@ -101,9 +101,21 @@ float layoutBand(const std::vector<int> &band, const LayoutInput &input,
   agattr(g, AGEDGE, cs("arrowhead"), cs("none")); // the panel draws its own
 
   std::vector<Agnode_t *> agNodes(band.size());
+  std::vector<std::pair<int, Agraph_t *>> subgraphs; // (group, its cluster subgraph)
   for (size_t i = 0; i < band.size(); ++i) {
     std::snprintf(name, sizeof name, "n%d", band[i]);
     agNodes[i] = agnode(g, name, 1);
+    if (int group = input.groups.empty() ? -1 : input.groups[band[i]]; group >= 0) {
+      auto it = std::find_if(subgraphs.begin(), subgraphs.end(),
+                             [&](const auto &s) { return s.first == group; });
+      if (it == subgraphs.end()) {
+        char sub[32];
+        std::snprintf(sub, sizeof sub, "cluster_%d", group);
+        subgraphs.push_back({group, agsubg(g, sub, 1)});
+        it = std::prev(subgraphs.end());
+      }
+      agsubnode(it->second, agNodes[i], 1);
+    }
     auto [w, h] = input.sizes[band[i]];
     agxset(agNodes[i], width, fmt(std::max(w, 1.0f) / kPointsPerInch));
     agxset(agNodes[i], height, fmt(std::max(h, 1.0f) / kPointsPerInch));
@@ -136,6 +148,12 @@ float layoutBand(const std::vector<int> &band, const LayoutInput &input,
     auto [w, h] = input.sizes[band[i]];
     out.nodes[band[i]] = {c.x, c.y, w, h};
   }
+  for (auto [group, sub] : subgraphs) {
+    boxf b = GD_bb(sub);
+    Point lo = toScreen(b.LL), hi = toScreen(b.UR); // y flips: LL is the bottom
+    out.groups.push_back({input.groupNames[group],
+                          {(lo.x + hi.x) * 0.5f, (lo.y + hi.y) * 0.5f, hi.x - lo.x, lo.y - hi.y}});
+  }
   for (auto [index, edge] : agEdges) {
     std::vector<Point> &points = out.edges[index].points;
     const splines *spl = ED_spl(edge);
@@ -165,6 +183,14 @@ GraphLayout layoutGraph(const LayoutInput &input, const LayoutOptions &options) 
       out.error = "edge " + std::to_string(a) + " -> " + std::to_string(b) + " names no node";
       return out;
     }
+  if (!input.groups.empty() &&
+      (input.groups.size() != n ||
+       std::any_of(input.groups.begin(), input.groups.end(), [&](int g) {
+         return g < -1 || g >= static_cast<int>(input.groupNames.size());
+       }))) {
+    out.error = "groups must give each node a group index or -1";
+    return out;
+  }
   out.nodes.resize(n);
   out.edges.resize(input.edges.size());
   for (size_t e = 0; e < input.edges.size(); ++e)
@@ -209,6 +235,10 @@ GraphLayout layoutGraph(const LayoutInput &input, const LayoutOptions &options) 
   for (const EdgePath &e : out.edges)
     for (const Point &p : e.points)
       grow(p.x, p.y);
+  for (const GroupBox &g : out.groups) {
+    grow(g.box.left(), g.box.top());
+    grow(g.box.right(), g.box.bottom());
+  }
   out.layoutNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
                      std::chrono::steady_clock::now() - start)
                      .count();

@@ -195,6 +195,17 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
   int selectedCluster = model.clusterIndex(nav.selectedCluster);
   int selectedDispatch = selectedCluster < 0 ? model.dispatchIndex(nav.selectedDispatch) : -1;
 
+  // Name scopes (GraphPanel groups ops by them): a faint frame with the scope's name at a
+  // fixed screen size, so a fitted model of hundreds of ops still reads as its blocks.
+  for (const GroupBox &g : layout.groups) {
+    const NodeBox &b = g.box;
+    if (!visible(b.left(), b.top(), b.right(), b.bottom()))
+      continue;
+    ImVec2 a = S({b.left(), b.top()}), c = S({b.right(), b.bottom()});
+    dl->AddRectFilled(a, c, IM_COL32(255, 255, 255, 10), 4);
+    dl->AddRect(a, c, IM_COL32(150, 160, 175, 120), 4);
+  }
+
   // Clusters of several ops: a tinted outline around them.
   for (const auto &[c, b] : clusterBoxes_) {
     if (!visible(b.x0, b.y0, b.x1, b.y1))
@@ -292,6 +303,19 @@ void GraphView::draw(const GraphModel &model, const GraphLayout &layout, Navigat
     dl->AddText(font, fontPx, ImVec2(a.x + pad + 2 * zoom_, a.y + pad * 0.6f + fontPx),
                 placed ? scaled(backendColor(n.backend), 1.25f) : IM_COL32(170, 170, 170, 255),
                 second.c_str());
+  }
+    // Scope names last, over the ops, at a fixed screen size (readable when fitted).
+  for (const GroupBox &g : layout.groups) {
+    const NodeBox &b = g.box;
+    if (!visible(b.left(), b.top(), b.right(), b.bottom()))
+      continue;
+    ImVec2 a = S({b.left(), b.top()}), c = S({b.right(), b.bottom()});
+    if (c.y - a.y < ImGui::GetFontSize())
+      continue;
+    ImVec2 size = ImGui::CalcTextSize(g.name.c_str());
+    ImVec2 at(a.x + 3, std::max(a.y + 1, canvasMin_.y + 1)); // pinned while the frame scrolls
+    dl->AddRectFilled(at, ImVec2(at.x + size.x + 4, at.y + size.y), IM_COL32(24, 26, 30, 200));
+    dl->AddText(ImVec2(at.x + 2, at.y), IM_COL32(190, 200, 215, 255), g.name.c_str());
   }
   dl->PopClipRect();
 

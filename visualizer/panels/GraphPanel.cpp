@@ -6,6 +6,7 @@
 #include "loupe/visualizer/Style.h"
 
 #include <algorithm>
+#include <map>
 
 namespace loupe::visualizer {
 
@@ -21,7 +22,7 @@ uint64_t fnv(uint64_t h, const void *data, size_t n) {
 }
 } // namespace
 
-graph::LayoutInput GraphPanel::layoutInput(const graph::GraphModel &model) {
+graph::LayoutInput GraphPanel::layoutInput(const graph::GraphModel &model, bool scopes) {
   // Two label lines: the op, then its backend (or the input's name). The width allows the
   // longest registered backend name, so a recompile that changes backends keeps the layout.
   float widest = ImGui::CalcTextSize("codegen").x;
@@ -36,21 +37,58 @@ graph::LayoutInput GraphPanel::layoutInput(const graph::GraphModel &model) {
     input.sizes.push_back({std::min(w, 260.0f), 2 * line + 1.2f * pad});
   }
   input.edges = model.edges;
+  if (scopes)
+    groupByScope(model, input);
   return input;
+}
+
+/// The name scope of op `name` at `depth`: "/layer1/layer1.0/conv1/Conv" at depth 2 is
+/// "layer1/layer1.0"; "" when the name has no scope that deep (or is not a scoped name).
+static std::string scopeOf(const std::string &name, size_t depth) {
+  if (name.empty() || name[0] != '/')
+    return "";
+  size_t at = 0;
+  for (size_t d = 0; d < depth; ++d) {
+    at = name.find('/', at + 1);
+    if (at == std::string::npos)
+      return ""; // the last part is the op itself, not a scope
+  }
+  return name.substr(1, at - 1);
+}
+
+void GraphPanel::groupByScope(const graph::GraphModel &model, graph::LayoutInput &input) {
+  // The shallowest depth that splits the model into at least 4 scopes (ResNet's blocks at
+  // depth 2, "layer1/layer1.0"; an encoder's layers at depth 2, "encoder/layers.0").
+  for (size_t depth = 1; depth <= 4; ++depth) {
+    std::map<std::string, int> index;
+    std::vector<int> groups(model.nodes.size(), -1);
+    for (size_t i = 0; i < model.nodes.size(); ++i)
+      if (std::string scope = scopeOf(model.nodes[i].node.name, depth); !scope.empty())
+        groups[i] = index.try_emplace(scope, static_cast<int>(index.size())).first->second;
+    if (index.size() < 4)
+      continue;
+    input.groups = std::move(groups);
+    input.groupNames.resize(index.size());
+    for (const auto &[scope, i] : index)
+      input.groupNames[i] = scope;
+    return;
+  }
 }
 
 uint64_t GraphPanel::keyOf(const graph::LayoutInput &input) {
   uint64_t h = 1469598103934665603ull;
   h = fnv(h, input.sizes.data(), input.sizes.size() * sizeof(input.sizes[0]));
+  h = fnv(h, input.groups.data(), input.groups.size() * sizeof(input.groups[0]));
   return fnv(h, input.edges.data(), input.edges.size() * sizeof(input.edges[0]));
 }
 
 std::shared_ptr<const graph::GraphLayout>
 GraphPanel::request(const std::shared_ptr<const graph::GraphModel> &model) {
   graph::LayoutInput input;
-  if (keyedModel_ != model) {
-    input = layoutInput(*model);
+  if (keyedModel_ != model || keyedScopes_ != groupScopes_) {
+    input = layoutInput(*model, groupScopes_);
     keyedModel_ = model;
+    keyedScopes_ = groupScopes_;
     modelKey_ = keyOf(input);
   }
   for (auto it = cache_.begin(); it != cache_.end(); ++it)
@@ -59,7 +97,7 @@ GraphPanel::request(const std::shared_ptr<const graph::GraphModel> &model) {
       return cache_.front().layout;
     }
   if (input.sizes.empty() && !model->nodes.empty())
-    input = layoutInput(*model); // evicted: lay out again
+    input = layoutInput(*model, groupScopes_); // evicted: lay out again
   uint64_t key = modelKey_;
   cache_.push_front({key, nullptr});
   ++computed_;
@@ -123,6 +161,11 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
     view_.setZoom(view_.zoom() * 1.25f);
   ImGui::SameLine();
   ImGui::Text("%.0f%%", 100 * view_.zoom());
+  ImGui::SameLine();
+  ImGui::Checkbox("scopes", &groupScopes_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Frame the ops of each name scope (/layer1/layer1.0/...), the model's "
+                      "blocks, and keep them together in the layout");
   ImGui::SameLine();
   int mode = view_.colorBy == graph::ColorBy::Cluster ? 0 : 1;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);

@@ -246,6 +246,54 @@ TEST(GraphLayout, LargeGraphsAreLaidOutInBands) {
   expectLayered(layout, input.edges, false);
 }
 
+TEST(GraphLayout, GroupsKeepTheirOpsInsideTheirBox) {
+  // A chain of 8 ops in two groups of 4 (two "blocks"): each group gets a box holding its ops.
+  graph::LayoutInput input;
+  input.sizes.assign(8, {80, 30});
+  for (int i = 0; i + 1 < 8; ++i)
+    input.edges.push_back({i, i + 1});
+  input.groups = {0, 0, 0, 0, 1, 1, 1, 1};
+  input.groupNames = {"layer1", "layer2"};
+  graph::GraphLayout layout = graph::layoutGraph(input);
+  ASSERT_TRUE(layout.ok()) << layout.error;
+  ASSERT_EQ(layout.groups.size(), 2u);
+  for (const graph::GroupBox &g : layout.groups) {
+    int group = g.name == "layer1" ? 0 : 1;
+    for (int i = 0; i < 8; ++i) {
+      const graph::NodeBox &n = layout.nodes[i];
+      bool inside = n.left() >= g.box.left() - 0.5f && n.right() <= g.box.right() + 0.5f &&
+                    n.top() >= g.box.top() - 0.5f && n.bottom() <= g.box.bottom() + 0.5f;
+      EXPECT_EQ(inside, input.groups[i] == group) << g.name << " op " << i;
+    }
+  }
+  // A group index out of range is an error, not a crash.
+  input.groups[3] = 7;
+  EXPECT_FALSE(graph::layoutGraph(input).ok());
+}
+
+TEST(GraphPanel, OpsAreGroupedByTheShallowestScopeGivingFourGroups) {
+  // torch-style names: depth 1 gives only "encoder"; depth 2 gives 4 layers. Unscoped names
+  // (the example models') get no group.
+  graph::GraphModel model;
+  for (const char *name : {"/encoder/layers.0/Add", "/encoder/layers.1/Add",
+                           "/encoder/layers.2/MatMul", "/encoder/layers.3/Add", "fc1"}) {
+    graph::NodeEntry n;
+    n.node.name = name;
+    model.nodes.push_back(n);
+  }
+  graph::LayoutInput input;
+  GraphPanel::groupByScope(model, input);
+  ASSERT_EQ(input.groups.size(), 5u);
+  EXPECT_EQ(input.groupNames[input.groups[0]], "encoder/layers.0");
+  EXPECT_EQ(input.groupNames[input.groups[3]], "encoder/layers.3");
+  EXPECT_EQ(input.groups[4], -1);
+  graph::GraphModel unscoped;
+  unscoped.nodes.resize(3);
+  graph::LayoutInput none;
+  GraphPanel::groupByScope(unscoped, none);
+  EXPECT_TRUE(none.groups.empty());
+}
+
 struct PanelFixture {
   ImGuiHarness ui{1400, 900};
   GraphPanel panel;

@@ -47,6 +47,16 @@ struct EdgePath {
 struct LayoutInput {
   std::vector<std::pair<float, float>> sizes; ///< Width and height of each node, layout units.
   std::vector<std::pair<int, int>> edges;     ///< Producer -> consumer node indices.
+  /// Optional groups (a model's name scopes): per node an index into groupNames, or -1. dot
+  /// keeps a group's nodes together (a `cluster_` subgraph) and the layout returns its box.
+  std::vector<int> groups;
+  std::vector<std::string> groupNames;
+};
+
+/// A group's box in one band (a group that spans bands has one box per band).
+struct GroupBox {
+  std::string name;
+  NodeBox box;
 };
 
 struct LayoutOptions {
@@ -59,6 +69,7 @@ struct LayoutOptions {
 struct GraphLayout {
   std::vector<NodeBox> nodes;  ///< Per input node.
   std::vector<EdgePath> edges; ///< Per input edge, same order.
+  std::vector<GroupBox> groups; ///< Boxes of LayoutInput's groups, drawn under their nodes.
   float minX = 0, minY = 0, maxX = 0, maxY = 0; ///< Bounding box of everything.
   int bands = 0;               ///< Pieces laid out by dot.
   int64_t layoutNs = 0;        ///< Wall time of the layout, ns.

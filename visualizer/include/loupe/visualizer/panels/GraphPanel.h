@@ -39,8 +39,12 @@ public:
   /// structure is seen).
   std::shared_ptr<const graph::GraphLayout>
   request(const std::shared_ptr<const graph::GraphModel> &model);
-  /// The layout's input for `model`: box sizes from the current ImGui font (UI thread).
-  static graph::LayoutInput layoutInput(const graph::GraphModel &model);
+  /// The layout's input for `model`: box sizes from the current ImGui font (UI thread); with
+  /// `scopes`, ops grouped by their name scope (groupByScope).
+  static graph::LayoutInput layoutInput(const graph::GraphModel &model, bool scopes = true);
+  /// Groups the ops of `input` by name scope ("/layer1/layer1.0/conv1/Conv"), at the shallowest
+  /// depth giving at least 4 scopes; models without scoped names get no groups.
+  static void groupByScope(const graph::GraphModel &model, graph::LayoutInput &input);
   /// Layouts computed so far (jobs posted), for tests of the cache.
   int layoutsComputed() const { return computed_; }
 
@@ -61,6 +65,8 @@ private:
   Worker worker_{"loupe-layout"};
   std::list<Entry> cache_; ///< Most recently used first; a few entries.
   std::shared_ptr<const graph::GraphModel> keyedModel_; ///< The model modelKey_ is of.
+  bool groupScopes_ = true;  ///< The toolbar's "scopes" switch.
+  bool keyedScopes_ = true;  ///< groupScopes_ when modelKey_ was computed.
   uint64_t modelKey_ = 0;
   const graph::GraphLayout *shownLayout_ = nullptr;
   graph::GraphView view_;

@@ -47,7 +47,7 @@ const char *kGuiUsage =
     "             [--screenshot OUT.png --frames N [--panel P] [--pass NAME|INDEX] [--run]\n"
     "              [--search TEXT] [--device KIND[:NAME]] [--size WxH]]\n"
     "             [--input-shape NAME=D0,D1,...]   (repeatable; binds symbolic input dims)\n"
-    "  --fit: the graph panel shows the whole graph\n"
+    "  --fit: the graph panel shows the whole graph; --collapse: one box per cluster\n"
     "  P: pipeline, ir, diff, graph, dispatches, run, profile, compare, log\n"
     "  --search: the IR panel's search; with --panel graph|dispatches, selects the op\n"
     "  --device: the Profile panel's device picker (cpu, cuda, or cuda:NVIDIA H100 80GB HBM3)\n";
@@ -107,7 +107,7 @@ std::optional<int> findPass(const CompileView &c, const std::string &spec) {
 int guiCommand(int argc, char **argv, int first) {
   CommandLine cl({"--session", "--db", "--screenshot", "--frames", "--panel", "--pass", "--search",
                   "--device", "--size", "--input-shape"},
-                 {"--run", "--help", "--fit"});
+                 {"--run", "--help", "--fit", "--collapse"});
   std::string error;
   if (!cl.parse(argc, argv, first, error) || cl.positionals().size() > 1) {
     std::fprintf(stderr, "loupe gui: %s\n%s",
@@ -221,6 +221,8 @@ int guiCommand(int argc, char **argv, int first) {
       pendingDevice = cl.get("--device");
     if (!panel.empty())
       workbench.focusPanel(panel);
+    if (cl.has("--collapse"))
+      workbench.graph().setCollapse(true);
 
     int calm = 0;        // frames since the last input or result
     int stableFrames = 0; // screenshot: frames drawn with no job in flight

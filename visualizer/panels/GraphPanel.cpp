@@ -115,10 +115,21 @@ GraphPanel::request(const std::shared_ptr<const graph::GraphModel> &model) {
   return nullptr;
 }
 
+const std::shared_ptr<const graph::GraphModel> &GraphPanel::shown(const ViewModel &vm) {
+  const std::shared_ptr<const graph::GraphModel> &model = vm.compile->graph;
+  if (!collapse_)
+    return model;
+  if (collapsedFrom_ != model) {
+    collapsed_ = graph::collapseClusters(*model);
+    collapsedFrom_ = model;
+  }
+  return collapsed_;
+}
+
 bool GraphPanel::find(ViewModel &vm, const std::string &text) {
   if (!vm.compile || text.empty())
     return false;
-  const graph::GraphModel &model = *vm.compile->graph;
+  const graph::GraphModel &model = *shown(vm);
   // Best first: the op of that name a library backend could run (a conv rather than the
   // transposes around it), any op of that name, then a name or op containing the text.
   int best = -1, bestScore = 0;
@@ -143,7 +154,7 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
     ImGui::TextDisabled(vm.compiling ? "compiling..." : "Open a model to see its op graph.");
     return;
   }
-  const std::shared_ptr<const graph::GraphModel> &model = vm.compile->graph;
+  const std::shared_ptr<const graph::GraphModel> &model = shown(vm);
   if (model->nodes.empty()) {
     ImGui::TextDisabled("No op graph: the compile did not reach its graph phase.");
     return;
@@ -162,6 +173,11 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
   ImGui::SameLine();
   ImGui::Text("%.0f%%", 100 * view_.zoom());
   ImGui::SameLine();
+  if (ImGui::Checkbox("collapse", &collapse_))
+    vm.nav.selectedNode = -1; // op indices differ between the two graphs; clusters stay selected
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("One box per cluster (the kernels), labelled with what it runs");
+  ImGui::SameLine();
   ImGui::Checkbox("scopes", &groupScopes_);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Frame the ops of each name scope (/layer1/layer1.0/...), the model's "
@@ -178,7 +194,9 @@ void GraphPanel::draw(ViewModel &vm, Actions &) {
       !find(vm, findText_))
     vm.log.add(LogLevel::Warning, "graph", "no op matches '" + findText_ + "'");
   ImGui::SameLine();
-  ImGui::TextDisabled("%zu ops, %zu edges, %zu clusters, %zu dispatches", model->nodes.size(),
+  ImGui::TextDisabled(collapse_ ? "%zu boxes, %zu edges, %zu clusters, %zu dispatches"
+                                : "%zu ops, %zu edges, %zu clusters, %zu dispatches",
+                      model->nodes.size(),
                       model->edges.size(), model->clusters.size(), model->dispatches.size());
   if (layout && layout->ok()) {
     ImGui::SameLine();

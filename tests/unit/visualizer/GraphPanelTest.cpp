@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 
 using namespace loupe::visualizer;
@@ -244,6 +246,38 @@ TEST(GraphLayout, LargeGraphsAreLaidOutInBands) {
   graph::GraphLayout layout = graph::layoutGraph(input, options);
   EXPECT_GE(layout.bands, 9);
   expectLayered(layout, input.edges, false);
+}
+
+TEST(GraphModel, CollapsedClustersAreOneNodeEach) {
+  // The CNN collapsed: one node per cluster that has ops drawn in it, named and coloured like
+  // its main op (conv1's library cluster by conv1 itself), labelled with its pattern; ops
+  // outside clusters (the input) stay; edges join different nodes, once each.
+  auto view = cnnCompile();
+  ASSERT_TRUE(view->result.ok());
+  const graph::GraphModel &m = *view->graph;
+  auto collapsed = graph::collapseClusters(m);
+  std::set<int> drawnClusters;
+  size_t unclustered = 0;
+  for (const graph::NodeEntry &n : m.nodes)
+    n.cluster >= 0 ? (void)drawnClusters.insert(n.cluster) : (void)++unclustered;
+  EXPECT_EQ(collapsed->nodes.size(), drawnClusters.size() + unclustered);
+  std::set<int> seen;
+  for (size_t i = 0; i < collapsed->nodes.size(); ++i) {
+    const graph::NodeEntry &n = collapsed->nodes[i];
+    EXPECT_EQ(n.node.id, static_cast<int>(i));
+    if (n.cluster >= 0) {
+      EXPECT_TRUE(seen.insert(n.cluster).second) << "cluster " << n.cluster << " twice";
+      EXPECT_EQ(collapsed->clusters[n.cluster].nodes, std::vector<int>{static_cast<int>(i)});
+    }
+  }
+  std::set<std::pair<int, int>> edges(collapsed->edges.begin(), collapsed->edges.end());
+  EXPECT_EQ(edges.size(), collapsed->edges.size());
+  for (auto [a, b] : collapsed->edges)
+    EXPECT_NE(a, b);
+  int conv = collapsed->nodeNamed("conv1");
+  ASSERT_GE(conv, 0);
+  EXPECT_EQ(collapsed->nodes[conv].node.op, "conv_bias_act");
+  EXPECT_EQ(collapsed->nodes[conv].backend, "onednn");
 }
 
 TEST(GraphLayout, GroupsKeepTheirOpsInsideTheirBox) {

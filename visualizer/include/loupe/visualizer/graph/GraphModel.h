@@ -115,6 +115,12 @@ struct GraphModel {
 std::shared_ptr<const GraphModel> buildGraphModel(const compiler::CompileResult &result,
                                                   const std::string &target);
 
+/// The graph with every cluster as one node: labelled with the cluster's pattern (or kind),
+/// named, typed and coloured like its main op (its first op that is not a view); ops outside
+/// clusters stay as they are; edges between clusters once each. Clusters' and dispatches'
+/// node lists point at the collapsed nodes. What the graph panel's "collapse" switch draws.
+std::shared_ptr<const GraphModel> collapseClusters(const GraphModel &model);
+
 /// Splits "fc1,relu1" into its names.
 std::vector<std::string> splitLoc(const std::string &loc);
 /// Splits an op of ClusterSummary::ops, "linalg.generic@relu1,bn1", into its name and loc

@@ -54,6 +54,10 @@ public:
   /// library-capable dispatch, else the first; else the first whose name or op contains it.
   /// Selects it and its cluster and centres it; false when none matches.
   bool find(ViewModel &vm, const std::string &text);
+  /// The graph the panel draws for `vm`'s compile: its op graph, or with "collapse" one node per
+  /// cluster (graph::collapseClusters). Navigation::selectedNode indexes this graph.
+  const std::shared_ptr<const graph::GraphModel> &shown(const ViewModel &vm);
+  void setCollapse(bool collapse) { collapse_ = collapse; }
 
 private:
   struct Entry {
@@ -66,6 +70,9 @@ private:
   std::list<Entry> cache_; ///< Most recently used first; a few entries.
   std::shared_ptr<const graph::GraphModel> keyedModel_; ///< The model modelKey_ is of.
   bool groupScopes_ = true;  ///< The toolbar's "scopes" switch.
+  bool collapse_ = false;    ///< The toolbar's "collapse" switch: one box per cluster.
+  /// The collapsed graph of collapsedFrom_ (built when the switch is first on for a compile).
+  std::shared_ptr<const graph::GraphModel> collapsedFrom_, collapsed_;
   bool keyedScopes_ = true;  ///< groupScopes_ when modelKey_ was computed.
   uint64_t modelKey_ = 0;
   const graph::GraphLayout *shownLayout_ = nullptr;

@@ -2,6 +2,7 @@
 #include "BackendFlags.h"
 
 #include "loupe/Backends/BackendRegistry.h"
+#include "loupe/sessions/Session.h"
 
 namespace loupe::app {
 
@@ -20,20 +21,8 @@ bool parseInputShape(const std::string &text, std::string &name, std::vector<int
   if (eq == std::string::npos || eq == 0)
     return fail("no NAME=");
   name = text.substr(0, eq);
-  dims.clear();
-  std::string list = text.substr(eq + 1);
-  for (size_t at = 0; !list.empty() && at <= list.size();) {
-    size_t comma = std::min(list.find(',', at), list.size());
-    std::string dim = list.substr(at, comma - at);
-    if (dim.empty() || dim.size() > 12 ||
-        dim.find_first_not_of("0123456789") != std::string::npos)
-      return fail("'" + dim + "' is not a dim (0 to 999999999999)");
-    dims.push_back(std::stoll(dim));
-    at = comma + 1;
-  }
-  if (dims.size() > 16)
-    return fail("more than 16 dims");
-  return true;
+  std::string why;
+  return sessions::parseShape(text.substr(eq + 1), dims, why) || fail(why);
 }
 
 bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,

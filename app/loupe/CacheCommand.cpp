@@ -29,10 +29,9 @@ int cacheCommand(int argc, char **argv, int first) {
   }
   std::string sub = cl.positionals().size() == 1 ? cl.positionals()[0] : "";
   if (sub == "clear") {
-    std::string dir = compiler::compileCacheUsage().dir;
-    int64_t removed = compiler::clearCompileCache();
-    std::printf("removed %lld compile cache entries from %s\n", static_cast<long long>(removed),
-                dir.c_str());
+    compiler::CompileCacheUsage removed = compiler::clearCompileCache();
+    std::printf("removed %lld compile cache entries from %s\n",
+                static_cast<long long>(removed.entries), removed.dir.c_str());
     return 0;
   }
   if (sub != "stats") {

@@ -174,10 +174,10 @@ private:
       return v.is_object() && std::all_of(v.begin(), v.end(), [](const json &e) { return e.is_string(); });
     else if constexpr (std::is_same_v<T, std::map<std::string, std::vector<int64_t>>>)
       return v.is_object() && std::all_of(v.begin(), v.end(), [](const json &dims) {
-               return dims.is_array() && dims.size() <= 16 &&
+               return dims.is_array() && dims.size() <= kMaxShapeRank &&
                       std::all_of(dims.begin(), dims.end(), [](const json &d) {
                         return d.is_number_integer() && d.get<int64_t>() >= 0 &&
-                               d.get<int64_t>() < (int64_t(1) << 40);
+                               d.get<int64_t>() < kMaxShapeDim;
                       });
              });
     else if constexpr (std::is_same_v<T, double>)
@@ -431,6 +431,26 @@ StatusOr<Session> parseSession(const std::string &text, const std::string &path)
     resolvePaths(v.run, base);
   }
   return session;
+}
+
+bool parseShape(const std::string &text, std::vector<int64_t> &dims, std::string &why) {
+  dims.clear();
+  for (size_t at = 0; !text.empty() && at <= text.size();) {
+    size_t comma = std::min(text.find(',', at), text.size());
+    std::string dim = text.substr(at, comma - at);
+    if (dim.empty() || dim.size() > 13 || dim.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoll(dim) >= kMaxShapeDim) {
+      why = "'" + dim + "' is not a dim (0 to " + std::to_string(kMaxShapeDim - 1) + ")";
+      return false;
+    }
+    dims.push_back(std::stoll(dim));
+    at = comma + 1;
+  }
+  if (dims.size() > kMaxShapeRank) {
+    why = "more than " + std::to_string(kMaxShapeRank) + " dims";
+    return false;
+  }
+  return true;
 }
 
 StatusOr<Session> loadSession(const std::string &path) {

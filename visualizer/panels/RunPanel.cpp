@@ -63,16 +63,8 @@ bool RunPanel::drawInputShapes(ViewModel &vm) {
     ImGui::PushID(input.name.c_str());
     if (inputTextWithHint("##shape", declared.c_str(), text)) {
       std::vector<int64_t> dims;
-      bool valid = !text.empty();
-      for (size_t at = 0; valid && at <= text.size();) {
-        size_t comma = std::min(text.find(',', at), text.size());
-        std::string dim = text.substr(at, comma - at);
-        valid = !dim.empty() && dim.size() <= 12 &&
-                dim.find_first_not_of("0123456789") == std::string::npos;
-        if (valid)
-          dims.push_back(std::stoll(dim));
-        at = comma + 1;
-      }
+      std::string why;
+      bool valid = !text.empty() && sessions::parseShape(text, dims, why);
       if (valid)
         shapes[input.name] = dims;
       else if (text.empty())

@@ -9,6 +9,7 @@
 #include "loupe/Frontends/OnnxImporter.h"
 #include "OnnxOps.h"
 #include "OnnxGraphRewrites.h"
+#include "../Support/ConstantBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -230,13 +231,11 @@ constexpr size_t kResourceMinBytes = 1024;
 static void moveWeightsToResources(func::FuncOp func) {
   func.walk([](tosa::ConstOp op) {
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-    if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat())
+    std::optional<ArrayRef<char>> bytes = loupe::elementBytes(dense);
+    if (!bytes || bytes->size() < kResourceMinBytes)
       return;
-    unsigned bits = dense.getElementType().getIntOrFloatBitWidth();
-    ArrayRef<char> raw = dense.getRawData();
-    if (bits % 8 || raw.size() < kResourceMinBytes)
-      return;
-    size_t align = bits / 8;
+    ArrayRef<char> raw = *bytes;
+    size_t align = dense.getElementType().getIntOrFloatBitWidth() / 8;
     AsmResourceBlob blob =
         llvm::isAddrAligned(llvm::Align(align), raw.data())
             ? UnmanagedAsmResourceBlob::allocateWithAlign(raw, align)
@@ -252,6 +251,12 @@ static void moveWeightsToResources(func::FuncOp func) {
   });
 }
 
+/// A dim as the model declares it: its value, its dim_param, or "?".
+static std::string dimText(const onnx::TensorShapeProto_Dimension &dim) {
+  return dim.has_dim_value() ? std::to_string(dim.dim_value())
+                             : dim.has_dim_param() ? dim.dim_param() : std::string("?");
+}
+
 /// Binds the symbolic dims of the graph inputs (seed 003: one compile per shape): an input's
 /// shape comes from `shapes.byName`, else, when it has a symbolic dim, from
 /// `shapes.byPosition`. A dim_param bound by one input binds the same param in every other
@@ -263,10 +268,6 @@ static LogicalResult bindInputShapes(onnx::GraphProto &graph, const InputShapes 
   llvm::StringSet<> initializers;
   for (const auto &init : graph.initializer())
     initializers.insert(init.name());
-  auto dimText = [](const onnx::TensorShapeProto_Dimension &dim) {
-    return dim.has_dim_value() ? std::to_string(dim.dim_value())
-                               : dim.has_dim_param() ? dim.dim_param() : std::string("?");
-  };
   auto isSymbolic = [](const onnx::ValueInfoProto &input) {
     const auto &type = input.type().tensor_type();
     return !type.has_shape() ||
@@ -880,9 +881,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
       InputDeclaration d{input.name(), {}};
       if (input.type().has_tensor_type() && input.type().tensor_type().has_shape())
         for (const auto &dim : input.type().tensor_type().shape().dim())
-          d.dims.push_back(dim.has_dim_value()   ? std::to_string(dim.dim_value())
-                           : dim.has_dim_param() ? dim.dim_param()
-                                                 : std::string("?"));
+          d.dims.push_back(onnx_import::dimText(dim));
       declared->push_back(std::move(d));
     }
   }

@@ -4,7 +4,7 @@
 #include "loupe/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
+#include "../Support/ConstantBytes.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/CGSCCPassManager.h"
@@ -144,14 +144,7 @@ LogicalResult loupe::compiler::captureWeights(ModuleOp module, ArtifactInfo &inf
   for (auto slot : constants.getAsRange<DictionaryAttr>()) {
     auto name = slot.getAs<StringAttr>("name");
     auto offset = slot.getAs<IntegerAttr>("offset");
-    Attribute value = slot.get("value");
-    ArrayRef<char> data;
-    if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
-      if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-        data = blob->getData();
-    } else if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value)) {
-      data = dense.getRawData();
-    }
+    ArrayRef<char> data = loupe::elementBytes(slot.get("value")).value_or(ArrayRef<char>());
     std::string label = name ? name.str() : "?";
     if (!offset || data.empty() || offset.getInt() < 0 ||
         offset.getInt() + static_cast<int64_t>(data.size()) > info.weightBytes) {

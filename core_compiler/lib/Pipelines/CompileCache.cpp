@@ -313,13 +313,17 @@ CompileCacheUsage compileCacheUsage(const std::string &dir) {
   return usage;
 }
 
-int64_t clearCompileCache(const std::string &dir) {
-  std::string where = dir.empty() ? compileCacheDir(CompileOptions()) : dir;
+CompileCacheUsage clearCompileCache(const std::string &dir) {
+  CompileCacheUsage removed;
+  removed.dir = dir.empty() ? compileCacheDir(CompileOptions()) : dir;
+  removed.capBytes = cacheCapBytes();
   clearCompileCacheMemory();
-  std::vector<DiskEntry> entries = diskEntries(where);
-  for (const DiskEntry &e : entries)
-    removeEntry(where, e.hash);
-  return static_cast<int64_t>(entries.size());
+  for (const DiskEntry &e : diskEntries(removed.dir)) {
+    removeEntry(removed.dir, e.hash);
+    ++removed.entries;
+    removed.bytes += e.bytes;
+  }
+  return removed;
 }
 
 CompileCacheStats compileCacheStats() { return {memoryHits, diskHits, misses}; }

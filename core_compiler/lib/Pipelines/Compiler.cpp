@@ -21,7 +21,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/xxhash.h"
@@ -107,70 +106,60 @@ std::string unresolvedLibdeviceCall(const std::string &ptx) {
   return "";
 }
 
-/// A hash of every resource blob's bytes (the weights), which printed IR elides.
-std::string hashResourceBlobs(ModuleOp module) {
+/// A hash of the bytes of `blobs` (the weights), which printed IR elides.
+std::string hashResourceBlobs(ArrayRef<DenseResourceElementsAttr> blobs) {
   uint64_t hash = 0;
-  module.walk([&](Operation *op) {
-    for (NamedAttribute attr : op->getAttrs())
-      if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr.getValue()))
-        if (AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
-          ArrayRef<char> data = blob->getData();
-          hash = hash * 0x100000001b3ull ^ // Stable across processes (a disk cache key).
-                 llvm::xxh3_64bits(ArrayRef<uint8_t>(
-                     reinterpret_cast<const uint8_t *>(data.data()), data.size()));
-        }
-  });
+  for (DenseResourceElementsAttr resource : blobs) {
+    ArrayRef<char> data = resource.getRawHandle().getBlob()->getData();
+    hash = hash * 0x100000001b3ull ^ // Stable across processes (a disk cache key).
+           llvm::xxh3_64bits(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()),
+                                               data.size()));
+  }
   return std::to_string(hash);
 }
 
-/// Shape, type, size and value statistics of every resource blob of `module` (the weights).
-std::vector<WeightSummary> summarizeWeights(ModuleOp module) {
+/// Shape, type, size and value statistics of every blob of `blobs` (the weights).
+std::vector<WeightSummary> summarizeWeights(ArrayRef<DenseResourceElementsAttr> blobs) {
   std::vector<WeightSummary> weights;
-  llvm::StringSet<> seen;
-  module.walk([&](Operation *op) {
-    for (NamedAttribute attr : op->getAttrs()) {
-      auto resource = dyn_cast<DenseResourceElementsAttr>(attr.getValue());
-      AsmResourceBlob *blob = resource ? resource.getRawHandle().getBlob() : nullptr;
-      if (!blob || !seen.insert(resource.getRawHandle().getKey()).second)
-        continue;
-      WeightSummary w;
-      w.name = resource.getRawHandle().getKey().str();
-      llvm::raw_string_ostream(w.dtype) << resource.getElementType();
-      w.shape.assign(resource.getType().getShape().begin(), resource.getType().getShape().end());
-      ArrayRef<char> data = blob->getData();
-      w.bytes = static_cast<int64_t>(data.size());
-      auto stats = [&](auto *values, size_t n) {
-        double sum = 0, sq = 0;
-        w.min = n ? double(values[0]) : 0;
-        w.max = w.min;
-        for (size_t i = 0; i < n; ++i) {
-          double v = values[i];
-          w.min = std::min(w.min, v);
-          w.max = std::max(w.max, v);
-          sum += v;
-          sq += v * v;
-          w.zeros += v == 0;
-        }
-        w.mean = n ? sum / n : 0;
-        w.stddev = n ? std::sqrt(std::max(0.0, sq / n - w.mean * w.mean)) : 0;
-      };
-      Type type = resource.getElementType();
-      const char *bytes = data.data();
-      if (type.isF32())
-        stats(reinterpret_cast<const float *>(bytes), data.size() / 4);
-      else if (type.isF64())
-        stats(reinterpret_cast<const double *>(bytes), data.size() / 8);
-      else if (type.isInteger(64))
-        stats(reinterpret_cast<const int64_t *>(bytes), data.size() / 8);
-      else if (type.isInteger(32))
-        stats(reinterpret_cast<const int32_t *>(bytes), data.size() / 4);
-      else if (type.isInteger(8))
-        stats(reinterpret_cast<const int8_t *>(bytes), data.size());
-      else // f16, bf16, i16: shape and size only
-        w.min = w.max = w.mean = w.stddev = std::nan("");
-      weights.push_back(std::move(w));
-    }
-  });
+  for (DenseResourceElementsAttr resource : blobs) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    WeightSummary w;
+    w.name = resource.getRawHandle().getKey().str();
+    llvm::raw_string_ostream(w.dtype) << resource.getElementType();
+    w.shape.assign(resource.getType().getShape().begin(), resource.getType().getShape().end());
+    ArrayRef<char> data = blob->getData();
+    w.bytes = static_cast<int64_t>(data.size());
+    auto stats = [&](auto *values, size_t n) {
+      double sum = 0, sq = 0;
+      w.min = n ? double(values[0]) : 0;
+      w.max = w.min;
+      for (size_t i = 0; i < n; ++i) {
+        double v = values[i];
+        w.min = std::min(w.min, v);
+        w.max = std::max(w.max, v);
+        sum += v;
+        sq += v * v;
+        w.zeros += v == 0;
+      }
+      w.mean = n ? sum / n : 0;
+      w.stddev = n ? std::sqrt(std::max(0.0, sq / n - w.mean * w.mean)) : 0;
+    };
+    Type type = resource.getElementType();
+    const char *bytes = data.data();
+    if (type.isF32())
+      stats(reinterpret_cast<const float *>(bytes), data.size() / 4);
+    else if (type.isF64())
+      stats(reinterpret_cast<const double *>(bytes), data.size() / 8);
+    else if (type.isInteger(64))
+      stats(reinterpret_cast<const int64_t *>(bytes), data.size() / 8);
+    else if (type.isInteger(32))
+      stats(reinterpret_cast<const int32_t *>(bytes), data.size() / 4);
+    else if (type.isInteger(8))
+      stats(reinterpret_cast<const int8_t *>(bytes), data.size());
+    else // f16, bf16, i16: shape and size only
+      w.min = w.max = w.mean = w.stddev = std::nan("");
+    weights.push_back(std::move(w));
+  }
   return weights;
 }
 
@@ -238,7 +227,8 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     return fail(CompileError::Kind::BadInput, error.empty() ? diagnostics.messages() : error);
   recorder.recordModule("import", isOnnx ? "import-onnx" : "parse-mlir", module.get(),
                         nsSince(start));
-  result.weights = summarizeWeights(module.get());
+  std::vector<DenseResourceElementsAttr> blobs = resourceBlobsOf(module.get());
+  result.weights = summarizeWeights(blobs);
   result.lastPhase = "import";
 
   int last = phaseIndex(options.phaseTo);
@@ -252,8 +242,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       llvm::raw_string_ostream os(moduleText);
       SnapshotRecorder::printIr(module.get(), os);
     }
-    cacheKey = compileCacheKey(moduleText + "\nresources " + hashResourceBlobs(module.get()),
-                               options);
+    cacheKey = compileCacheKey(moduleText + "\nresources " + hashResourceBlobs(blobs), options);
     cacheDir = compileCacheDir(options);
     if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {
       hit->totalNs = nsSince(compileStart);

@@ -19,6 +19,20 @@ uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
   return hash;
 }
 
+std::vector<DenseResourceElementsAttr> loupe::compiler::resourceBlobsOf(Operation *root) {
+  std::vector<DenseResourceElementsAttr> blobs;
+  llvm::SmallPtrSet<DialectResourceBlobManager::BlobEntry *, 16> seen;
+  root->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+      DialectResourceBlobManager::BlobEntry *entry = attr.getRawHandle().getResource();
+      if (entry && entry->getBlob() && !entry->getBlob()->getData().empty() &&
+          seen.insert(entry).second)
+        blobs.push_back(attr);
+    });
+  });
+  return blobs;
+}
+
 namespace {
 /// Weights are resource blobs whose bytes printed IR never shows (the compile cache hashes them
 /// apart). MLIR 19 still turns every referenced blob into hex before `elideLargeResourceString`
@@ -27,16 +41,11 @@ namespace {
 class HiddenResourceBlobs {
 public:
   explicit HiddenResourceBlobs(Operation *root) {
-    root->walk([&](Operation *op) {
-      op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
-        DialectResourceBlobManager::BlobEntry *entry = attr.getRawHandle().getResource();
-        if (entry && entry->getBlob() && !entry->getBlob()->getData().empty() &&
-            seen_.insert(entry).second) {
-          hidden_.emplace_back(entry, std::move(*entry->getBlob()));
-          entry->setBlob(AsmResourceBlob());
-        }
-      });
-    });
+    for (DenseResourceElementsAttr attr : resourceBlobsOf(root)) {
+      DialectResourceBlobManager::BlobEntry *entry = attr.getRawHandle().getResource();
+      hidden_.emplace_back(entry, std::move(*entry->getBlob()));
+      entry->setBlob(AsmResourceBlob());
+    }
   }
   bool empty() const { return hidden_.empty(); }
   ~HiddenResourceBlobs() {
@@ -45,7 +54,6 @@ public:
   }
 
 private:
-  llvm::SmallPtrSet<DialectResourceBlobManager::BlobEntry *, 16> seen_;
   std::vector<std::pair<DialectResourceBlobManager::BlobEntry *, AsmResourceBlob>> hidden_;
 };
 } // namespace

@@ -11,6 +11,7 @@
 
 #include "loupe/Pipelines/Compiler.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/ADT/DenseMap.h"
@@ -23,6 +24,10 @@ namespace loupe::compiler {
 
 /// FNV-1a 64 over a byte range, continuing from `hash`.
 uint64_t fnv1a(llvm::StringRef bytes, uint64_t hash = 0xcbf29ce484222325ull);
+
+/// The distinct resource blobs with bytes (the weights) that `root` and the ops in it refer to,
+/// in walk order: what printing hides, the compile cache hashes and the GUI summarizes.
+std::vector<mlir::DenseResourceElementsAttr> resourceBlobsOf(mlir::Operation *root);
 
 /// An output stream that only hashes what is written to it.
 class HashingStream : public llvm::raw_ostream {

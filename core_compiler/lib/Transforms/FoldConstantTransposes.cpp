@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "../Support/ConstantBytes.h"
 #include "../Support/PermuteElements.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,16 +35,12 @@ std::optional<std::pair<ArrayRef<char>, std::string>> constantBytes(Value value)
   Attribute attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
-      return std::make_pair(blob->getData(), resource.getRawHandle().getKey().str());
+  std::optional<ArrayRef<char>> bytes = loupe::elementBytes(attr);
+  if (!bytes)
     return std::nullopt;
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat() ||
-      dense.getElementType().getIntOrFloatBitWidth() % 8)
-    return std::nullopt;
-  return std::make_pair(dense.getRawData(), std::string("constant"));
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  return std::make_pair(*bytes, resource ? resource.getRawHandle().getKey().str()
+                                         : std::string("constant"));
 }
 
 struct FoldConstantTransposesPass

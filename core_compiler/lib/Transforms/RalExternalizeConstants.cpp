@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 #include "loupe/Dialect/Ral/IR/RalDialect.h"
+#include "../Support/ConstantBytes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -32,20 +33,17 @@ FailureOr<std::optional<ArrayRef<char>>> blobBytes(memref::GlobalOp global, int6
   if (!global.getConstant() || !global.getInitialValue())
     return std::optional<ArrayRef<char>>();
   Attribute value = *global.getInitialValue();
+  std::optional<ArrayRef<char>> bytes = loupe::elementBytes(value);
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
+    if (!bytes)
       return global.emitError("constant global @")
              << global.getSymName() << " holds resource '" << resource.getRawHandle().getKey()
              << "' without its bytes (IR printed with its weights elided)";
-    return std::optional<ArrayRef<char>>(blob->getData());
+    return bytes;
   }
-  auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense || dense.isSplat() || !dense.getElementType().isIntOrFloat() ||
-      dense.getElementType().getIntOrFloatBitWidth() % 8 ||
-      static_cast<int64_t>(dense.getRawData().size()) < minBytes)
+  if (bytes && static_cast<int64_t>(bytes->size()) < minBytes)
     return std::optional<ArrayRef<char>>();
-  return std::optional<ArrayRef<char>>(dense.getRawData());
+  return bytes;
 }
 
 struct RalExternalizeConstantsPass

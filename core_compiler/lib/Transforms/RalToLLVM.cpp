@@ -364,24 +364,32 @@ struct DeallocLowering : DeviceLowering<memref::DeallocOp> {
   }
 };
 
+/// Replaces `op`, whose result is a statically shaped memref, by the descriptor of the pointer
+/// the RAL API `api` returns for (ctx, `source`, the result's byte size): the two constants.
+static void replaceByApiPointer(ConversionPatternRewriter &b, Operation *op,
+                                const LLVMTypeConverter &converter, StringRef api, Value ctx,
+                                Value source) {
+  Location loc = op->getLoc();
+  auto type = cast<MemRefType>(op->getResult(0).getType());
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value bytes = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), byteSize(type));
+  Value pointer = emitApiCall(b, loc, op, api, {ctx, source, bytes},
+                              {ContextType::get(b.getContext()), source.getType(), b.getI64Type()},
+                              {ptrTy})[0];
+  b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, converter, type, pointer)
+                      .operator Value());
+}
+
 /// ral.constant -> ral_constant(ctx, offset, bytes): the constant's bytes in the artifact's
 /// weight blob, which the runtime mapped at load.
 struct ConstantLowering : ConvertOpToLLVMPattern<ConstantOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(ConstantOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = b.getContext();
-    auto type = cast<MemRefType>(op.getType());
-    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-    auto i64 = b.getI64Type();
-    Value offset = b.create<LLVM::ConstantOp>(loc, i64, static_cast<int64_t>(op.getOffset()));
-    Value bytes = b.create<LLVM::ConstantOp>(loc, i64, byteSize(type));
-    Value host = emitApiCall(b, loc, op, "ral_constant___cpu___pvoid_i64_i64___pvoid",
-                             {adaptor.getCtx(), offset, bytes}, {ContextType::get(ctx), i64, i64},
-                             {ptrTy})[0];
-    b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, host)
-                        .operator Value());
+    Value offset = b.create<LLVM::ConstantOp>(op.getLoc(), b.getI64Type(),
+                                              static_cast<int64_t>(op.getOffset()));
+    replaceByApiPointer(b, op, *getTypeConverter(), "ral_constant___cpu___pvoid_i64_i64___pvoid",
+                        adaptor.getCtx(), offset);
     return success();
   }
 };
@@ -392,17 +400,9 @@ struct DeviceConstantLowering : ConvertOpToLLVMPattern<DeviceConstantOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult matchAndRewrite(DeviceConstantOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &b) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = b.getContext();
-    auto type = cast<MemRefType>(op.getType());
-    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
-    Value host = MemRefDescriptor(adaptor.getHost()).alignedPtr(b, loc);
-    Value bytes = b.create<LLVM::ConstantOp>(loc, b.getI64Type(), byteSize(type));
-    Value device = emitApiCall(b, loc, op, "ral_constant___gpu___pvoid_pvoid_i64___pvoid",
-                               {adaptor.getCtx(), host, bytes},
-                               {ContextType::get(ctx), ptrTy, b.getI64Type()}, {ptrTy})[0];
-    b.replaceOp(op, MemRefDescriptor::fromStaticShape(b, loc, *getTypeConverter(), type, device)
-                        .operator Value());
+    Value host = MemRefDescriptor(adaptor.getHost()).alignedPtr(b, op.getLoc());
+    replaceByApiPointer(b, op, *getTypeConverter(), "ral_constant___gpu___pvoid_pvoid_i64___pvoid",
+                        adaptor.getCtx(), host);
     return success();
   }
 };

@@ -195,9 +195,9 @@ struct CompileCacheUsage {
   int64_t entries = 0, bytes = 0, capBytes = 0;
 };
 CompileCacheUsage compileCacheUsage(const std::string &dir = "");
-/// Removes every entry of the disk cache of `dir` (and the in-memory ones); returns how many
-/// entries went. Files that are not cache entries stay.
-int64_t clearCompileCache(const std::string &dir = "");
+/// Removes every entry of the disk cache of `dir` (and the in-memory ones); returns what went
+/// (its directory, entries and bytes). Files that are not cache entries stay.
+CompileCacheUsage clearCompileCache(const std::string &dir = "");
 
 /// Compiles the model at `modelPath`: `.mlir` (func + tosa/linalg/arith/tensor) or `.onnx`.
 /// Thread-safe: every call owns its MLIRContext.

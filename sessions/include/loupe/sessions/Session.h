@@ -55,6 +55,13 @@ struct PipelineSettings {
   std::map<std::string, std::vector<int64_t>> inputShapes;
 };
 
+/// Limits of a bound input shape (`--input-shape`, pipeline.input_shapes).
+constexpr size_t kMaxShapeRank = 16;
+constexpr int64_t kMaxShapeDim = int64_t(1) << 40;
+/// Parses an input shape "D0,D1,..." ("" for a scalar) into `dims`. False with `why` set on a
+/// dim that is not a number in [0, kMaxShapeDim) or more than kMaxShapeRank dims.
+bool parseShape(const std::string &text, std::vector<int64_t> &dims, std::string &why);
+
 /// How to run a compiled model (fields listed once in Session.cpp: runFields).
 /// The measuring fields mirror profiler::MeasureOptions (Runner.h: measureOptionsFor).
 struct RunSettings {

@@ -67,6 +67,17 @@ int exitCodeFor(const ral::Status &status) {
 
 } // namespace
 
+void bindInputTensors(compiler::CompileOptions &options, const std::vector<ral::Tensor> &inputs) {
+  constexpr size_t kMaxValueBytes = 4096;
+  for (const ral::Tensor &t : inputs) {
+    options.inputTensorShapes.push_back(t.shape());
+    options.inputTensorValues.push_back(
+        t.byteSize() <= kMaxValueBytes
+            ? std::string(static_cast<const char *>(t.data()), t.byteSize())
+            : std::string());
+  }
+}
+
 profiler::MeasureOptions measureOptionsFor(const RunSettings &run) {
   profiler::MeasureOptions o;
   o.warmupReps = run.warmup;
@@ -158,8 +169,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     report("compile", 0);
     compiler::CompileOptions options = request.compile;
     if (given && given->isOk())
-      for (const ral::Tensor &t : **given)
-        options.inputTensorShapes.push_back(t.shape());
+      bindInputTensors(options, **given);
     out.compile = compiler::compileModel(request.model, options);
     if (!out.compile->ok())
       return fail(out.compile->error->kind == compiler::CompileError::Kind::BadInput

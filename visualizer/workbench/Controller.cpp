@@ -234,11 +234,10 @@ void Controller::compile() {
               [this, model, inputsDir, options, generation](JobContext &ctx) mutable {
                 ctx.progress("compile", 0);
                 int64_t start = nowNs();
-                // The run's input tensors bind the dims input_shapes leaves free, as in runs.
+                // The run's input tensors bind free dims and shape tensors, as in runs.
                 if (!inputsDir.empty())
                   if (auto inputs = ral::readTensorDir(inputsDir, "input"))
-                    for (const ral::Tensor &t : *inputs)
-                      options.inputTensorShapes.push_back(t.shape());
+                    sessions::bindInputTensors(options, *inputs);
                 compiler::CompileResult result = compiler::compileModel(model, options);
                 std::error_code ec;
                 fs::remove(options.artifactPath, ec);

@@ -11,6 +11,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace loupe::frontends::onnx_import {
 
@@ -35,6 +36,14 @@ void nameUnnamedNodes(onnx::GraphProto &graph);
 /// and `<conv>.bias_bn_folded`, the BatchNormalization node removed (its name leaves the IR, as
 /// when an exporter folds it). Returns how many folded.
 int foldBatchNormIntoConv(onnx::GraphProto &graph);
+
+/// Specializes the graph inputs that an op reads as a shape tensor (Reshape's shape, Slice's
+/// starts, Pad's pads, Resize's scales, TopK's k, ...) and whose value the run gives:
+/// `values` holds raw little-endian bytes by position of the non-initializer inputs (empty:
+/// not given). Each such input gets an initializer of the same name holding its value; the
+/// input stays in graph.input. Returns the specialized input names.
+std::vector<std::string> specializeShapeTensorInputs(onnx::GraphProto &graph,
+                                                     const std::vector<std::string> &values);
 
 } // namespace loupe::frontends::onnx_import
 

@@ -263,7 +263,7 @@ static std::string dimText(const onnx::TensorShapeProto_Dimension &dim) {
 /// input. Every input dim must end up static, else the error names the input, the dim and its
 /// param. Tensors elsewhere (value_info, outputs) get the bound params too, and lose the
 /// unbound ones, so shape inference recomputes them.
-static LogicalResult bindInputShapes(onnx::GraphProto &graph, const InputShapes &shapes,
+static LogicalResult bindInputShapes(onnx::GraphProto &graph, const InputBindings &shapes,
                                      std::string &error) {
   llvm::StringSet<> initializers;
   for (const auto &init : graph.initializer())
@@ -393,9 +393,15 @@ class GraphImporter {
 public:
   /// `shapeData` holds the values ONNX data propagation computed for small
   /// integer tensors (Shape -> Gather -> Concat chains, ...).
+  /// `specialized` names the graph inputs that also have an initializer holding the value
+  /// the run gives (specializeShapeTensorInputs): they stay entry arguments.
   GraphImporter(MLIRContext &ctx, std::string fileName,
-                const ShapeDataMap &shapeData)
-      : ctx(ctx), fileName(std::move(fileName)), shapeData(shapeData) {}
+                const ShapeDataMap &shapeData,
+                const std::vector<std::string> &specialized)
+      : ctx(ctx), fileName(std::move(fileName)), shapeData(shapeData) {
+    for (const std::string &name : specialized)
+      this->specialized.insert(name);
+  }
 
 
   OwningOpRef<ModuleOp> import(const onnx::ModelProto &model);
@@ -425,6 +431,7 @@ private:
   MLIRContext &ctx;
   std::string fileName;
   const ShapeDataMap &shapeData;
+  llvm::StringSet<> specialized;
   std::string error;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
@@ -481,6 +488,7 @@ const ConverterMap &GraphImporter::getConverters() {
     registerNormalizationOps(map);
     registerTensorOps(map);
     registerIndexingOps(map);
+    registerRecurrentOps(map);
     return map;
   }();
   return converters;
@@ -615,12 +623,12 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
   SmallVector<Type> argTypes;
   SmallVector<Location> argLocs;
   for (const auto &input : graph.input()) {
-    if (initializerNames.contains(input.name()))
+    if (initializerNames.contains(input.name()) && !specialized.contains(input.name()))
       continue;
     auto type = getStaticType(input.name(), "graph input");
     if (failed(type))
       return nullptr;
-    if (type->getNumElements() == 0) {
+    if (type->getNumElements() == 0 && !specialized.contains(input.name())) {
       (void)report("graph input '" + input.name() +
                    "' is empty; zero-sized tensors are not supported");
       return nullptr;
@@ -649,6 +657,10 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     values[init.name()] =
         builder.create<tosa::ConstOp>(nameLoc(init.name()),
                                       attr->getType(), *attr);
+    if (specialized.contains(init.name()))
+      for (auto [index, info] : llvm::enumerate(args))
+        if (info->name() == init.name())
+          func.setArgAttr(index, "loupe.specialized", *attr);
   }
 
   for (int i = 0, e = graph.node_size(); i < e; ++i)
@@ -807,6 +819,11 @@ SmallVector<int64_t> NodeContext::getInts(StringRef attr) const {
   return a ? SmallVector<int64_t>(a->ints().begin(), a->ints().end())
            : SmallVector<int64_t>();
 }
+SmallVector<std::string> NodeContext::getStrings(StringRef attr) const {
+  const auto *a = findAttr(node, attr);
+  return a ? SmallVector<std::string>(a->strings().begin(), a->strings().end())
+           : SmallVector<std::string>();
+}
 SmallVector<float> NodeContext::getFloats(StringRef attr) const {
   const auto *a = findAttr(node, attr);
   return a ? SmallVector<float>(a->floats().begin(), a->floats().end())
@@ -861,11 +878,12 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
                                       const std::string &name,
                                       MLIRContext &context,
                                       std::string &error,
-                                      const InputShapes &inputShapes,
+                                      const InputBindings &inputs,
                                       std::vector<InputDeclaration> *declared) {
   error.clear();
   onnx::ModelProto model;
   onnx_import::ShapeDataMap shapeData;
+  std::vector<std::string> specialized;
   if (bytes.empty() || !model.ParseFromString(bytes)) {
     error = name + ": not a valid ONNX model (protobuf parse failed)";
     return nullptr;
@@ -893,11 +911,11 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
       error = name + ": invalid ONNX model: " + attrError;
       return nullptr;
     }
-    if (failed(onnx_import::bindInputShapes(*model.mutable_graph(), inputShapes,
-                                            attrError))) {
+    if (failed(onnx_import::bindInputShapes(*model.mutable_graph(), inputs, attrError))) {
       error = name + ": " + attrError;
       return nullptr;
     }
+    specialized = onnx_import::specializeShapeTensorInputs(*model.mutable_graph(), inputs.values);
     onnx_import::nameUnnamedNodes(*model.mutable_graph());
     onnx_import::foldBatchNormIntoConv(*model.mutable_graph());
     if (!onnx_import::foldShapeComputations(model, shapeData, attrError)) {
@@ -911,7 +929,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     return nullptr;
   }
   registerOnnxImporterDialects(context);
-  onnx_import::GraphImporter importer(context, name, shapeData);
+  onnx_import::GraphImporter importer(context, name, shapeData, specialized);
   OwningOpRef<ModuleOp> module = importer.import(model);
   if (!module)
     error = importer.takeError();
@@ -921,7 +939,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
 OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
                                      MLIRContext &context,
                                      std::string &error,
-                                     const InputShapes &inputShapes,
+                                     const InputBindings &inputs,
                                      std::vector<InputDeclaration> *declared) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
@@ -934,7 +952,7 @@ OwningOpRef<ModuleOp> importOnnxFile(const std::string &path,
     error = path + ": read error";
     return nullptr;
   }
-  return importOnnxBytes(contents.str(), path, context, error, inputShapes, declared);
+  return importOnnxBytes(contents.str(), path, context, error, inputs, declared);
 }
 
 } // namespace loupe::frontends

@@ -73,6 +73,8 @@ public:
   /// Integer list attribute; empty when absent.
   llvm::SmallVector<int64_t> getInts(llvm::StringRef attr) const;
   llvm::SmallVector<float> getFloats(llvm::StringRef attr) const;
+  /// String list attribute (e.g. RNN's `activations`); empty when absent.
+  llvm::SmallVector<std::string> getStrings(llvm::StringRef attr) const;
   /// Element type named by an integer attribute holding an ONNX data type
   /// (Cast's `to`); fails (reporting) when absent or unsupported.
   mlir::FailureOr<mlir::Type> getElementTypeAttr(llvm::StringRef attr);
@@ -100,6 +102,7 @@ void registerNNOps(ConverterMap &map);
 void registerNormalizationOps(ConverterMap &map);
 void registerTensorOps(ConverterMap &map);
 void registerIndexingOps(ConverterMap &map);
+void registerRecurrentOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
 // TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.

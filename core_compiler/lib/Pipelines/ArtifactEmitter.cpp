@@ -90,6 +90,20 @@ LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &i
   if (failed(capture(entry.getArgumentTypes(), info.inputs, "input")) ||
       failed(capture(entry.getResultTypes(), info.outputs, "result")))
     return failure();
+  for (auto [i, sig] : llvm::enumerate(info.inputs)) {
+    auto value = entry.getArgAttrOfType<DenseElementsAttr>(i, "loupe.specialized");
+    if (!value)
+      continue;
+    if (isa<FloatType>(value.getElementType()))
+      for (const APFloat &v : value.getValues<APFloat>())
+        sig.specialized.push_back(v.convertToDouble());
+    else
+      for (const APInt &v : value.getValues<APInt>())
+        sig.specialized.push_back(value.getElementType().isUnsignedInteger(64) ||
+                                          value.getElementType().isInteger(1)
+                                      ? static_cast<double>(v.getZExtValue())
+                                      : static_cast<double>(v.getSExtValue()));
+  }
   return success();
 }
 
@@ -173,8 +187,11 @@ static std::string manifestJson(const ArtifactInfo &info,
                                 const std::vector<std::string> &ralApis) {
   auto tensors = [](const std::vector<TensorSignature> &sigs) {
     nlohmann::json list = nlohmann::json::array();
-    for (const auto &sig : sigs)
+    for (const auto &sig : sigs) {
       list.push_back({{"dtype", sig.dtype}, {"shape", sig.shape}});
+      if (!sig.specialized.empty())
+        list.back()["specialized"] = sig.specialized;
+    }
     return list;
   };
   nlohmann::json manifest = {

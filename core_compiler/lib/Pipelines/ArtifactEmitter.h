@@ -24,6 +24,9 @@ namespace loupe::compiler {
 struct TensorSignature {
   std::string dtype;            ///< MLIR element type name: "f32", "i64", "i1", ...
   std::vector<int64_t> shape;   ///< Static shape.
+  /// Inputs: the value the compile specialized it to (`loupe.specialized`, row-major; bools
+  /// as 0/1); empty when any value may be fed.
+  std::vector<double> specialized;
 };
 
 /// One constant of the weight blob (ral-externalize-constants' `ral.weights` table).

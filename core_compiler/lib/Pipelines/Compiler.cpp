@@ -212,14 +212,15 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   auto start = Clock::now();
   std::string error;
   bool isOnnx = llvm::sys::path::extension(modelPath) == ".onnx";
-  loupe::frontends::InputShapes inputShapes{options.inputShapes, options.inputTensorShapes};
+  loupe::frontends::InputBindings inputs{options.inputShapes, options.inputTensorShapes,
+                                         options.inputTensorValues};
   if (!isOnnx && !options.inputShapes.empty())
     return fail(CompileError::Kind::BadInput,
                 modelPath + ": --input-shape applies to ONNX models (an .mlir entry's types are "
                             "its shapes)");
   std::vector<loupe::frontends::InputDeclaration> declared;
   OwningOpRef<ModuleOp> module =
-      isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error, inputShapes, &declared)
+      isOnnx ? loupe::frontends::importOnnxFile(modelPath, context, error, inputs, &declared)
              : loupe::frontends::importMlirFile(modelPath, context, error);
   for (auto &d : declared)
     result.modelInputs.push_back({std::move(d.name), std::move(d.dims)});

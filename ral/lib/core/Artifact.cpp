@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <random>
 #include <filesystem>
@@ -92,7 +94,16 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
         if (!dtype)
           return invalidArgument("artifact manifest: unknown dtype '" +
                                  t.at("dtype").get<std::string>() + "'");
-        out.push_back({*dtype, t.at("shape").get<std::vector<int64_t>>()});
+        out.push_back({*dtype, t.at("shape").get<std::vector<int64_t>>(),
+                       t.value("specialized", std::vector<double>())});
+        int64_t n = 1;
+        for (int64_t d : out.back().shape)
+          n *= d;
+        if (!out.back().specialized.empty() &&
+            out.back().specialized.size() != static_cast<size_t>(n))
+          return invalidArgument("artifact manifest: a specialized value of " +
+                                 std::to_string(out.back().specialized.size()) +
+                                 " elements for " + out.back().typeString());
       }
       return Status::ok();
     };
@@ -190,6 +201,19 @@ Artifact::~Artifact() {
   detail::invalidateApiCaches();
 }
 
+/// `v` as the shortest decimal that reads back as `v`, for messages.
+static std::string formatNumber(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  for (int digits = 1; digits < 17; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, v);
+    if (std::strtod(shorter, nullptr) == v)
+      return shorter;
+  }
+  return text;
+}
+
 Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
   if (inputs.size() != manifest_.inputs.size())
     return invalidArgument("the artifact takes " + std::to_string(manifest_.inputs.size()) +
@@ -199,6 +223,13 @@ Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
     if (inputs[i].dtype() != spec.dtype || inputs[i].shape() != spec.shape)
       return invalidArgument("input " + std::to_string(i) + " is " + inputs[i].typeString() +
                              ", the artifact expects " + spec.typeString());
+    for (size_t e = 0; e < spec.specialized.size(); ++e)
+      if (inputs[i].elementAsDouble(e) != spec.specialized[e])
+        return invalidArgument(
+            "input " + std::to_string(i) + " element " + std::to_string(e) + " is " +
+            formatNumber(inputs[i].elementAsDouble(e)) + ", but the artifact was specialized to " +
+            formatNumber(spec.specialized[e]) +
+            " (the model reads this input as a shape tensor): compile for this value");
   }
   return Status::ok();
 }
@@ -234,6 +265,8 @@ std::vector<Tensor> Artifact::randomInputs(uint64_t seed) const {
       for (size_t i = 0; i < t.byteSize(); ++i)
         static_cast<uint8_t *>(t.data())[i] = static_cast<uint8_t>(rng() % 2);
     }
+    for (size_t i = 0; i < spec.specialized.size(); ++i)
+      t.setElementFromDouble(static_cast<int64_t>(i), spec.specialized[i]);
     inputs.push_back(std::move(t));
   }
   return inputs;

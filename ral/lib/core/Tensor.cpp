@@ -197,6 +197,28 @@ double Tensor::elementAsDouble(int64_t i) const {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+void Tensor::setElementFromDouble(int64_t i, double value) {
+  if (!data_ || i < 0 || i >= numElements())
+    return;
+  uint8_t *p = data_.get() + static_cast<size_t>(i) * dtypeSize(dtype_);
+  auto store = [p](auto v) { std::memcpy(p, &v, sizeof v); };
+  switch (dtype_) {
+  case DType::F32: return store(static_cast<float>(value));
+  case DType::F64: return store(value);
+  case DType::F16: return store(floatToHalf(static_cast<float>(value)));
+  case DType::BF16: return store(floatToBFloat16(static_cast<float>(value)));
+  case DType::I1: return store(static_cast<uint8_t>(value != 0));
+  case DType::I8: return store(static_cast<int8_t>(value));
+  case DType::I16: return store(static_cast<int16_t>(value));
+  case DType::I32: return store(static_cast<int32_t>(value));
+  case DType::I64: return store(static_cast<int64_t>(value));
+  case DType::U8: return store(static_cast<uint8_t>(value));
+  case DType::U16: return store(static_cast<uint16_t>(value));
+  case DType::U32: return store(static_cast<uint32_t>(value));
+  case DType::U64: return store(static_cast<uint64_t>(value));
+  }
+}
+
 Tensor Tensor::clone() const {
   if (!data_)
     return Tensor();

@@ -830,7 +830,7 @@ TEST_F(OnnxImporterTest, UnboundSymbolicInputDimIsAnError) {
 
 /// Imports `mb` with `shapes`; the entry's argument and result types, or the error.
 static std::string importWithShapes(MLIRContext &ctx, const ModelBuilder &mb,
-                                    const loupe::frontends::InputShapes &shapes) {
+                                    const loupe::frontends::InputBindings &shapes) {
   std::string error;
   auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error, shapes);
   if (!module)
@@ -841,17 +841,17 @@ static std::string importWithShapes(MLIRContext &ctx, const ModelBuilder &mb,
   return types;
 }
 
-TEST_F(OnnxImporterTest, InputShapesBindSymbolicDimsEverywhere) {
+TEST_F(OnnxImporterTest, InputBindingsBindSymbolicDimsEverywhere) {
   // x [N,3] and z [N,3] share 'N': binding it in x binds z; the output follows.
   ModelBuilder mb(13);
   mb.input("x", {-1, 3}).input("z", {-1, 3}).output("y", {-1, 3});
   mb.node("Add", {"x", "z"}, {"y"});
-  loupe::frontends::InputShapes byName;
+  loupe::frontends::InputBindings byName;
   byName.byName["x"] = {5, 3};
   EXPECT_EQ(importWithShapes(ctx, mb, byName),
             "(tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>");
   // The tensors of a run bind what no name binds, by position.
-  loupe::frontends::InputShapes byPosition;
+  loupe::frontends::InputBindings byPosition;
   byPosition.byPosition = {{7, 3}, {7, 3}};
   EXPECT_EQ(importWithShapes(ctx, mb, byPosition),
             "(tensor<7x3xf32>, tensor<7x3xf32>) -> tensor<7x3xf32>");
@@ -862,7 +862,7 @@ TEST_F(OnnxImporterTest, InputShapeErrorsNameTheInputAndDim) {
   mb.input("x", {-1, 3}).input("z", {-1, 3}).output("y", {-1, 3});
   mb.node("Add", {"x", "z"}, {"y"});
   auto error = [&](std::map<std::string, std::vector<int64_t>> byName) {
-    loupe::frontends::InputShapes shapes;
+    loupe::frontends::InputBindings shapes;
     shapes.byName = std::move(byName);
     return importWithShapes(ctx, mb, shapes);
   };
@@ -983,7 +983,7 @@ TEST_F(OnnxImporterTest, ShapeComputationsFoldOnceShapesAreBound) {
   mb.node("Add", {"last2", "one"}, {"two"}); // 1 + 1
   setInt(mb.node("Concat", {"batch", "heads", "two"}, {"target"}), "axis", 0);
   mb.node("Reshape", {"x", "target"}, {"y"}, "split");
-  loupe::frontends::InputShapes shapes;
+  loupe::frontends::InputBindings shapes;
   shapes.byName["x"] = {3, 8};
   std::string error;
   auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error, shapes);

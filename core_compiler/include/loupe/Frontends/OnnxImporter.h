@@ -14,6 +14,7 @@
 //   tosa-make-broadcastable, tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith,
 //   tosa-to-tensor), canonicalize
 // Element types: f32, f64, f16, bf16, i64, i32, i16, i8, bool (unsigned types are rejected).
+// Inputs read as shape tensors are specialized to the run's values (OnnxShapeTensorInputs.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_FRONTENDS_ONNXIMPORTER_H
@@ -26,13 +27,19 @@
 #include <vector>
 
 namespace loupe::frontends {
-/// Shapes that bind the symbolic dims of graph inputs.
-struct InputShapes {
+/// What a compile knows about the graph inputs besides the model: shapes that bind their
+/// symbolic dims, and the values of the inputs ops read as shape tensors.
+struct InputBindings {
   /// Whole shapes by input name (`--input-shape NAME=D0,D1,...`).
   std::map<std::string, std::vector<int64_t>> byName;
   /// Shapes of the input tensors given to a run (`--inputs DIR`), in the order of the graph
   /// inputs that are not initializers; used for inputs with a symbolic dim not in byName.
   std::vector<std::vector<int64_t>> byPosition;
+  /// Raw little-endian bytes of the input tensors a run feeds, in the same order (empty: not
+  /// given). An input that an op reads as a shape tensor (Reshape's shape, Slice's starts,
+  /// Pad's pads, Resize's scales, TopK's k, ...) is specialized to its value: it stays an
+  /// entry argument, marked `loupe.specialized = <value>`, and every use sees the constant.
+  std::vector<std::string> values;
 };
 
 /// A graph input as the model declares it: each dim's value, or its dim_param, or "?".
@@ -48,7 +55,7 @@ struct InputDeclaration {
 ///   "model.onnx: invalid ONNX model: <checker or shape-inference message>"
 ///   "model.onnx: not a valid ONNX model (protobuf parse failed)", "...: cannot open file"
 /// Never throws; registers the dialects it needs (see registerOnnxImporterDialects).
-/// `inputShapes` binds symbolic input dims; a dim_param bound in one input binds it in all.
+/// `inputs` binds symbolic input dims and specializes shape-tensor inputs; a dim_param bound in one input binds it in all.
 /// Errors: an unknown input name, a
 /// rank or static dim that disagrees, one param bound to two values, and any input dim still
 /// symbolic ("graph input 'x' [batch,3] has a symbolic dim 0 ('batch'): give its shape ...").
@@ -57,7 +64,7 @@ struct InputDeclaration {
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(const std::string &path,
                                                  mlir::MLIRContext &context,
                                                  std::string &error,
-                                                 const InputShapes &inputShapes = {},
+                                                 const InputBindings &inputs = {},
                                                  std::vector<InputDeclaration> *declared = nullptr);
 
 /// Same, from serialized ModelProto bytes; `name` stands for the file in messages.
@@ -65,7 +72,7 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(const std::string &bytes,
                                                   const std::string &name,
                                                   mlir::MLIRContext &context,
                                                   std::string &error,
-                                                  const InputShapes &inputShapes = {},
+                                                  const InputBindings &inputs = {},
                                                   std::vector<InputDeclaration> *declared = nullptr);
 
 /// Loads every dialect the importer emits (func, tosa, tensor, arith) into `context`.

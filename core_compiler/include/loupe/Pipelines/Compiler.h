@@ -64,6 +64,10 @@ struct CompileOptions {
   /// Shapes of the tensors a run will feed (`--inputs DIR`), in input order: they bind the
   /// symbolic dims of inputs that inputShapes does not name.
   std::vector<std::vector<int64_t>> inputTensorShapes;
+  /// Raw bytes of those tensors (empty for the large ones): the inputs ONNX ops read as shape
+  /// tensors are specialized to them (frontends::InputBindings::values); the artifact's
+  /// manifest records the value and each run checks it.
+  std::vector<std::string> inputTensorValues;
   /// Reuse an earlier artifact compile of the same module and options (docs/pipeline.md,
   /// "Compile cache"); only compiles through the artifact phase are cached.
   bool useCache = true;

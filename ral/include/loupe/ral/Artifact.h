@@ -28,6 +28,9 @@ namespace loupe::ral {
 struct TensorSpec {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
+  /// Inputs the compile specialized (an ONNX shape tensor such as Slice's starts): the only
+  /// value a run may feed, row-major; empty when any value may be fed.
+  std::vector<double> specialized;
   std::string typeString() const; ///< "f32[8x64]"
 };
 
@@ -98,7 +101,8 @@ public:
   /// Checks `inputs` against the manifest: count, dtype and shape (errors name the input).
   Status checkInputs(const std::vector<Tensor> &inputs) const;
   /// Deterministic inputs of the manifest's types for `seed`: floats uniform in [-1, 1),
-  /// integers in [0, 10), byte-sized and half types as 0/1 bytes.
+  /// integers in [0, 10), byte-sized and half types as 0/1 bytes; specialized inputs hold
+  /// their value.
   std::vector<Tensor> randomInputs(uint64_t seed) const;
   /// Allocates zeroed output tensors of the manifest's types.
   std::vector<Tensor> allocateOutputs() const;

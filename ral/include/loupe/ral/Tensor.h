@@ -57,6 +57,9 @@ public:
   /// Element `i` (row-major) converted to double, for comparisons and reports (f16/bf16
   /// decoded, i1 as 0/1); NaN when `i` is out of range.
   double elementAsDouble(int64_t i) const;
+  /// Sets element `i` to `value` converted to the dtype (rounded to nearest for f16/bf16,
+  /// truncated toward zero for integers, nonzero as true for i1); ignores an out-of-range `i`.
+  void setElementFromDouble(int64_t i, double value);
   Tensor clone() const;
   /// "f32[1x3x224x224]".
   std::string typeString() const;

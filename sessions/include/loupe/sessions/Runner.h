@@ -92,6 +92,11 @@ using ProgressFn = std::function<void(const std::string &stage, double fraction)
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
                     const std::atomic<bool> *cancel = nullptr);
 
+/// Binds the tensors a run will feed to the compile: their shapes bind symbolic input dims,
+/// and the small ones (<= 4 KiB) are the values of inputs read as shape tensors
+/// (CompileOptions::inputTensorValues).
+void bindInputTensors(compiler::CompileOptions &options, const std::vector<ral::Tensor> &inputs);
+
 /// The measurement options of these run settings (and back).
 profiler::MeasureOptions measureOptionsFor(const RunSettings &run);
 void setMeasureOptions(RunSettings &run, const profiler::MeasureOptions &options);

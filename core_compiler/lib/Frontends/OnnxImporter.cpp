@@ -489,6 +489,8 @@ const ConverterMap &GraphImporter::getConverters() {
     registerTensorOps(map);
     registerIndexingOps(map);
     registerRecurrentOps(map);
+    registerEinsumOps(map);
+    registerScatterOps(map);
     return map;
   }();
   return converters;

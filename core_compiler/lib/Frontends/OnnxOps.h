@@ -103,6 +103,8 @@ void registerNormalizationOps(ConverterMap &map);
 void registerTensorOps(ConverterMap &map);
 void registerIndexingOps(ConverterMap &map);
 void registerRecurrentOps(ConverterMap &map);
+void registerEinsumOps(ConverterMap &map);
+void registerScatterOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
 // TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.
@@ -134,6 +136,15 @@ mlir::Value scalarLike(mlir::ImplicitLocOpBuilder &b, mlir::Value like,
 /// i32 constant of `rank` dims, all 1 except dim `axis`, holding 0..size-1.
 mlir::Value createIota(mlir::ImplicitLocOpBuilder &b, int64_t size,
                        int64_t axis, int64_t rank);
+/// Row-major strides of `shape`.
+llvm::SmallVector<int64_t> getStrides(llvm::ArrayRef<int64_t> shape);
+mlir::Value createI32Const(mlir::ImplicitLocOpBuilder &b,
+                           llvm::ArrayRef<int32_t> values,
+                           llvm::ArrayRef<int64_t> shape);
+/// Integer indices as i32 with negative ones wrapped by `dimSize` (a value
+/// broadcastable to `indices`).
+mlir::Value normalizeIndices(mlir::ImplicitLocOpBuilder &b, mlir::Value indices,
+                             mlir::Value dimSize);
 mlir::Value createI64Const(mlir::ImplicitLocOpBuilder &b,
                            llvm::ArrayRef<int64_t> values,
                            llvm::ArrayRef<int64_t> shape);

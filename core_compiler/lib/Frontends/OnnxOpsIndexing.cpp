@@ -17,30 +17,6 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-/// Row-major strides of `shape`.
-SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-Value createI32Const(ImplicitLocOpBuilder &b, ArrayRef<int32_t> values,
-                     ArrayRef<int64_t> shape) {
-  return createConst(b, DenseElementsAttr::get(
-                            getTensorType(shape, b.getI32Type()), values));
-}
-
-/// Integer indices as i32 with negative ones wrapped by `dimSize` (a value
-/// broadcastable to `indices`).
-Value normalizeIndices(ImplicitLocOpBuilder &b, Value indices, Value dimSize) {
-  indices = createCast(b, indices, b.getI32Type());
-  Value isNeg = createBinary<tosa::GreaterOp>(b, scalarLike(b, indices, 0),
-                                              indices, b.getI1Type());
-  Value wrapped = createBinary<tosa::AddOp>(b, indices, dimSize);
-  return createSelect(b, isNeg, wrapped, indices);
-}
-
 /// Elements `indices` (constant, in range) along `axis` of `data`; the result
 /// has data's shape with dim `axis` resized to indices.size().
 Value gatherAlongAxis(ImplicitLocOpBuilder &b, Value data, int64_t axis,

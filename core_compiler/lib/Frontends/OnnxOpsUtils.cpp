@@ -325,6 +325,27 @@ Value createMean(ImplicitLocOpBuilder &b, Value value, ArrayRef<int64_t> axes) {
                                 getShape(value).size()));
 }
 
+SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+Value createI32Const(ImplicitLocOpBuilder &b, ArrayRef<int32_t> values,
+                     ArrayRef<int64_t> shape) {
+  return createConst(b, DenseElementsAttr::get(
+                            getTensorType(shape, b.getI32Type()), values));
+}
+
+Value normalizeIndices(ImplicitLocOpBuilder &b, Value indices, Value dimSize) {
+  indices = createCast(b, indices, b.getI32Type());
+  Value isNeg = createBinary<tosa::GreaterOp>(b, scalarLike(b, indices, 0),
+                                              indices, b.getI1Type());
+  Value wrapped = createBinary<tosa::AddOp>(b, indices, dimSize);
+  return createSelect(b, isNeg, wrapped, indices);
+}
+
 SmallVector<int64_t> channelsLastPerm(int64_t rank) {
   SmallVector<int64_t> perm{0};
   for (int64_t d = 2; d < rank; ++d)

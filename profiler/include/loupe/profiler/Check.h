@@ -18,7 +18,9 @@ struct OutputCheck {
 };
 
 /// Checks every output against `expected` by position. A count, shape or dtype mismatch is a
-/// failed check whose message names the output and both types.
+/// failed check whose message names the output and both types. bf16 outputs are checked with
+/// rtol >= 2^-7 (one unit in their last place) and accept uint16 expected tensors as their
+/// bits, the way ONNX's backend test data stores bfloat16.
 std::vector<OutputCheck> checkOutputs(const std::vector<ral::Tensor> &actual,
                                       const std::vector<ral::Tensor> &expected, double rtol,
                                       double atol);

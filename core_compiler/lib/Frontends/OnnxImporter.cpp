@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/AsmState.h"
+#include <cstring>
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
@@ -67,9 +68,37 @@ static Type convertElementType(int32_t type, MLIRContext *ctx) {
     return b.getI8Type();
   case onnx::TensorProto::BOOL:
     return b.getI1Type();
+  // Unsigned types compute in the next wider signless type (uint64 in i64), every value kept
+  // in [0, 2^N) by a mask after each op that makes one (wrapUnsigned): the entry takes and
+  // returns the N-bit storage (unsignedStorageType).
+  case onnx::TensorProto::UINT8:
+    return b.getI16Type();
+  case onnx::TensorProto::UINT16:
+    return b.getI32Type();
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    return b.getI64Type();
   default:
     return nullptr;
   }
+}
+
+/// Bits of an ONNX unsigned type, 0 for the others.
+static unsigned unsignedBits(int32_t type) {
+  switch (type) {
+  case onnx::TensorProto::UINT8: return 8;
+  case onnx::TensorProto::UINT16: return 16;
+  case onnx::TensorProto::UINT32: return 32;
+  case onnx::TensorProto::UINT64: return 64;
+  default: return 0;
+  }
+}
+
+/// The signless type an entry argument or result of an unsigned ONNX type has: its storage
+/// (the manifest calls it ui8, ...). Null for the other types.
+static Type unsignedStorageType(int32_t type, MLIRContext *ctx) {
+  unsigned bits = unsignedBits(type);
+  return bits ? IntegerType::get(ctx, bits) : Type();
 }
 
 /// Builds the attribute of an initializer or Constant tensor.
@@ -96,6 +125,34 @@ convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
       return success();
     return fail("holds " + Twine(got) + " values, expected " + Twine(count));
   };
+
+  if (unsigned bits = unsignedBits(tensor.data_type())) {
+    // Zero-extended into the wider computing type.
+    SmallVector<uint64_t> values;
+    if (tensor.has_raw_data()) {
+      const std::string &raw = tensor.raw_data();
+      if (raw.size() % (bits / 8) || failed(checkCount(raw.size() / (bits / 8))))
+        return failure();
+      for (size_t i = 0; i < raw.size(); i += bits / 8) {
+        uint64_t v = 0;
+        std::memcpy(&v, raw.data() + i, bits / 8); // little-endian, as every host Loupe runs on
+        values.push_back(v);
+      }
+    } else if (bits <= 16) {
+      if (failed(checkCount(tensor.int32_data_size())))
+        return failure();
+      for (int32_t v : tensor.int32_data())
+        values.push_back(static_cast<uint32_t>(v) & ((1u << bits) - 1));
+    } else {
+      if (failed(checkCount(tensor.uint64_data_size())))
+        return failure();
+      values.assign(tensor.uint64_data().begin(), tensor.uint64_data().end());
+    }
+    SmallVector<APInt> wide;
+    for (uint64_t v : values)
+      wide.push_back(APInt(elementType.getIntOrFloatBitWidth(), v));
+    return DenseElementsAttr::get(type, wide);
+  }
 
   if (tensor.has_raw_data()) {
     const std::string &raw = tensor.raw_data();
@@ -423,6 +480,8 @@ private:
                            OpBuilder &builder);
   LogicalResult checkOutput(const std::string &output, NodeContext &nodeCtx);
   LogicalResult checkSupported(const onnx::GraphProto &graph);
+  int32_t onnxElementType(const std::string &name) const;
+  void wrapUnsigned(const std::string &name, ImplicitLocOpBuilder &b);
   static std::string getNodeName(const onnx::NodeProto &node, int64_t index);
   static std::string getOpName(const onnx::NodeProto &node);
   static OpConverter getConverter(const onnx::NodeProto &node);
@@ -554,7 +613,32 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     if (!node.output(i).empty() &&
         failed(checkOutput(node.output(i), nodeCtx)))
       return failure();
+  for (const std::string &output : node.output())
+    if (!output.empty())
+      wrapUnsigned(output, b);
   return success();
+}
+
+/// The ONNX element type known for tensor `name`; 0 (UNDEFINED) when unknown.
+int32_t GraphImporter::onnxElementType(const std::string &name) const {
+  auto it = types.find(name);
+  return it != types.end() && it->second->has_tensor_type()
+             ? it->second->tensor_type().elem_type()
+             : 0;
+}
+
+/// Keeps an unsigned tensor (computed in a wider signless type) in [0, 2^N): ONNX's unsigned
+/// arithmetic wraps modulo 2^N. uint64 computes in i64 as is (values >= 2^63 compare, divide
+/// and convert as negative ones).
+void GraphImporter::wrapUnsigned(const std::string &name, ImplicitLocOpBuilder &b) {
+  unsigned bits = unsignedBits(onnxElementType(name));
+  auto it = values.find(name);
+  if (bits == 0 || bits == 64 || it == values.end() || getConstant(it->second))
+    return;
+  Value value = it->second;
+  Value mask = createScalar(b, getElementType(value), static_cast<double>((1ull << bits) - 1),
+                            getShape(value).size());
+  it->second = createBinary<tosa::BitwiseAndOp>(b, value, mask);
 }
 
 /// Every output must be produced, non-empty unless constant, and agree with
@@ -636,19 +720,28 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
       return nullptr;
     }
     args.push_back(&input);
-    argTypes.push_back(*type);
+    Type storage = unsignedStorageType(onnxElementType(input.name()), &ctx);
+    argTypes.push_back(storage ? type->clone(storage) : *type);
     argLocs.push_back(nameLoc(input.name()));
   }
   auto func = builder.create<func::FuncOp>(
       nameLoc(graph.name().empty() ? std::string("main") : graph.name()),
       "main", builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
-  for (auto [arg, loc, info] :
-       llvm::zip(entry->getArguments(), argLocs, args)) {
+  builder.setInsertionPointToStart(entry);
+  for (auto [index, arg, loc, info] :
+       llvm::enumerate(entry->getArguments(), argLocs, args)) {
     arg.setLoc(loc);
     values[info->name()] = arg;
+    if (unsignedBits(onnxElementType(info->name()))) {
+      // Zero-extended into the computing type (a sign-extending cast, then the mask).
+      func.setArgAttr(index, "loupe.unsigned", builder.getUnitAttr());
+      ImplicitLocOpBuilder b(loc, builder);
+      auto wide = cast<RankedTensorType>(*getStaticType(info->name(), "graph input"));
+      values[info->name()] = createCast(b, arg, wide.getElementType());
+      wrapUnsigned(info->name(), b);
+    }
   }
-  builder.setInsertionPointToStart(entry);
 
   for (const auto &init : graph.initializer()) {
     auto attr = convertTensor(init, &ctx, error);
@@ -676,11 +769,19 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
       (void)report("graph output '" + output.name() + "' is never produced");
       return nullptr;
     }
-    results.push_back(it->second);
+    Value result = it->second;
+    if (Type storage = unsignedStorageType(onnxElementType(output.name()), &ctx)) {
+      ImplicitLocOpBuilder b(nameLoc(output.name()), builder);
+      result = createCast(b, result, storage);
+    }
+    results.push_back(result);
   }
   builder.create<func::ReturnOp>(nameLoc("return"), results);
   func.setFunctionType(
       builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [index, output] : llvm::enumerate(graph.output()))
+    if (unsignedBits(onnxElementType(output.name())))
+      func.setResultAttr(index, "loupe.unsigned", builder.getUnitAttr());
 
   // Drop constants nothing uses (unused initializers, folded weights).
   SmallVector<Operation *> deadConstants;

@@ -90,6 +90,13 @@ LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &i
   if (failed(capture(entry.getArgumentTypes(), info.inputs, "input")) ||
       failed(capture(entry.getResultTypes(), info.outputs, "result")))
     return failure();
+  // ONNX unsigned tensors: signless storage the importer marks `loupe.unsigned`.
+  for (auto [i, sig] : llvm::enumerate(info.inputs))
+    if (entry.getArgAttr(i, "loupe.unsigned"))
+      sig.dtype = "u" + sig.dtype;
+  for (auto [i, sig] : llvm::enumerate(info.outputs))
+    if (entry.getResultAttr(i, "loupe.unsigned"))
+      sig.dtype = "u" + sig.dtype;
   for (auto [i, sig] : llvm::enumerate(info.inputs)) {
     auto value = entry.getArgAttrOfType<DenseElementsAttr>(i, "loupe.specialized");
     if (!value)

@@ -315,7 +315,7 @@ void ExecutionContext::sendOutput(int64_t index, DType dtype, const void *data, 
   std::vector<int64_t> shape(sizes, sizes + rank);
   Tensor *target = slot.destination;
   if (target) {
-    if (target->dtype() != dtype || target->shape() != shape) {
+    if (!sameStorage(target->dtype(), dtype) || target->shape() != shape) {
       signalError(invalidArgument("ral_send_output: output " + std::to_string(index) + " is " +
                                   shapeString(dtype, rank, sizes) + ", the bound buffer is " +
                                   target->typeString()));

@@ -41,7 +41,7 @@ MemRef<T, N> recvInput(ExecutionContext *ctx, int64_t index) {
   const BufferView *view = ctx->input(index);
   if (!view)
     return m;
-  if (view->dtype != dtypeOf<T>() || view->shape.size() != static_cast<size_t>(N) ||
+  if (!sameStorage(view->dtype, dtypeOf<T>()) || view->shape.size() != static_cast<size_t>(N) ||
       view->device != D) {
     std::string bound = std::string(dtypeName(view->dtype)) + "[";
     for (size_t i = 0; i < view->shape.size(); ++i)

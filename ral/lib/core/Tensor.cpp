@@ -197,6 +197,19 @@ double Tensor::elementAsDouble(int64_t i) const {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+bool sameStorage(DType a, DType b) {
+  auto signless = [](DType t) {
+    switch (t) {
+    case DType::U8: return DType::I8;
+    case DType::U16: return DType::I16;
+    case DType::U32: return DType::I32;
+    case DType::U64: return DType::I64;
+    default: return t;
+    }
+  };
+  return signless(a) == signless(b);
+}
+
 void Tensor::setElementFromDouble(int64_t i, double value) {
   if (!data_ || i < 0 || i >= numElements())
     return;

@@ -34,6 +34,10 @@ uint16_t floatToHalf(float value);
 float bfloat16ToFloat(uint16_t bits);
 uint16_t floatToBFloat16(float value);
 
+/// True when a buffer of `a` can be read as `b`: the same dtype, or integers of one width that
+/// differ only in signedness (compiled code is signless: an i8 memref carries ui8 data too).
+bool sameStorage(DType a, DType b);
+
 /// A dense row-major tensor in host memory, 64-byte aligned. Copies share the buffer (an
 /// immutable snapshot once a run has produced it); clone() makes a deep copy.
 /// A default-constructed Tensor holds no buffer: data() is null and numElements() is 0.

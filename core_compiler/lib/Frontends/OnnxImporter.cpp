@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/AsmState.h"
@@ -549,6 +551,7 @@ const ConverterMap &GraphImporter::getConverters() {
     registerIndexingOps(map);
     registerRecurrentOps(map);
     registerEinsumOps(map);
+    registerMathOps(map);
     registerScatterOps(map);
     return map;
   }();
@@ -871,6 +874,10 @@ FailureOr<double> NodeContext::constantScalarInput(unsigned i) {
   return static_cast<double>((*attr.getValues<APInt>().begin()).getSExtValue());
 }
 
+bool NodeContext::isUnsigned(StringRef name) const {
+  return unsignedBits(importer.onnxElementType(name.str())) != 0;
+}
+
 unsigned NodeContext::numOutputs() const { return node.output_size(); }
 bool NodeContext::hasOutput(unsigned i) const {
   return i < numOutputs() && !node.output(i).empty();
@@ -973,8 +980,8 @@ LogicalResult NodeContext::unsupportedAttr(StringRef attr,
 namespace loupe::frontends {
 
 void registerOnnxImporterDialects(MLIRContext &context) {
-  context.loadDialect<func::FuncDialect, tosa::TosaDialect,
-                      tensor::TensorDialect, arith::ArithDialect>();
+  context.loadDialect<func::FuncDialect, tosa::TosaDialect, tensor::TensorDialect,
+                      arith::ArithDialect, linalg::LinalgDialect, math::MathDialect>();
 }
 
 OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,

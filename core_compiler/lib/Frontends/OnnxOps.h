@@ -57,6 +57,10 @@ public:
   /// Input `i` as a scalar float; fails unless it is a one-element constant.
   mlir::FailureOr<double> constantScalarInput(unsigned i);
 
+  /// True when ONNX types tensor `name` (an input or output) as unsigned: it computes
+  /// zero-extended in the next wider signless type (uint8 in i16, ...; uint64 in i64).
+  bool isUnsigned(llvm::StringRef name) const;
+
   unsigned numOutputs() const;
   /// True when output `i` exists and is not an omitted optional output.
   bool hasOutput(unsigned i) const;
@@ -104,6 +108,7 @@ void registerTensorOps(ConverterMap &map);
 void registerIndexingOps(ConverterMap &map);
 void registerRecurrentOps(ConverterMap &map);
 void registerEinsumOps(ConverterMap &map);
+void registerMathOps(ConverterMap &map);
 void registerScatterOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
@@ -227,6 +232,22 @@ mlir::Value createReduce(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
 /// Mean over `axes` (each kept as a size-1 dim).
 mlir::Value createMean(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
                        llvm::ArrayRef<int64_t> axes);
+
+/// Elementwise op TOSA lacks, as one `linalg.generic` (OnnxOpsMath.cpp): operands broadcast
+/// numpy-style; `body` maps the operands' scalars to the result's. Null when the shapes do
+/// not broadcast.
+mlir::Value
+createElementwise(mlir::ImplicitLocOpBuilder &b, llvm::ArrayRef<mlir::Value> operands,
+                  mlir::Type resultElementType,
+                  llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                                 mlir::ValueRange)> body);
+/// Integer remainder of any width: truncated (C's %) or floored (the divisor's sign).
+mlir::Value createIntegerMod(mlir::ImplicitLocOpBuilder &b, mlir::Value lhs, mlir::Value rhs,
+                             bool floored);
+/// Integer base ** exponent: by squaring for an integer exponent (0 when it is negative), in
+/// double truncated back for a float one (numpy's int ** float, then the cast).
+mlir::Value createIntegerPow(mlir::ImplicitLocOpBuilder &b, mlir::Value base,
+                             mlir::Value exponent);
 
 /// Rank-changing helpers for channel-first data: NCHW <-> NHWC style perms.
 llvm::SmallVector<int64_t> channelsLastPerm(int64_t rank);

@@ -97,11 +97,12 @@ LogicalResult convertDiv(NodeContext &ctx) {
   });
 }
 
+/// Pow: float bases through tosa.pow, integer bases through createIntegerPow.
 LogicalResult convertPow(NodeContext &ctx) {
-  if (!isFloat(ctx.input(0)))
-    return ctx.fail("integer Pow is not supported");
-  return convertBinary(ctx, [](ImplicitLocOpBuilder &b, Value l, Value r) {
-    return createBinary<tosa::PowOp>(b, l, createCast(b, r, getElementType(l)));
+  return convertBinary(ctx, [](ImplicitLocOpBuilder &b, Value l, Value r) -> Value {
+    if (isFloat(l))
+      return createBinary<tosa::PowOp>(b, l, createCast(b, r, getElementType(l)));
+    return createIntegerPow(b, l, r);
   });
 }
 
@@ -339,8 +340,8 @@ LogicalResult convertRound(NodeContext &ctx) {
   return success();
 }
 
-/// Mod: a - trunc(a / b) * b (fmod=1), adjusted to the divisor's sign for
-/// integer mod (fmod=0). Integer division goes through i32 int_div.
+/// Mod: floats a - trunc(a / b) * b (fmod=1) or a - floor(a / b) * b (fmod=0); integers
+/// C's remainder (fmod=1) or floored to the divisor's sign (fmod=0), in any width.
 LogicalResult convertMod(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value lhs = ctx.input(0), rhs = ctx.input(1);
@@ -356,30 +357,10 @@ LogicalResult convertMod(NodeContext &ctx) {
                                    createUnary<tosa::FloorOp>(b, q))
                     : createUnary<tosa::FloorOp>(b, q);
   } else {
-    if (type.getIntOrFloatBitWidth() > 32)
-      return ctx.fail("64-bit integer Mod is not supported (TOSA int_div is "
-                      "32-bit only)");
-    Type i32 = b.getI32Type();
-    quotient = createCast(
-        b,
-        createBinary<tosa::IntDivOp>(b, createCast(b, lhs, i32),
-                                     createCast(b, rhs, i32)),
-        type);
+    ctx.setOutput(0, createIntegerMod(b, lhs, rhs, /*floored=*/!fmod));
+    return success();
   }
-  Value rem =
-      createBinary<tosa::SubOp>(b, lhs, createMul(b, quotient, rhs));
-  if (!fmod && !isa<FloatType>(type)) {
-    // Truncated remainder -> floored: add b when signs differ.
-    Value zero = scalarLike(b, rem, 0);
-    Value remNeg = createBinary<tosa::GreaterOp>(b, zero, rem, i1);
-    Value rhsNeg = createBinary<tosa::GreaterOp>(b, zero, rhs, i1);
-    Value nonZero = createUnary<tosa::LogicalNotOp>(
-        b, createBinary<tosa::EqualOp>(b, rem, zero, i1));
-    Value fix = createBinary<tosa::LogicalAndOp>(
-        b, nonZero, createBinary<tosa::LogicalXorOp>(b, remNeg, rhsNeg));
-    rem = createSelect(b, fix, createBinary<tosa::AddOp>(b, rem, rhs), rem);
-  }
-  ctx.setOutput(0, rem);
+  ctx.setOutput(0, createBinary<tosa::SubOp>(b, lhs, createMul(b, quotient, rhs)));
   return success();
 }
 

@@ -4,6 +4,8 @@
 #include "loupe/Commands.h"
 
 #include "loupe/Pipelines/Compiler.h"
+#include "loupe/ral/TensorIO.h"
+#include "loupe/sessions/Runner.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,7 +77,8 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
 }
 
 int compileCommand(int argc, char **argv, int first) {
-  std::set<std::string> valued = {"--target", "--gpu-arch", "--phase-to", "--dump-dir", "--emit", "-o"};
+  std::set<std::string> valued = {"--target", "--gpu-arch", "--phase-to", "--dump-dir", "--emit", "-o",
+                                  "--inputs"};
   valued.merge(backendFlagNames());
   CommandLine cl(valued, {});
   std::string error;
@@ -110,6 +113,15 @@ int compileCommand(int argc, char **argv, int first) {
   if (emit == "artifact" && options.phaseTo == "artifact")
     options.artifactPath = out.empty() ? fs::path(cl.positionals()[0]).stem().string() + ".so" : out;
   options.keepIrText = cl.has("--dump-dir") || emit != "artifact";
+  // The tensors a run will feed bind free dims and shape-tensor inputs, as in `loupe run`.
+  if (cl.has("--inputs")) {
+    auto inputs = ral::readTensorDir(cl.get("--inputs"), "input");
+    if (!inputs) {
+      std::fprintf(stderr, "loupe compile: %s\n", inputs.status().message().c_str());
+      return 2;
+    }
+    sessions::bindInputTensors(options, *inputs);
+  }
 
   CompileResult result = compileModel(cl.positionals()[0], options);
   if (cl.has("--dump-dir") && !writeDumpDir(result, cl.get("--dump-dir"), error)) {

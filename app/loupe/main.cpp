@@ -14,6 +14,7 @@ static const char *kUsage =
     "                [--emit mlir|llvm|ptx|artifact] [-o OUT]\n"
     "                [--backends B1,B2] [--override LOC=B,...] [--fusion on|off] [--cache on|off]\n"
     "                [--input-shape NAME=D0,D1,...]  (repeatable: binds symbolic input dims)\n"
+    "                [--inputs DIR]  (the run's tensors: bind free dims and shape-tensor inputs)\n"
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--seed S] [--rtol X] [--atol X]\n"
     "                     [--db DB] [--json] [--device cpu|cuda] [--gpu-arch sm_80|sm_90]\n"
     "                     [backend flags as compile]\n"

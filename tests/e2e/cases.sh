@@ -454,4 +454,43 @@ PY
     "$LOUPE" compile "$MODELS/mlp_tosa.mlir" --input-shape x=3,5
 }
 
+case_shape_tensor_inputs() {
+  # Pad's pads is a graph input: each value is its own specialized compile, and an artifact
+  # specialized to one value refuses another.
+  /usr/bin/python3 - "$WORK" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+work = sys.argv[1]
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+pads = helper.make_tensor_value_info("pads", TensorProto.INT64, [4])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["h", "w"])
+graph = helper.make_graph([helper.make_node("Pad", ["x", "pads"], ["y"], name="pad")], "pad",
+                          [x, pads], [y])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+          os.path.join(work, "pad.onnx"))
+data = np.arange(6, dtype=np.float32).reshape(2, 3)
+for name, p in [("d1", [0, 1, 0, 1]), ("d2", [1, 0, 1, 2])]:
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    p = np.array(p, dtype=np.int64)
+    out = np.pad(data, [(p[0], p[2]), (p[1], p[3])])
+    for i, t in enumerate([data, p]):
+        onnx.save_tensor(numpy_helper.from_array(t), os.path.join(d, "input_%d.pb" % i))
+    onnx.save_tensor(numpy_helper.from_array(out), os.path.join(d, "output_0.pb"))
+PY
+  for d in d1 d2; do
+    "$LOUPE" run "$WORK/pad.onnx" --inputs "$WORK/$d" --check "$WORK/$d" --reps 1 >/dev/null ||
+      fail "specialized run on $d"
+  done
+  "$LOUPE" compile "$WORK/pad.onnx" --inputs "$WORK/d1" --phase-to import --emit mlir 2>/dev/null |
+    grep -q "loupe.specialized = dense<\[0, 1, 0, 1\]>" || fail "no loupe.specialized in the IR"
+  "$LOUPE" compile "$WORK/pad.onnx" --inputs "$WORK/d1" -o "$WORK/pad.so" 2>/dev/null
+  expect_exit 2 "input 1 element 0 is 1, but the artifact was specialized to 0" \
+    "$LOUPE" run "$WORK/pad.so" --inputs "$WORK/d2" --reps 1
+  expect_exit 2 "input 'pads' must be a constant integer tensor" \
+    "$LOUPE" compile "$WORK/pad.onnx" -o "$WORK/x.so"
+}
+
 "case_$CASE"

@@ -841,7 +841,7 @@ static std::string importWithShapes(MLIRContext &ctx, const ModelBuilder &mb,
   return types;
 }
 
-TEST_F(OnnxImporterTest, InputBindingsBindSymbolicDimsEverywhere) {
+TEST_F(OnnxImporterTest, InputShapesBindSymbolicDimsEverywhere) {
   // x [N,3] and z [N,3] share 'N': binding it in x binds z; the output follows.
   ModelBuilder mb(13);
   mb.input("x", {-1, 3}).input("z", {-1, 3}).output("y", {-1, 3});
@@ -875,6 +875,55 @@ TEST_F(OnnxImporterTest, InputShapeErrorsNameTheInputAndDim) {
   EXPECT_EQ(error({{"x", {5, 3}}, {"z", {6, 3}}}),
             "test.onnx: graph input 'z': dim 0 ('N') is 6 in --input-shape, but another input "
             "binds 'N' to 5");
+}
+
+TEST_F(OnnxImporterTest, ShapeTensorInputsAreSpecializedToTheRunsValues) {
+  // Slice's starts/ends are graph inputs: with the run's values they become constants, the
+  // inputs stay in the signature marked with their value, and the slice is static.
+  ModelBuilder mb(13);
+  mb.input("x", {4, 6}).input("starts", {2}, kI64).input("ends", {2}, kI64);
+  mb.output("y", {-1, -1});
+  mb.node("Slice", {"x", "starts", "ends"}, {"y"});
+  auto bytes = [](std::vector<int64_t> v) {
+    return std::string(reinterpret_cast<const char *>(v.data()), v.size() * 8);
+  };
+  loupe::frontends::InputBindings inputs;
+  inputs.values = {std::string(4 * 6 * 4, '\0'), bytes({1, 2}), bytes({3, 5})};
+  std::string error;
+  auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error, inputs);
+  ASSERT_TRUE(module) << error;
+  func::FuncOp main = mainOf(*module);
+  EXPECT_EQ(main.getNumArguments(), 3u);
+  EXPECT_FALSE(main.getArgAttr(0, "loupe.specialized")); // data: never specialized
+  auto starts = main.getArgAttrOfType<DenseElementsAttr>(1, "loupe.specialized");
+  ASSERT_TRUE(starts);
+  EXPECT_EQ(llvm::to_vector(starts.getValues<int64_t>()), (SmallVector<int64_t>{1, 2}));
+  EXPECT_EQ(resultType(*module), "tensor<2x3xf32>");
+  expectLowers(*module);
+  // Without values the error names the input.
+  EXPECT_NE(importError(mb).find("input 'starts' must be a constant integer tensor"),
+            std::string::npos) << error;
+}
+
+TEST_F(OnnxImporterTest, UnsignedTensorsComputeWidenedAndWrap) {
+  // uint8 + uint8: the entry takes and returns i8 storage marked loupe.unsigned, computes in
+  // i16 zero-extended, and masks the sum back to [0, 255].
+  constexpr int32_t kU8 = onnx::TensorProto::UINT8;
+  ModelBuilder mb(14);
+  mb.input("a", {4}, kU8).input("b", {4}, kU8).output("y", {4}, kU8);
+  mb.node("Add", {"a", "b"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  func::FuncOp main = mainOf(*module);
+  EXPECT_TRUE(main.getArgAttr(0, "loupe.unsigned"));
+  EXPECT_TRUE(main.getResultAttr(0, "loupe.unsigned"));
+  EXPECT_EQ(resultType(*module), "tensor<4xi8>");
+  auto add = cast<tosa::AddOp>(firstOp(*module, "tosa.add"));
+  EXPECT_TRUE(cast<RankedTensorType>(add.getType()).getElementType().isInteger(16));
+  int masks = 0;
+  module->walk([&](tosa::BitwiseAndOp) { ++masks; });
+  EXPECT_EQ(masks, 3); // each input, and the sum
+  expectLowers(*module);
 }
 
 TEST_F(OnnxImporterTest, LargeInitializersBecomeResourceBlobs) {

@@ -39,6 +39,55 @@ class BertEncoder(torch.nn.Module):
         return self.encoder(x)
 
 
+class SpeechLstm(torch.nn.Module):
+    """An acoustic-model-style recurrent net: 2 stacked LSTM layers (80 log-mel features in,
+    hidden 256) over 50 frames, then per-frame logits over 32 symbols."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(80, 256, num_layers=2, batch_first=True)
+        self.head = torch.nn.Linear(256, 32)
+
+    def forward(self, x):
+        return self.head(self.lstm(x)[0])
+
+
+def fake_quant(x, scale, zero_point):
+    """uint8 QuantizeLinear then DequantizeLinear, as the ONNX export writes it."""
+    return torch.fake_quantize_per_tensor_affine(x, scale, zero_point, 0, 255)
+
+
+class QdqCnn(torch.nn.Module):
+    """An int8 QDQ CNN as quantization tools export one: uint8 activations per tensor and int8
+    weights per output channel (symmetric), each Conv and the classifier between
+    QuantizeLinear/DequantizeLinear pairs; the expected output is torch's fake-quantized
+    float computation."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = torch.nn.ModuleList([
+            torch.nn.Conv2d(3, 16, 3, stride=2, padding=1),
+            torch.nn.Conv2d(16, 32, 3, stride=2, padding=1),
+            torch.nn.Conv2d(32, 64, 3, stride=2, padding=1)])
+        self.fc = torch.nn.Linear(64, 10)
+
+    @staticmethod
+    def weight_qdq(w):
+        with torch.no_grad():
+            scales = w.abs().amax(dim=tuple(range(1, w.dim()))).clamp(min=1e-8) / 127
+        zero_points = torch.zeros(w.shape[0], dtype=torch.int32)
+        return torch.fake_quantize_per_channel_affine(w, scales, zero_points, 0, -128, 127)
+
+    def forward(self, x):
+        x = fake_quant(x, 2 / 255, 128)
+        for conv in self.convs:
+            x = torch.relu(torch.nn.functional.conv2d(x, self.weight_qdq(conv.weight),
+                                                      conv.bias, conv.stride, conv.padding))
+            x = fake_quant(x, 0.05, 0)
+        x = x.mean(dim=(2, 3))
+        return torch.nn.functional.linear(x, self.weight_qdq(self.fc.weight), self.fc.bias)
+
+
 def vision(name):
     return lambda: (getattr(torchvision.models, name)(weights=None),
                     (1, 3, 224, 224), None)
@@ -54,6 +103,8 @@ MODELS = {
     "bert_encoder": lambda: (BertEncoder(), (2, 16, 512),
                              {"input": {0: "batch", 1: "sequence"},
                               "output": {0: "batch", 1: "sequence"}}),
+    "lstm_speech": lambda: (SpeechLstm(), (1, 50, 80), None),
+    "qdq_cnn": lambda: (QdqCnn(), (1, 3, 64, 64), None),
 }
 
 

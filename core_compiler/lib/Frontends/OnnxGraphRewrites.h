@@ -45,6 +45,10 @@ int foldBatchNormIntoConv(onnx::GraphProto &graph);
 std::vector<std::string> specializeShapeTensorInputs(onnx::GraphProto &graph,
                                                      const std::vector<std::string> &values);
 
+/// Replaces ONNX 1.12 shape-inference functions known to be wrong (STFT-17, fixed upstream:
+/// OnnxStftInference.cpp) by the spec's; idempotent, call before the first inference.
+void fixOnnxShapeInference();
+
 } // namespace loupe::frontends::onnx_import
 
 #endif // LOUPE_FRONTENDS_ONNXGRAPHREWRITES_H

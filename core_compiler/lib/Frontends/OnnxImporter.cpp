@@ -4,6 +4,11 @@
 // the (topologically sorted) graph and hands each node to its converter
 // (OnnxOps*.cpp). This is the only TU that includes ONNX headers.
 //
+// Subgraphs (If branches, Loop and Scan bodies) are imported inline, once per use
+// (NodeContext::inlineGraphAttr): each is first specialized to the values it is given
+// (their static types; small integer constants, such as an unrolled Loop's iteration
+// number, as initializers) and shape-folded like the main graph.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loupe/Frontends/OnnxImporter.h"
@@ -457,7 +462,7 @@ public:
   GraphImporter(MLIRContext &ctx, std::string fileName,
                 const ShapeDataMap &shapeData,
                 const std::vector<std::string> &specialized)
-      : ctx(ctx), fileName(std::move(fileName)), shapeData(shapeData) {
+      : ctx(ctx), fileName(std::move(fileName)), shapeData(&shapeData) {
     for (const std::string &name : specialized)
       this->specialized.insert(name);
   }
@@ -474,10 +479,20 @@ public:
 
 private:
   friend class NodeContext;
+  class SubgraphScope;
+  struct Binding;
 
   void collectTypes(const onnx::GraphProto &graph);
+  RankedTensorType findStaticType(const std::string &name, std::string &why) const;
   FailureOr<RankedTensorType> getStaticType(const std::string &name,
                                             const Twine &what);
+  bool agreesWithInference(const std::string &name, RankedTensorType type) const;
+  FailureOr<SmallVector<Value>> inlineGraph(const onnx::GraphProto &graph,
+                                            ArrayRef<Value> inputs, std::string prefix,
+                                            OpBuilder &builder);
+  std::unique_ptr<onnx::ModelProto> specializeSubgraph(const onnx::GraphProto &graph,
+                                                       ArrayRef<Binding> bindings,
+                                                       ShapeDataMap &data) const;
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index,
                            OpBuilder &builder);
   LogicalResult checkOutput(const std::string &output, NodeContext &nodeCtx);
@@ -487,17 +502,26 @@ private:
   static std::string getNodeName(const onnx::NodeProto &node, int64_t index);
   static std::string getOpName(const onnx::NodeProto &node);
   static OpConverter getConverter(const onnx::NodeProto &node);
-  static const ConverterMap &getConverters();
 
   MLIRContext &ctx;
   std::string fileName;
-  const ShapeDataMap &shapeData;
+  /// The main graph's, or while a subgraph is imported, the one its specialization computed.
+  const ShapeDataMap *shapeData;
   llvm::StringSet<> specialized;
   std::string error;
   int64_t opset = 0;
+  const onnx::ModelProto *model = nullptr;
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TypeProto *> types;
+  /// Prepended to node names inside inlined subgraphs: "Loop_0/iter3/".
+  std::string scopePrefix;
+  /// Nodes imported from subgraphs so far, every unrolled iteration counted.
+  int64_t inlinedNodes = 0;
 };
+
+/// Most subgraph nodes one model may import, all If branches and unrolled Loop and Scan
+/// iterations together.
+constexpr int64_t kMaxInlinedNodes = 100000;
 
 std::string GraphImporter::getNodeName(const onnx::NodeProto &node,
                                        int64_t index) {
@@ -514,7 +538,7 @@ std::string GraphImporter::getOpName(const onnx::NodeProto &node) {
 OpConverter GraphImporter::getConverter(const onnx::NodeProto &node) {
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nullptr;
-  return getConverters().lookup(node.op_type());
+  return converters().lookup(node.op_type());
 }
 
 /// Reports the first unsupported node, listing the other unsupported op types.
@@ -536,26 +560,12 @@ LogicalResult GraphImporter::checkSupported(const onnx::GraphProto &graph) {
   std::string message = "unsupported ONNX op '" + getOpName(node) +
                         "' (node '" + getNodeName(node, first) + "', opset " +
                         std::to_string(opset) + ")";
+  if (std::string why = onnxOpSupport(node.op_type()).why; !why.empty() && !getConverter(node) &&
+      (node.domain().empty() || node.domain() == "ai.onnx"))
+    message += ": " + why;
   if (!others.empty())
     message += "; also unsupported: " + llvm::join(others, ", ");
   return report(message);
-}
-
-const ConverterMap &GraphImporter::getConverters() {
-  static const ConverterMap converters = [] {
-    ConverterMap map;
-    registerElementwiseOps(map);
-    registerNNOps(map);
-    registerNormalizationOps(map);
-    registerTensorOps(map);
-    registerIndexingOps(map);
-    registerRecurrentOps(map);
-    registerEinsumOps(map);
-    registerMathOps(map);
-    registerScatterOps(map);
-    return map;
-  }();
-  return converters;
 }
 
 /// Indexes the declared and inferred types of the graph's tensors.
@@ -568,36 +578,56 @@ void GraphImporter::collectTypes(const onnx::GraphProto &graph) {
     types[info.name()] = &info.type();
 }
 
-/// The static type ONNX knows for tensor `name`, or a failure naming it.
-FailureOr<RankedTensorType>
-GraphImporter::getStaticType(const std::string &name, const Twine &what) {
+/// The static type ONNX knows for tensor `name`; null, with `why` saying why not, when it
+/// knows none.
+RankedTensorType GraphImporter::findStaticType(const std::string &name,
+                                               std::string &why) const {
   auto it = types.find(name);
-  if (it == types.end() || !it->second->has_tensor_type())
-    return report(what + " '" + name + "' has no known tensor type");
+  if (it == types.end() || !it->second->has_tensor_type()) {
+    why = "has no known tensor type";
+    return nullptr;
+  }
   const auto &tensorType = it->second->tensor_type();
   Type elementType = convertElementType(tensorType.elem_type(), &ctx);
-  if (!elementType)
-    return report(what + " '" + name + "' has unsupported element type " +
-                  getElementTypeName(tensorType.elem_type()));
-  if (!tensorType.has_shape())
-    return report(what + " '" + name + "' has an unknown shape");
+  if (!elementType) {
+    why = std::string("has unsupported element type ") +
+          getElementTypeName(tensorType.elem_type());
+    return nullptr;
+  }
+  if (!tensorType.has_shape()) {
+    why = "has an unknown shape";
+    return nullptr;
+  }
   SmallVector<int64_t> shape;
   for (const auto &dim : tensorType.shape().dim()) {
-    if (!dim.has_dim_value())
-      return report(what + " '" + name + "' has a dynamic dimension" +
-                    (dim.has_dim_param() ? " '" + dim.dim_param() + "'"
-                                         : std::string()) +
-                    "; only static shapes are supported");
-    if (dim.dim_value() < 0)
-      return report(what + " '" + name + "' has a negative dimension");
+    if (!dim.has_dim_value()) {
+      why = "has a dynamic dimension" +
+            (dim.has_dim_param() ? " '" + dim.dim_param() + "'" : std::string()) +
+            "; only static shapes are supported";
+      return nullptr;
+    }
+    if (dim.dim_value() < 0) {
+      why = "has a negative dimension";
+      return nullptr;
+    }
     shape.push_back(dim.dim_value());
   }
   return RankedTensorType::get(shape, elementType);
 }
 
+/// The static type ONNX knows for tensor `name`, or a failure naming it.
+FailureOr<RankedTensorType>
+GraphImporter::getStaticType(const std::string &name, const Twine &what) {
+  std::string why;
+  RankedTensorType type = findStaticType(name, why);
+  if (!type)
+    return report(what + " '" + name + "' " + why);
+  return type;
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
                                         int64_t index, OpBuilder &builder) {
-  std::string name = getNodeName(node, index);
+  std::string name = scopePrefix + getNodeName(node, index);
   OpConverter converter = getConverter(node);
   if (!converter)
     return report("unsupported ONNX op '" + getOpName(node) + "' (node '" +
@@ -658,19 +688,7 @@ LogicalResult GraphImporter::checkOutput(const std::string &output,
       !valueIt->second.getDefiningOp<tosa::ConstOp>())
     return nodeCtx.fail("output '" + output +
                         "' is empty; zero-sized tensors are not supported");
-  auto typeIt = types.find(output);
-  if (typeIt == types.end() || !typeIt->second->has_tensor_type() ||
-      !typeIt->second->tensor_type().has_shape())
-    return success();
-  const auto &tensorType = typeIt->second->tensor_type();
-  bool matches = tensorType.shape().dim_size() == imported.getRank();
-  for (int d = 0; matches && d < imported.getRank(); ++d) {
-    const auto &dim = tensorType.shape().dim(d);
-    matches = !dim.has_dim_value() || dim.dim_value() == imported.getDimSize(d);
-  }
-  Type elementType = convertElementType(tensorType.elem_type(), &ctx);
-  matches &= !elementType || elementType == imported.getElementType();
-  if (matches)
+  if (agreesWithInference(output, imported))
     return success();
   std::string got;
   llvm::raw_string_ostream os(got);
@@ -679,7 +697,261 @@ LogicalResult GraphImporter::checkOutput(const std::string &output,
                       "' disagrees with ONNX shape inference");
 }
 
+/// Whether `type` agrees with the ONNX type `onnxType`: its element type, and its rank and
+/// dims where the shape is known (an unknown dim agrees with any).
+static bool agrees(const onnx::TypeProto &onnxType, RankedTensorType type) {
+  if (!onnxType.has_tensor_type())
+    return true;
+  const auto &tensorType = onnxType.tensor_type();
+  Type elementType = convertElementType(tensorType.elem_type(), type.getContext());
+  if (elementType && elementType != type.getElementType())
+    return false;
+  if (!tensorType.has_shape())
+    return true;
+  if (tensorType.shape().dim_size() != type.getRank())
+    return false;
+  for (int d = 0; d < type.getRank(); ++d) {
+    const auto &dim = tensorType.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(d))
+      return false;
+  }
+  return true;
+}
+
+/// Whether `type` agrees with what ONNX knows of tensor `name` (see `agrees`).
+bool GraphImporter::agreesWithInference(const std::string &name,
+                                        RankedTensorType type) const {
+  auto it = types.find(name);
+  return it == types.end() || agrees(*it->second, type);
+}
+
+//===----------------------------------------------------------------------===//
+// Subgraphs (If branches, Loop and Scan bodies)
+//===----------------------------------------------------------------------===//
+
+/// While a subgraph is imported, the tensors it defines shadow the outer scope's of the same
+/// name (ONNX's lexical scoping) and its nodes are named under `prefix`; destruction restores
+/// the outer scope, so that the next iteration of an unrolled body starts afresh.
+class GraphImporter::SubgraphScope {
+public:
+  SubgraphScope(GraphImporter &importer, const onnx::GraphProto &graph, std::string prefix,
+                const ShapeDataMap *shapeData)
+      : importer(importer), outerPrefix(std::move(importer.scopePrefix)),
+        outerShapeData(importer.shapeData) {
+    importer.scopePrefix = std::move(prefix);
+    importer.shapeData = shapeData;
+    for (const auto &info : graph.input())
+      save(info.name());
+    for (const auto &init : graph.initializer())
+      save(init.name());
+    for (const auto &node : graph.node())
+      for (const std::string &output : node.output())
+        save(output);
+    for (const auto &info : graph.value_info())
+      save(info.name());
+    for (const auto &info : graph.output())
+      save(info.name());
+  }
+  ~SubgraphScope() {
+    // Reverse order, so that the first save of a name (the outer entry) wins.
+    for (auto &[name, value, type] : llvm::reverse(saved)) {
+      if (value)
+        importer.values[name] = value;
+      else
+        importer.values.erase(name);
+      if (type)
+        importer.types[name] = type;
+      else
+        importer.types.erase(name);
+    }
+    importer.scopePrefix = std::move(outerPrefix);
+    importer.shapeData = outerShapeData;
+  }
+
+private:
+  void save(const std::string &name) {
+    if (!name.empty())
+      saved.emplace_back(name, importer.values.lookup(name), importer.types.lookup(name));
+  }
+
+  GraphImporter &importer;
+  std::string outerPrefix;
+  const ShapeDataMap *outerShapeData;
+  SmallVector<std::tuple<std::string, Value, const onnx::TypeProto *>> saved;
+};
+
+/// A value a subgraph sees under `name`: one of its inputs, or an outer tensor it reads.
+struct GraphImporter::Binding {
+  std::string name;
+  Value value;
+  int32_t onnxType; // the ONNX element type (uint8 for an i16 holding one, ...)
+};
+
+/// The ONNX element type of an MLIR element type; 0 (UNDEFINED) for others.
+static int32_t onnxElementTypeOf(Type type) {
+  if (type.isF32()) return onnx::TensorProto::FLOAT;
+  if (type.isF64()) return onnx::TensorProto::DOUBLE;
+  if (type.isF16()) return onnx::TensorProto::FLOAT16;
+  if (type.isBF16()) return onnx::TensorProto::BFLOAT16;
+  if (type.isInteger(1)) return onnx::TensorProto::BOOL;
+  if (type.isInteger(8)) return onnx::TensorProto::INT8;
+  if (type.isInteger(16)) return onnx::TensorProto::INT16;
+  if (type.isInteger(32)) return onnx::TensorProto::INT32;
+  if (type.isInteger(64)) return onnx::TensorProto::INT64;
+  return 0;
+}
+
+/// Adds to `reads` (once each, `seen` holding them) the tensors that `graph` (nested
+/// subgraphs included) reads but does not define; `defined` holds what the enclosing
+/// subgraphs of the same import define.
+static void collectOuterReads(const onnx::GraphProto &graph, llvm::StringSet<> defined,
+                              llvm::StringSet<> &seen, SmallVectorImpl<std::string> &reads) {
+  for (const auto &info : graph.input())
+    defined.insert(info.name());
+  for (const auto &init : graph.initializer())
+    defined.insert(init.name());
+  for (const auto &node : graph.node())
+    for (const std::string &output : node.output())
+      defined.insert(output);
+  for (const auto &node : graph.node()) {
+    for (const std::string &input : node.input())
+      if (!input.empty() && !defined.contains(input) && seen.insert(input).second)
+        reads.push_back(input);
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_g())
+        collectOuterReads(attr.g(), defined, seen, reads);
+      for (const auto &g : attr.graphs())
+        collectOuterReads(g, defined, seen, reads);
+    }
+  }
+  for (const auto &info : graph.output())
+    if (!defined.contains(info.name()) && seen.insert(info.name()).second)
+      reads.push_back(info.name());
+}
+
+/// A copy of subgraph `graph` as a model of its own, specialized to one inlining: every
+/// binding becomes a graph input of its value's static type, the small integer constants
+/// among them initializers too, and foldShapeComputations then evaluates what those
+/// determine (an unrolled Loop's Slice bounds from its iteration number, ...) and infers
+/// every shape, as it does for the main graph. Null when ONNX inference rejects the copy.
+std::unique_ptr<onnx::ModelProto>
+GraphImporter::specializeSubgraph(const onnx::GraphProto &graph, ArrayRef<Binding> bindings,
+                                  ShapeDataMap &data) const {
+  auto copy = std::make_unique<onnx::ModelProto>();
+  copy->set_ir_version(model->ir_version());
+  *copy->mutable_opset_import() = model->opset_import();
+  onnx::GraphProto &body = *copy->mutable_graph();
+  body = graph;
+  body.clear_input();
+  body.clear_value_info();
+  for (const Binding &binding : bindings) {
+    auto type = cast<RankedTensorType>(binding.value.getType());
+    auto *info = body.add_input();
+    info->set_name(binding.name);
+    auto *tensorType = info->mutable_type()->mutable_tensor_type();
+    tensorType->set_elem_type(binding.onnxType);
+    auto *shape = tensorType->mutable_shape();
+    for (int64_t d : type.getShape())
+      shape->add_dim()->set_dim_value(d);
+    DenseElementsAttr constant = getConstant(binding.value);
+    bool foldable = binding.onnxType == onnx::TensorProto::INT64 ||
+                    binding.onnxType == onnx::TensorProto::INT32 ||
+                    binding.onnxType == onnx::TensorProto::BOOL;
+    if (!constant || !foldable || constant.getNumElements() > 4096)
+      continue;
+    auto *init = body.add_initializer();
+    init->set_name(binding.name);
+    init->set_data_type(binding.onnxType);
+    for (int64_t d : type.getShape())
+      init->add_dims(d);
+    for (const APInt &v : constant.getValues<APInt>()) {
+      if (binding.onnxType == onnx::TensorProto::INT64)
+        init->add_int64_data(v.getSExtValue());
+      else
+        init->add_int32_data(binding.onnxType == onnx::TensorProto::BOOL ? !v.isZero()
+                                                                        : v.getSExtValue());
+    }
+  }
+  nameUnnamedNodes(body);
+  std::string error;
+  try {
+    if (!foldShapeComputations(*copy, data, error))
+      return nullptr;
+  } catch (const std::exception &) {
+    return nullptr;
+  }
+  return copy;
+}
+
+/// Imports `original` at the builder's insertion point with its inputs bound to `inputs`
+/// (as many), naming its nodes "<prefix><node>"; returns the values of its outputs. Nodes
+/// read the outer scope's tensors by name; nested subgraphs import through their own
+/// converters. The nodes imported are those of its specialization to these values
+/// (specializeSubgraph), or its own where ONNX inference rejects that.
+FailureOr<SmallVector<Value>> GraphImporter::inlineGraph(const onnx::GraphProto &original,
+                                                         ArrayRef<Value> inputs,
+                                                         std::string prefix,
+                                                         OpBuilder &builder) {
+  SmallVector<Binding> bindings;
+  for (auto [info, value] : llvm::zip(original.input(), inputs)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (!agrees(info.type(), type)) {
+      std::string got;
+      llvm::raw_string_ostream os(got);
+      os << type;
+      return report("subgraph input '" + prefix + info.name() + "' is given a " + got +
+                    ", which disagrees with its declared type");
+    }
+    int32_t declared = info.type().has_tensor_type() ? info.type().tensor_type().elem_type() : 0;
+    bindings.push_back({info.name(), value,
+                        declared ? declared : onnxElementTypeOf(type.getElementType())});
+  }
+  llvm::StringSet<> seen;
+  SmallVector<std::string> reads;
+  collectOuterReads(original, {}, seen, reads);
+  for (const std::string &name : reads)
+    if (Value value = values.lookup(name)) {
+      int32_t known = onnxElementType(name);
+      bindings.push_back({name, value, known ? known : onnxElementTypeOf(getElementType(value))});
+    }
+
+  ShapeDataMap data;
+  std::unique_ptr<onnx::ModelProto> specialized = specializeSubgraph(original, bindings, data);
+  const onnx::GraphProto &graph = specialized ? specialized->graph() : original;
+  SubgraphScope scope(*this, graph, std::move(prefix), specialized ? &data : shapeData);
+  collectTypes(graph);
+  llvm::StringSet<> bound;
+  for (const Binding &binding : bindings) {
+    values[binding.name] = binding.value;
+    bound.insert(binding.name);
+  }
+  for (const auto &init : graph.initializer()) {
+    if (bound.contains(init.name()))
+      continue;
+    std::string message;
+    auto attr = convertTensor(init, &ctx, message);
+    if (failed(attr))
+      return report("subgraph initializer " + message);
+    values[init.name()] = builder.create<tosa::ConstOp>(
+        NameLoc::get(StringAttr::get(&ctx, scopePrefix + init.name())), attr->getType(),
+        *attr);
+  }
+  for (int i = 0, e = graph.node_size(); i < e; ++i)
+    if (failed(importNode(graph.node(i), i, builder)))
+      return failure();
+  SmallVector<Value> results;
+  for (const auto &output : graph.output()) {
+    Value value = values.lookup(output.name());
+    if (!value)
+      return report("subgraph output '" + scopePrefix + output.name() +
+                    "' is never produced");
+    results.push_back(value);
+  }
+  return results;
+}
+
 OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
+  this->model = &model;
   for (const auto &opsetId : model.opset_import())
     if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
       opset = opsetId.version();
@@ -848,8 +1120,8 @@ FailureOr<SmallVector<int64_t>> NodeContext::constantIntsInput(unsigned i) {
   SmallVector<int64_t> result;
   if (!attr && hasInput(i)) {
     // Not a constant op, but maybe ONNX data propagation knows the values.
-    auto it = importer.shapeData.find(node.input(i));
-    if (it != importer.shapeData.end() &&
+    auto it = importer.shapeData->find(node.input(i));
+    if (it != importer.shapeData->end() &&
         llvm::all_of(it->second.dim(),
                      [](const auto &dim) { return dim.has_dim_value(); })) {
       for (const auto &dim : it->second.dim())
@@ -893,6 +1165,11 @@ FailureOr<RankedTensorType> NodeContext::outputType(unsigned i) {
   if (failed(type))
     return fail("needs a static shape for output '" + outputName(i) + "'");
   return type;
+}
+
+RankedTensorType NodeContext::knownOutputType(unsigned i) const {
+  std::string why;
+  return hasOutput(i) ? importer.findStaticType(node.output(i), why) : RankedTensorType();
 }
 
 void NodeContext::setOutput(unsigned i, Value value) {
@@ -961,6 +1238,27 @@ FailureOr<DenseElementsAttr> NodeContext::getTensor(StringRef attr) {
   return result;
 }
 
+FailureOr<SmallVector<Value>> NodeContext::inlineGraphAttr(StringRef attr,
+                                                           ArrayRef<Value> inputs,
+                                                           const Twine &scope) {
+  const auto *a = findAttr(node, attr);
+  if (!a || !a->has_g())
+    return fail("missing graph attribute '" + attr + "'");
+  const onnx::GraphProto &graph = a->g();
+  if (graph.input_size() != static_cast<int>(inputs.size()))
+    return fail("subgraph '" + attr + "' has " + Twine(graph.input_size()) + " inputs, " +
+                Twine(inputs.size()) + " given");
+  if (graph.sparse_initializer_size() > 0)
+    return fail("subgraph '" + attr + "' has sparse initializers, which are not supported");
+  // An empty body still costs a little (the unrolled values it passes on).
+  importer.inlinedNodes += std::max(graph.node_size(), 1);
+  if (importer.inlinedNodes > kMaxInlinedNodes)
+    return fail("unrolling would import more than " + Twine(kMaxInlinedNodes) +
+                " subgraph nodes (reached at " + scope + " of '" + attr + "', " +
+                Twine(graph.node_size()) + " nodes); the trip count is too large");
+  return importer.inlineGraph(graph, inputs, (name() + "/" + scope + "/").str(), b);
+}
+
 LogicalResult NodeContext::fail(const Twine &message) {
   return importer.report("node '" + name() + "' (" + opType() + ", opset " +
                          Twine(opset()) + "): " + message);
@@ -1014,6 +1312,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     }
   }
   try {
+    onnx_import::fixOnnxShapeInference();
     onnx::checker::check_model(model);
     std::string attrError;
     if (failed(onnx_import::checkAttributesForInference(model.graph(),

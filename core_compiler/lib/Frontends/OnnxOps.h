@@ -68,6 +68,8 @@ public:
   /// Static type ONNX shape inference gave output `i`; fails (reporting it)
   /// when the shape is unknown or dynamic.
   mlir::FailureOr<mlir::RankedTensorType> outputType(unsigned i);
+  /// The same static type, or null when ONNX knows none; reports nothing.
+  mlir::RankedTensorType knownOutputType(unsigned i) const;
   void setOutput(unsigned i, mlir::Value value);
 
   bool hasAttr(llvm::StringRef attr) const;
@@ -84,6 +86,16 @@ public:
   mlir::FailureOr<mlir::Type> getElementTypeAttr(llvm::StringRef attr);
   /// Tensor attribute (e.g. Constant's `value`); fails (reporting) if absent.
   mlir::FailureOr<mlir::DenseElementsAttr> getTensor(llvm::StringRef attr);
+  /// Imports the subgraph of GRAPH attribute `attr` (If's branches, Loop's and Scan's body)
+  /// at the builder's insertion point with the same converters, nested subgraphs included:
+  /// its inputs bound to `inputs` (as many, agreeing with their declared types), the outer
+  /// scope's tensors visible by name, each op located "<node>/<scope>/<inner node>" (e.g.
+  /// "Loop_0/iter3/Add_1"); it is specialized to those inputs and shape-folded first, as the
+  /// main graph is. Returns the values of its outputs; fails (reporting) when a node fails
+  /// or the model would import more than 100,000 subgraph nodes in all.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  inlineGraphAttr(llvm::StringRef attr, llvm::ArrayRef<mlir::Value> inputs,
+                  const llvm::Twine &scope);
 
   /// Reports "<file>: node '<name>' (<OpType>, opset <N>): <message>".
   mlir::LogicalResult fail(const llvm::Twine &message);
@@ -109,7 +121,13 @@ void registerIndexingOps(ConverterMap &map);
 void registerRecurrentOps(ConverterMap &map);
 void registerEinsumOps(ConverterMap &map);
 void registerMathOps(ConverterMap &map);
+void registerQuantizationOps(ConverterMap &map);
+void registerSamplingOps(ConverterMap &map);
+void registerSignalOps(ConverterMap &map);
+/// Every converter of the default domain (OnnxOpRegistry.cpp).
+const ConverterMap &converters();
 void registerScatterOps(ConverterMap &map);
+void registerControlFlowOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
 // TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.
@@ -150,6 +168,16 @@ mlir::Value createI32Const(mlir::ImplicitLocOpBuilder &b,
 /// broadcastable to `indices`).
 mlir::Value normalizeIndices(mlir::ImplicitLocOpBuilder &b, mlir::Value indices,
                              mlir::Value dimSize);
+/// Elements `indices` (constant, in range) along `axis` of `data`; the result
+/// has data's shape with dim `axis` resized to indices.size().
+mlir::Value gatherAlongAxis(mlir::ImplicitLocOpBuilder &b, mlir::Value data,
+                            int64_t axis, llvm::ArrayRef<int64_t> indices);
+/// Rows of `values` [1, rows, C] at i32 `rowIndices` (any shape, W elements);
+/// returns [W, C] reshaped to `resultShape`.
+mlir::Value gatherRows(mlir::ImplicitLocOpBuilder &b, mlir::Value values,
+                       mlir::Value rowIndices, llvm::ArrayRef<int64_t> resultShape);
+/// True when `n` fits i32 offsets (tosa.gather indices).
+bool fitsI32(int64_t n);
 mlir::Value createI64Const(mlir::ImplicitLocOpBuilder &b,
                            llvm::ArrayRef<int64_t> values,
                            llvm::ArrayRef<int64_t> shape);
@@ -232,6 +260,15 @@ mlir::Value createReduce(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
 /// Mean over `axes` (each kept as a size-1 dim).
 mlir::Value createMean(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
                        llvm::ArrayRef<int64_t> axes);
+
+/// numpy matmul of any ranks (1-D operands get a unit dim); the result has
+/// lhs's element type (OnnxOpsNN.cpp).
+mlir::FailureOr<mlir::Value> createMatMul(NodeContext &ctx, mlir::Value lhs,
+                                          mlir::Value rhs);
+/// ONNX Conv (its attributes read from `ctx`) of NC... `x` and [M, C/group,
+/// k...] `weight`, with an optional [M] `bias`, in x's element type.
+mlir::FailureOr<mlir::Value> createConv(NodeContext &ctx, mlir::Value x,
+                                        mlir::Value weight, mlir::Value bias);
 
 /// Elementwise op TOSA lacks, as one `linalg.generic` (OnnxOpsMath.cpp): operands broadcast
 /// numpy-style; `body` maps the operands' scalars to the result's. Null when the shapes do

@@ -17,38 +17,6 @@ using namespace mlir;
 namespace loupe::frontends::onnx_import {
 namespace {
 
-/// Elements `indices` (constant, in range) along `axis` of `data`; the result
-/// has data's shape with dim `axis` resized to indices.size().
-Value gatherAlongAxis(ImplicitLocOpBuilder &b, Value data, int64_t axis,
-                      ArrayRef<int64_t> indices) {
-  ArrayRef<int64_t> shape = getShape(data);
-  int64_t outer = getNumElements(shape.take_front(axis));
-  int64_t inner = getNumElements(shape.drop_front(axis + 1));
-  int64_t w = indices.size();
-  SmallVector<int32_t> idx(indices.begin(), indices.end());
-  Value idxConst = createTile(b, createI32Const(b, idx, {1, w}), {outer, 1});
-  Value gathered = b.create<tosa::GatherOp>(
-      getTensorType({outer, w, inner}, getElementType(data)),
-      createReshape(b, data, {outer, shape[axis], inner}), idxConst);
-  SmallVector<int64_t> outShape(shape);
-  outShape[axis] = w;
-  return createReshape(b, gathered, outShape);
-}
-
-/// Rows of `values` [1, rows, C] at i32 `rowIndices` (any shape, W elements);
-/// returns [W, C] reshaped to `resultShape`.
-Value gatherRows(ImplicitLocOpBuilder &b, Value values, Value rowIndices,
-                 ArrayRef<int64_t> resultShape) {
-  int64_t w = getNumElements(getShape(rowIndices));
-  int64_t c = getShape(values)[2];
-  Value gathered = b.create<tosa::GatherOp>(
-      getTensorType({1, w, c}, getElementType(values)), values,
-      createReshape(b, rowIndices, {1, w}));
-  return createReshape(b, gathered, resultShape);
-}
-
-bool fitsI32(int64_t n) { return n <= std::numeric_limits<int32_t>::max(); }
-
 //===----------------------------------------------------------------------===//
 // Gather family
 //===----------------------------------------------------------------------===//

@@ -4,7 +4,11 @@
 // ONNX is channels-first; TOSA convolutions and pools are channels-last, so
 // those ops transpose around the TOSA op (constant weights are transposed at
 // import). 1-D windows run as 2-D ones with a unit height; 3-D pools are
-// separable and run as two 2-D pools.
+// separable and run as two 2-D pools; 3-D ConvTranspose runs as the
+// equivalent tosa.conv3d. MaxPool's Indices output gathers every window and
+// takes its argmax (onnxruntime's pool_functors.h: first maximum, index flat
+// over [N, C, spatial...], storage_order 1 making the spatial part
+// column-major).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,13 +70,12 @@ LogicalResult convertGemm(NodeContext &ctx) {
   return success();
 }
 
+} // namespace
+
 /// numpy matmul: 1-D operands get a unit dim (dropped again), batch dims
 /// broadcast. When B has no real batch, A's batch folds into M.
-LogicalResult convertMatMul(NodeContext &ctx) {
+FailureOr<Value> createMatMul(NodeContext &ctx, Value lhs, Value rhs) {
   ImplicitLocOpBuilder &b = ctx.b;
-  Value lhs = ctx.input(0), rhs = ctx.input(1);
-  if (!isFloat(lhs))
-    return ctx.fail("only floating-point MatMul is supported");
   if (getShape(lhs).empty() || getShape(rhs).empty())
     return ctx.fail("operands must have rank >= 1");
   bool vecLhs = getShape(lhs).size() == 1, vecRhs = getShape(rhs).size() == 1;
@@ -120,7 +123,18 @@ LogicalResult convertMatMul(NodeContext &ctx) {
     shape.push_back(m);
   if (!vecRhs)
     shape.push_back(n);
-  ctx.setOutput(0, createReshape(b, product, shape));
+  return createReshape(b, product, shape);
+}
+
+namespace {
+
+LogicalResult convertMatMul(NodeContext &ctx) {
+  if (!isFloat(ctx.input(0)))
+    return ctx.fail("only floating-point MatMul is supported");
+  FailureOr<Value> product = createMatMul(ctx, ctx.input(0), ctx.input(1));
+  if (failed(product))
+    return failure();
+  ctx.setOutput(0, *product);
   return success();
 }
 
@@ -267,11 +281,12 @@ Value createConvGroup(ImplicitLocOpBuilder &b, Value x, Value weight,
                                   b.getDenseI64ArrayAttr(w.dilation));
 }
 
-LogicalResult convertConv(NodeContext &ctx) {
+} // namespace
+
+/// Conv's attributes (group, kernel_shape, strides, dilations, pads, auto_pad)
+/// applied to NC... `x` and [M, C/group, k...] `weight` with optional [M] `bias`.
+FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias) {
   ImplicitLocOpBuilder &b = ctx.b;
-  Value x = ctx.input(0), weight = ctx.input(1);
-  if (!isFloat(x))
-    return ctx.fail("only floating-point Conv is supported");
   ArrayRef<int64_t> xShape = getShape(x), wShape = getShape(weight);
   int64_t rank = xShape.size();
   if (rank < 3 || rank > 5 || static_cast<int64_t>(wShape.size()) != rank)
@@ -289,12 +304,10 @@ LogicalResult convertConv(NodeContext &ctx) {
     return failure();
   Window w = *window;
 
-  if (ctx.hasInput(2) &&
-      getShape(ctx.input(2)) != ArrayRef<int64_t>{outChannels})
+  if (bias && getShape(bias) != ArrayRef<int64_t>{outChannels})
     return ctx.fail("bias must be [" + Twine(outChannels) + "]");
-  Value bias = ctx.hasInput(2)
-                   ? ctx.input(2)
-                   : createSplat(b, getElementType(x), {outChannels}, 0);
+  if (!bias)
+    bias = createSplat(b, getElementType(x), {outChannels}, 0);
   bool is1D = rank == 3;
   if (is1D) {
     addUnitDim(b, x, w);
@@ -336,7 +349,19 @@ LogicalResult convertConv(NodeContext &ctx) {
   result = createTranspose(b, result, channelsFirstPerm(nd));
   if (is1D)
     result = createReshape(b, result, {xShape[0], outChannels, w.out[1]});
-  ctx.setOutput(0, result);
+  return result;
+}
+
+namespace {
+
+LogicalResult convertConv(NodeContext &ctx) {
+  if (!isFloat(ctx.input(0)))
+    return ctx.fail("only floating-point Conv is supported");
+  FailureOr<Value> result = createConv(ctx, ctx.input(0), ctx.input(1),
+                                       ctx.hasInput(2) ? ctx.input(2) : Value());
+  if (failed(result))
+    return failure();
+  ctx.setOutput(0, *result);
   return success();
 }
 
@@ -354,8 +379,55 @@ Value dilateAxis(ImplicitLocOpBuilder &b, Value w, int64_t axis,
                          (k - 1) * dilation + 1);
 }
 
-/// ConvTranspose (1-D/2-D) via tosa.transpose_conv2d, whose
-/// out_pad is the negated ONNX crop: OH = (IH-1)*s + top + bottom + KH.
+/// 3-D ConvTranspose (TOSA has no transpose_conv3d) as the equivalent
+/// tosa.conv3d: the input dilated by the stride and padded by k - 1 + outPad
+/// (cropped where negative), the kernel flipped with its channel dims swapped.
+/// `x` [N, C, D, H, W], `weight` [C, M/group, k...] (already dilated), `outPad`
+/// as tosa.transpose_conv2d's: out = (in-1)*stride + top + bottom + k.
+Value createConvTranspose3D(ImplicitLocOpBuilder &b, Value x, Value weight,
+                            Value bias, int64_t group, ArrayRef<int64_t> stride,
+                            ArrayRef<int64_t> outPad,
+                            ArrayRef<int64_t> outSpatial) {
+  x = createTranspose(b, x, channelsLastPerm(5));
+  ArrayRef<int64_t> k = getShape(weight).drop_front(2);
+  SmallVector<int64_t> pads(2, 0), start(5, 0);
+  for (int64_t i = 0; i < 3; ++i) {
+    if (stride[i] > 1)
+      x = dilateAxis(b, x, 1 + i, stride[i]);
+    int64_t lo = k[i] - 1 + outPad[2 * i], hi = k[i] - 1 + outPad[2 * i + 1];
+    pads.append({std::max<int64_t>(lo, 0), std::max<int64_t>(hi, 0)});
+    start[1 + i] = std::max<int64_t>(-lo, 0);
+  }
+  pads.append({0, 0});
+  x = createPad(b, x, pads, 0);
+  SmallVector<int64_t> size(getShape(x));
+  for (int64_t i = 0; i < 3; ++i)
+    size[1 + i] = outSpatial[i] + k[i] - 1;
+  x = createSlice(b, x, start, size);
+
+  Window w;
+  w.kernel.assign(k.begin(), k.end());
+  w.stride.assign(3, 1);
+  w.dilation.assign(3, 1);
+  w.lo.assign(3, 0);
+  w.hi.assign(3, 0);
+  w.out.assign(outSpatial.begin(), outSpatial.end());
+  int64_t cg = getShape(x)[4] / group, mg = getShape(weight)[1];
+  SmallVector<Value> parts;
+  for (int64_t g = 0; g < group; ++g) {
+    Value wg = createTranspose(b, createSliceAxis(b, weight, 0, g * cg, cg),
+                               {1, 0, 2, 3, 4});
+    for (int32_t axis = 2; axis < 5; ++axis)
+      wg = b.create<tosa::ReverseOp>(getType(wg), wg, b.getI32IntegerAttr(axis));
+    parts.push_back(createConvGroup(b, createSliceAxis(b, x, 4, g * cg, cg), wg,
+                                    createSliceAxis(b, bias, 0, g * mg, mg), w));
+  }
+  return createTranspose(b, createConcat(b, parts, 4), channelsFirstPerm(5));
+}
+
+/// ConvTranspose: 1-D/2-D via tosa.transpose_conv2d, whose out_pad is the
+/// negated ONNX crop: OH = (IH-1)*s + top + bottom + KH; 3-D via
+/// createConvTranspose3D with the same out_pad.
 LogicalResult convertConvTranspose(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0), weight = ctx.input(1);
@@ -363,8 +435,9 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
     return ctx.fail("only floating-point ConvTranspose is supported");
   ArrayRef<int64_t> xShape = getShape(x), wShape = getShape(weight);
   int64_t rank = xShape.size();
-  if ((rank != 3 && rank != 4) || static_cast<int64_t>(wShape.size()) != rank)
-    return ctx.fail("only 1-D and 2-D transposed convolutions are supported");
+  if (rank < 3 || rank > 5 || static_cast<int64_t>(wShape.size()) != rank)
+    return ctx.fail("only 1-D, 2-D and 3-D transposed convolutions are "
+                    "supported");
   int64_t group = ctx.getInt("group", 1);
   int64_t channels = xShape[1];
   if (group <= 0 || channels % group || wShape[0] != channels)
@@ -422,6 +495,17 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
     outPad.append({-lo, out - full + lo});
     outSpatial.push_back(out);
   }
+  if (ctx.hasInput(2) &&
+      getShape(ctx.input(2)) != ArrayRef<int64_t>{outChannels})
+    return ctx.fail("bias must be [" + Twine(outChannels) + "]");
+  Value bias = ctx.hasInput(2)
+                   ? ctx.input(2)
+                   : createSplat(b, getElementType(x), {outChannels}, 0);
+  if (spatial == 3) {
+    ctx.setOutput(0, createConvTranspose3D(b, x, weight, bias, group, stride,
+                                           outPad, outSpatial));
+    return success();
+  }
   if (spatial == 1) {
     x = createReshape(b, x, {xShape[0], channels, 1, xShape[2]});
     weight = createReshape(b, weight, {wShape[0], wShape[1], 1, wShape[2]});
@@ -429,12 +513,6 @@ LogicalResult convertConvTranspose(NodeContext &ctx) {
     stride.insert(stride.begin(), 1);
     outSpatial.insert(outSpatial.begin(), 1);
   }
-  if (ctx.hasInput(2) &&
-      getShape(ctx.input(2)) != ArrayRef<int64_t>{outChannels})
-    return ctx.fail("bias must be [" + Twine(outChannels) + "]");
-  Value bias = ctx.hasInput(2)
-                   ? ctx.input(2)
-                   : createSplat(b, getElementType(x), {outChannels}, 0);
   x = createTranspose(b, x, channelsLastPerm(4));
   int64_t cg = channels / group, mg = outChannels / group;
   SmallVector<Value> parts;
@@ -562,6 +640,85 @@ FailureOr<Value> createDilatedMaxPool(NodeContext &ctx, Value x,
   return x;
 }
 
+/// MaxPool with its Indices output, on channels-first `x` [N, C, spatial...]
+/// of any spatial rank: one gather of every window from the padded input as
+/// [N*C, O, K] (O outputs, K kernel taps), then reduce_max and argmax over
+/// the taps (argmax takes the first maximum, in row-major window order as
+/// onnxruntime). The index is flat over [N, C, spatial...], with the spatial
+/// part row-major (storage_order 0) or column-major (1), as i64.
+std::pair<Value, Value> createMaxPoolWithIndices(ImplicitLocOpBuilder &b,
+                                                 Value x, const Window &w,
+                                                 bool columnMajor) {
+  ArrayRef<int64_t> xShape = getShape(x);
+  size_t spatial = xShape.size() - 2;
+  ArrayRef<int64_t> in = xShape.drop_front(2);
+  SmallVector<int64_t> pads(4, 0), padded;
+  for (size_t i = 0; i < spatial; ++i) {
+    pads.append({w.lo[i], w.hi[i]});
+    padded.push_back(in[i] + w.lo[i] + w.hi[i]);
+  }
+  x = createPad(b, x, pads, lowestValue(getElementType(x)));
+  int64_t planes = xShape[0] * xShape[1], numOut = getNumElements(w.out);
+  int64_t taps = getNumElements(w.kernel), planeSize = getNumElements(in);
+
+  // Per (output, tap): the padded offset to read, and the ONNX index it is.
+  SmallVector<int64_t> paddedStrides = getStrides(padded);
+  SmallVector<int64_t> onnxStrides = getStrides(in);
+  if (columnMajor) {
+    int64_t stride = 1;
+    for (size_t i = 0; i < spatial; stride *= in[i], ++i)
+      onnxStrides[i] = stride;
+  }
+  SmallVector<int32_t> reads, onnxIndex;
+  SmallVector<int64_t> o(spatial, 0), k(spatial, 0);
+  auto next = [&](SmallVector<int64_t> &pos, ArrayRef<int64_t> limit) {
+    for (int64_t d = spatial - 1; d >= 0 && ++pos[d] == limit[d]; --d)
+      pos[d] = 0;
+  };
+  for (int64_t i = 0; i < numOut; ++i, next(o, w.out)) {
+    for (int64_t t = 0; t < taps; ++t, next(k, w.kernel)) {
+      int64_t read = 0, index = 0;
+      for (size_t d = 0; d < spatial; ++d) {
+        int64_t p = o[d] * w.stride[d] + k[d] * w.dilation[d];
+        read += p * paddedStrides[d];
+        // A padded position (never the maximum) maps to the nearest real one.
+        index += std::clamp<int64_t>(p - w.lo[d], 0, in[d] - 1) * onnxStrides[d];
+      }
+      reads.push_back(read);
+      onnxIndex.push_back(index);
+    }
+  }
+  Type elementType = getElementType(x);
+  Value windows = b.create<tosa::GatherOp>(
+      getTensorType({planes, numOut * taps, 1}, elementType),
+      createReshape(b, x, {planes, getNumElements(padded), 1}),
+      createTile(b, createI32Const(b, reads, {1, numOut * taps}), {planes, 1}));
+  windows = createReshape(b, windows, {planes, numOut, taps});
+  Value values = createReduce<tosa::ReduceMaxOp>(b, windows, 2);
+  Value argmax = b.create<tosa::ArgMaxOp>(
+      getTensorType({planes, numOut}, b.getI32Type()), windows,
+      b.getI32IntegerAttr(2));
+  // Row o * taps + argmax of the index table.
+  SmallVector<int32_t> rowBase;
+  for (int64_t i = 0; i < numOut; ++i)
+    rowBase.push_back(i * taps);
+  Value row = createBinary<tosa::AddOp>(b, argmax,
+                                        createI32Const(b, rowBase, {1, numOut}));
+  Value table = createI32Const(b, onnxIndex, {1, numOut * taps, 1});
+  Value index = b.create<tosa::GatherOp>(
+      getTensorType({1, planes * numOut, 1}, b.getI32Type()), table,
+      createReshape(b, row, {1, planes * numOut}));
+  SmallVector<int64_t> planeBase;
+  for (int64_t p = 0; p < planes; ++p)
+    planeBase.push_back(p * planeSize);
+  index = createBinary<tosa::AddOp>(
+      b, createCast(b, createReshape(b, index, {planes, numOut}), b.getI64Type()),
+      createI64Const(b, planeBase, {planes, 1}));
+  SmallVector<int64_t> outShape(xShape.take_front(2));
+  llvm::append_range(outShape, w.out);
+  return {createReshape(b, values, outShape), createReshape(b, index, outShape)};
+}
+
 LogicalResult convertPool(NodeContext &ctx, bool isMax) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0);
@@ -572,17 +729,23 @@ LogicalResult convertPool(NodeContext &ctx, bool isMax) {
   Type elementType = getElementType(x);
   if (!isMax && !(elementType.isF32() || elementType.isF16()))
     return ctx.fail("AveragePool supports only f32 and f16");
-  if (!isa<FloatType>(elementType) && !elementType.isInteger(8))
-    return ctx.fail("MaxPool supports floats and i8 only");
-  if (isMax && ctx.hasOutput(1))
-    return ctx.fail("the Indices output is not supported");
-  if (ctx.getInt("storage_order", 0))
-    return ctx.unsupportedAttr("storage_order", "1");
+  // tosa.max_pool2d takes any number type; uint8 arrives as i16.
+  if (elementType.isInteger(1))
+    return ctx.fail("MaxPool does not take booleans");
   auto window = getWindow(ctx, xShape.drop_front(2), ctx.getInts("kernel_shape"),
                           ctx.getInt("ceil_mode", 0));
   if (failed(window))
     return failure();
   Window w = *window;
+  if (isMax && ctx.hasOutput(1)) {
+    int64_t storageOrder = ctx.getInt("storage_order", 0);
+    if (storageOrder != 0 && storageOrder != 1)
+      return ctx.unsupportedAttr("storage_order", Twine(storageOrder));
+    auto [values, indices] = createMaxPoolWithIndices(b, x, w, storageOrder);
+    ctx.setOutput(0, values);
+    ctx.setOutput(1, indices);
+    return success();
+  }
   if (llvm::any_of(w.dilation, [](int64_t d) { return d != 1; })) {
     if (!isMax)
       return ctx.unsupportedAttr("dilations", "other than 1");

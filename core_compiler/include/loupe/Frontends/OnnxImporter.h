@@ -75,6 +75,15 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(const std::string &bytes,
                                                   const InputBindings &inputs = {},
                                                   std::vector<InputDeclaration> *declared = nullptr);
 
+/// How Loupe handles an op of ONNX's default domain (docs/onnx-coverage.md is generated from
+/// this).
+struct OnnxOpSupport {
+  bool converted = false;   ///< A converter imports it.
+  bool outOfScope = false;  ///< Not converted on purpose (strings, sequences, random ops).
+  std::string why;          ///< Why it is not converted, when known.
+};
+OnnxOpSupport onnxOpSupport(const std::string &opType);
+
 /// Loads every dialect the importer emits (func, tosa, tensor, arith) into `context`.
 void registerOnnxImporterDialects(mlir::MLIRContext &context);
 

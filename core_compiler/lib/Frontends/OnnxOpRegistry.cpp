@@ -1,0 +1,80 @@
+//===- OnnxOpRegistry.cpp - The ONNX ops Loupe converts, and those out of scope -----===//
+//
+// One place for which ONNX op becomes what: the converter of each op of the default domain
+// (OnnxOps*.cpp) and, for the ops Loupe does not convert on purpose, why. The importer asks
+// it for converters and for the reason in its error; docs/onnx-coverage.md is generated from
+// it (tests/unit/frontends/OnnxCoverageTest.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "OnnxOps.h"
+#include "loupe/Frontends/OnnxImporter.h"
+
+namespace loupe::frontends {
+namespace onnx_import {
+
+const ConverterMap &converters() {
+  static const ConverterMap map = [] {
+    ConverterMap m;
+    registerElementwiseOps(m);
+    registerMathOps(m);
+    registerNNOps(m);
+    registerNormalizationOps(m);
+    registerTensorOps(m);
+    registerIndexingOps(m);
+    registerRecurrentOps(m);
+    registerEinsumOps(m);
+    registerScatterOps(m);
+    registerSamplingOps(m);
+    registerSignalOps(m);
+    registerQuantizationOps(m);
+    registerControlFlowOps(m);
+    return m;
+  }();
+  return map;
+}
+
+} // namespace onnx_import
+
+namespace {
+struct Gap {
+  const char *why;
+  bool inScope; ///< False: out of scope on purpose (issue #14); true: still to do.
+};
+constexpr Gap kStrings{"strings: no string tensors in compiled code", false};
+constexpr Gap kSequences{"sequences and optionals: no sequence values in compiled code", false};
+constexpr Gap kRandom{"random numbers: results cannot be checked against a reference", false};
+constexpr Gap kDataDependent{
+    "its output shape depends on input values: needs dynamic shapes", true};
+
+/// The ops of the default domain Loupe does not convert, and why.
+const llvm::StringMap<Gap> &gaps() {
+  static const llvm::StringMap<Gap> table = {
+      {"StringNormalizer", kStrings}, {"TfIdfVectorizer", kStrings},
+      {"SequenceAt", kSequences}, {"SequenceConstruct", kSequences},
+      {"SequenceEmpty", kSequences}, {"SequenceErase", kSequences},
+      {"SequenceInsert", kSequences}, {"SequenceLength", kSequences},
+      {"SequenceMap", kSequences}, {"SplitToSequence", kSequences},
+      {"ConcatFromSequence", kSequences}, {"Optional", kSequences},
+      {"OptionalGetElement", kSequences}, {"OptionalHasElement", kSequences},
+      {"Bernoulli", kRandom}, {"Multinomial", kRandom}, {"RandomNormal", kRandom},
+      {"RandomNormalLike", kRandom}, {"RandomUniform", kRandom},
+      {"RandomUniformLike", kRandom},
+      {"NonZero", kDataDependent}, {"Unique", kDataDependent},
+      {"NonMaxSuppression", kDataDependent},
+  };
+  return table;
+}
+} // namespace
+
+OnnxOpSupport onnxOpSupport(const std::string &opType) {
+  OnnxOpSupport support;
+  support.converted = onnx_import::converters().count(opType) > 0;
+  if (!support.converted)
+    if (auto it = gaps().find(opType); it != gaps().end()) {
+      support.why = it->second.why;
+      support.outOfScope = !it->second.inScope;
+    }
+  return support;
+}
+
+} // namespace loupe::frontends

@@ -1,0 +1,309 @@
+//===- OnnxQuantizationTest.cpp - Quantization ops import -----------------===//
+//
+// Builds small ModelProtos in C++ (so this file needs -frtti for the ONNX
+// headers), imports them and checks the TOSA the converters of
+// OnnxOpsQuantization.cpp produce: result types, the ops used (i32 matmuls,
+// f64 convolutions), errors, and that the upstream TOSA -> linalg pipeline
+// lowers it. The numbers are checked by the ONNX node tests (conformance).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FrontendTestUtils.h"
+#include "loupe/Frontends/OnnxImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+using namespace mlir;
+using loupe::frontends::importOnnxBytes;
+using loupe::test::countOps;
+
+namespace {
+
+constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
+constexpr int32_t kI32 = onnx::TensorProto::INT32;
+constexpr int32_t kI8 = onnx::TensorProto::INT8;
+constexpr int32_t kU8 = onnx::TensorProto::UINT8;
+
+/// Assembles a single-graph ModelProto (as in OnnxImporterTest.cpp).
+class ModelBuilder {
+public:
+  explicit ModelBuilder(int64_t opset) {
+    model.set_ir_version(8);
+    model.set_producer_name("loupe-test");
+    auto *opsetId = model.add_opset_import();
+    opsetId->set_domain("");
+    opsetId->set_version(opset);
+    model.mutable_graph()->set_name("test_graph");
+  }
+
+  ModelBuilder &input(const std::string &name,
+                      std::initializer_list<int64_t> shape,
+                      int32_t elemType = kF32) {
+    setType(model.mutable_graph()->add_input(), name, elemType, shape);
+    return *this;
+  }
+  ModelBuilder &output(const std::string &name,
+                       std::initializer_list<int64_t> shape,
+                       int32_t elemType = kF32) {
+    setType(model.mutable_graph()->add_output(), name, elemType, shape);
+    return *this;
+  }
+  onnx::NodeProto &node(const std::string &opType,
+                        std::initializer_list<std::string> inputs,
+                        std::initializer_list<std::string> outputs) {
+    auto *n = model.mutable_graph()->add_node();
+    n->set_op_type(opType);
+    for (const auto &i : inputs)
+      n->add_input(i);
+    for (const auto &o : outputs)
+      n->add_output(o);
+    return *n;
+  }
+  std::string bytes() const { return model.SerializeAsString(); }
+
+private:
+  static void setType(onnx::ValueInfoProto *info, const std::string &name,
+                      int32_t elemType, std::initializer_list<int64_t> shape) {
+    info->set_name(name);
+    auto *tensorType = info->mutable_type()->mutable_tensor_type();
+    tensorType->set_elem_type(elemType);
+    auto *tensorShape = tensorType->mutable_shape(); // present even for scalars
+    for (int64_t d : shape)
+      tensorShape->add_dim()->set_dim_value(d);
+  }
+
+  onnx::ModelProto model;
+};
+
+void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void setInts(onnx::NodeProto &n, const std::string &name,
+             std::initializer_list<int64_t> v) {
+  auto *a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v)
+    a->add_ints(x);
+}
+
+class OnnxQuantizationTest : public ::testing::Test {
+protected:
+  OnnxQuantizationTest() {
+    loupe::frontends::registerOnnxImporterDialects(ctx);
+  }
+
+  /// Imports `mb`; on failure records the error and returns null.
+  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
+    std::string error;
+    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
+    EXPECT_TRUE(module) << error;
+    return module;
+  }
+
+  /// Imports `mb` expecting failure; returns the error.
+  std::string importError(const ModelBuilder &mb) {
+    std::string error;
+    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
+    EXPECT_FALSE(module);
+    return error;
+  }
+
+  /// Result `i` of @main as text, e.g. "tensor<2x3xf32>" (unsigned results
+  /// are returned in their N-bit storage: uint8 as i8).
+  std::string resultType(ModuleOp module, unsigned i = 0) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << module.lookupSymbol<func::FuncOp>("main").getFunctionType().getResult(i);
+    return text;
+  }
+
+  /// The operand and result types of the first op named `name`, e.g.
+  /// "(tensor<1x4x3xi32>, tensor<1x3x2xi32>) -> tensor<1x4x2xi32>".
+  std::string opTypes(ModuleOp module, llvm::StringRef name) {
+    std::string text;
+    module.walk([&](Operation *op) {
+      if (!text.empty() || op->getName().getStringRef() != name)
+        return;
+      llvm::raw_string_ostream os(text);
+      os << "(";
+      llvm::interleaveComma(op->getOperandTypes(), os);
+      os << ") -> ";
+      llvm::interleaveComma(op->getResultTypes(), os);
+    });
+    return text;
+  }
+
+  void expectLowers(ModuleOp module) {
+    std::string diagnostics;
+    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
+        << diagnostics << "\n" << loupe::test::printWithLocs(module);
+  }
+
+  MLIRContext ctx;
+};
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxQuantizationTest, QuantizeLinearPerAxisAndDefaultZeroPoint) {
+  // int8 along axis 0 from the zero point's type; uint8 without a zero point.
+  ModelBuilder mb(13);
+  mb.input("x", {3, 4}).input("s", {3}).input("zp", {3}, kI8)
+      .input("t", {}).output("q", {3, 4}, kI8).output("u", {3, 4}, kU8);
+  setInt(mb.node("QuantizeLinear", {"x", "s", "zp"}, {"q"}), "axis", 0);
+  mb.node("QuantizeLinear", {"x", "t"}, {"u"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<3x4xi8>");
+  EXPECT_EQ(resultType(*module, 1), "tensor<3x4xi8>");
+  // Division, round-half-to-even and saturation: one generic each.
+  EXPECT_EQ(countOps(*module, "linalg.generic"), 2);
+  std::string text = loupe::test::printWithLocs(*module);
+  EXPECT_NE(text.find("math.roundeven"), std::string::npos);
+  EXPECT_NE(text.find("arith.divf"), std::string::npos);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxQuantizationTest, DequantizeLinearInt32AndPerAxisUint8) {
+  ModelBuilder mb(13);
+  mb.input("a", {5}, kI32).input("s", {}).input("b", {2, 3, 4}, kU8)
+      .input("bs", {4}).input("bz", {4}, kU8)
+      .output("ya", {5}).output("yb", {2, 3, 4});
+  mb.node("DequantizeLinear", {"a", "s"}, {"ya"});
+  setInt(mb.node("DequantizeLinear", {"b", "bs", "bz"}, {"yb"}), "axis", -1);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<5xf32>");
+  EXPECT_EQ(resultType(*module, 1), "tensor<2x3x4xf32>");
+  EXPECT_EQ(countOps(*module, "linalg.generic"), 2);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxQuantizationTest, DynamicQuantizeLinearHasThreeOutputs) {
+  ModelBuilder mb(11);
+  mb.input("x", {2, 3}).output("y", {2, 3}, kU8).output("ys", {})
+      .output("yz", {}, kU8);
+  mb.node("DynamicQuantizeLinear", {"x"}, {"y", "ys", "yz"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module, 0), "tensor<2x3xi8>");
+  EXPECT_EQ(resultType(*module, 1), "tensor<f32>");
+  EXPECT_EQ(resultType(*module, 2), "tensor<i8>");
+  EXPECT_EQ(countOps(*module, "tosa.reduce_min"), 1);
+  EXPECT_EQ(countOps(*module, "tosa.reduce_max"), 1);
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulInteger, QLinearMatMul
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxQuantizationTest, MatMulIntegerIsAnI32MatMul) {
+  // Per-row zero point of A, per-column one of B, batch of A folded into M.
+  ModelBuilder mb(10);
+  mb.input("a", {2, 4, 3}, kI8).input("b", {3, 5}, kU8)
+      .input("za", {4}, kI8).input("zb", {5}, kU8).output("y", {2, 4, 5}, kI32);
+  mb.node("MatMulInteger", {"a", "b", "za", "zb"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<2x4x5xi32>");
+  EXPECT_EQ(opTypes(*module, "tosa.matmul"),
+            "(tensor<1x8x3xi32>, tensor<1x3x5xi32>) -> tensor<1x8x5xi32>");
+  EXPECT_EQ(countOps(*module, "tosa.sub"), 2);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxQuantizationTest, QLinearMatMulRequantizesTheI32Product) {
+  ModelBuilder mb(10);
+  mb.input("a", {2, 4}, kU8).input("as", {}).input("az", {}, kU8)
+      .input("b", {4, 3}, kU8).input("bs", {3}).input("bz", {}, kU8)
+      .input("ys", {}).input("yz", {}, kI8).output("y", {2, 3}, kI8);
+  mb.node("QLinearMatMul", {"a", "as", "az", "b", "bs", "bz", "ys", "yz"},
+          {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<2x3xi8>");
+  EXPECT_EQ(opTypes(*module, "tosa.matmul"),
+            "(tensor<1x2x4xi32>, tensor<1x4x3xi32>) -> tensor<1x2x3xi32>");
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// ConvInteger, QLinearConv
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxQuantizationTest, ConvIntegerIsAnExactF64Conv) {
+  // Two groups, per-output-channel weight zero points, strides and pads.
+  ModelBuilder mb(10);
+  mb.input("x", {1, 4, 7, 6}, kU8).input("w", {6, 2, 3, 2}, kI8)
+      .input("zx", {}, kU8).input("zw", {6}, kI8)
+      .output("y", {1, 6, 4, 6}, kI32);
+  auto &conv = mb.node("ConvInteger", {"x", "w", "zx", "zw"}, {"y"});
+  setInt(conv, "group", 2);
+  setInts(conv, "strides", {2, 1});
+  setInts(conv, "pads", {1, 0, 1, 1});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<1x6x4x6xi32>");
+  EXPECT_EQ(countOps(*module, "tosa.conv2d"), 2);
+  EXPECT_EQ(opTypes(*module, "tosa.conv2d"),
+            "(tensor<1x7x6x2xf64>, tensor<3x3x2x2xf64>, tensor<3xf64>) -> "
+            "tensor<1x4x6x3xf64>");
+  expectLowers(*module);
+}
+
+TEST_F(OnnxQuantizationTest, QLinearConvDepthwiseWithBias) {
+  ModelBuilder mb(10);
+  mb.input("x", {1, 3, 6, 6}, kU8).input("xs", {}).input("xz", {}, kU8)
+      .input("w", {3, 1, 3, 3}, kI8).input("ws", {3}).input("wz", {3}, kI8)
+      .input("ys", {}).input("yz", {}, kU8).input("B", {3}, kI32)
+      .output("y", {1, 3, 6, 6}, kU8);
+  auto &conv = mb.node(
+      "QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "B"}, {"y"});
+  setInt(conv, "group", 3);
+  setInts(conv, "pads", {1, 1, 1, 1});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<1x3x6x6xi8>");
+  EXPECT_EQ(countOps(*module, "tosa.depthwise_conv2d"), 1);
+  EXPECT_EQ(countOps(*module, "tosa.conv2d"), 0);
+  expectLowers(*module);
+}
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+TEST_F(OnnxQuantizationTest, ScaleOfTheWrongLengthIsAnError) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3}).input("s", {2}).output("y", {2, 3}, kU8);
+  mb.node("QuantizeLinear", {"x", "s"}, {"y"});
+  std::string message = importError(mb);
+  EXPECT_NE(message.find("input 's' must hold one value or be a 1-D tensor "
+                         "of 3 values along axis 1"),
+            std::string::npos)
+      << message;
+}
+
+TEST_F(OnnxQuantizationTest, MatMulIntegerRejectsWideInputs) {
+  ModelBuilder mb(10);
+  mb.input("a", {2, 3}, kI32).input("b", {3, 2}, kI8).output("y", {2, 2}, kI32);
+  mb.node("MatMulInteger", {"a", "b"}, {"y"});
+  std::string message = importError(mb);
+  EXPECT_NE(message.find("input 'a' must be int8 or uint8"), std::string::npos)
+      << message;
+}
+
+} // namespace

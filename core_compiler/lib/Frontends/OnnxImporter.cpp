@@ -535,10 +535,10 @@ std::string GraphImporter::getOpName(const onnx::NodeProto &node) {
   return defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
 }
 
+/// Converters of the default domain are registered by op type, the others as
+/// "domain.OpType" (getOpName).
 OpConverter GraphImporter::getConverter(const onnx::NodeProto &node) {
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    return nullptr;
-  return converters().lookup(node.op_type());
+  return converters().lookup(getOpName(node));
 }
 
 /// Reports the first unsupported node, listing the other unsupported op types.
@@ -560,8 +560,7 @@ LogicalResult GraphImporter::checkSupported(const onnx::GraphProto &graph) {
   std::string message = "unsupported ONNX op '" + getOpName(node) +
                         "' (node '" + getNodeName(node, first) + "', opset " +
                         std::to_string(opset) + ")";
-  if (std::string why = onnxOpSupport(node.op_type()).why; !why.empty() && !getConverter(node) &&
-      (node.domain().empty() || node.domain() == "ai.onnx"))
+  if (std::string why = onnxOpSupport(getOpName(node)).why; !why.empty())
     message += ": " + why;
   if (!others.empty())
     message += "; also unsupported: " + llvm::join(others, ", ");
@@ -955,11 +954,14 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
   for (const auto &opsetId : model.opset_import())
     if (opsetId.domain().empty() || opsetId.domain() == "ai.onnx")
       opset = opsetId.version();
-  if (opset == 0) {
+  const onnx::GraphProto &graph = model.graph();
+  bool usesDefaultDomain = llvm::any_of(graph.node(), [](const onnx::NodeProto &node) {
+    return node.domain().empty() || node.domain() == "ai.onnx";
+  });
+  if (opset == 0 && usesDefaultDomain) {
     (void)report("model imports no version of the default ONNX opset");
     return nullptr;
   }
-  const onnx::GraphProto &graph = model.graph();
   if (graph.sparse_initializer_size() > 0) {
     (void)report("sparse initializers are not supported");
     return nullptr;

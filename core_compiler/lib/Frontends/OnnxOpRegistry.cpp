@@ -43,10 +43,11 @@ struct Gap {
 constexpr Gap kStrings{"strings: no string tensors in compiled code", false};
 constexpr Gap kSequences{"sequences and optionals: no sequence values in compiled code", false};
 constexpr Gap kRandom{"random numbers: results cannot be checked against a reference", false};
+constexpr Gap kGradient{"automatic differentiation is a training feature", false};
 constexpr Gap kDataDependent{
     "its output shape depends on input values: needs dynamic shapes", true};
 
-/// The ops of the default domain Loupe does not convert, and why.
+/// The ops Loupe does not convert, and why (other domains as "domain.OpType").
 const llvm::StringMap<Gap> &gaps() {
   static const llvm::StringMap<Gap> table = {
       {"StringNormalizer", kStrings}, {"TfIdfVectorizer", kStrings},
@@ -61,6 +62,7 @@ const llvm::StringMap<Gap> &gaps() {
       {"RandomUniformLike", kRandom},
       {"NonZero", kDataDependent}, {"Unique", kDataDependent},
       {"NonMaxSuppression", kDataDependent},
+      {"ai.onnx.preview.training.Gradient", kGradient},
   };
   return table;
 }

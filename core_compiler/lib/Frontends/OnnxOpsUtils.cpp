@@ -212,9 +212,44 @@ Value createPad(ImplicitLocOpBuilder &b, Value value, ArrayRef<int64_t> pads,
                                padding, padConst);
 }
 
+/// A small constant cast the way tosa.cast computes (floats to integers round to nearest
+/// even, to bool as != 0; integers sign-extend or truncate); null when it does not apply.
+static DenseElementsAttr foldCast(DenseElementsAttr attr, Type to) {
+  constexpr int64_t kMaxFoldedElements = 4096;
+  Type from = attr.getElementType();
+  if (attr.getNumElements() > kMaxFoldedElements || !from.isIntOrFloat() || !to.isIntOrFloat())
+    return nullptr;
+  auto type = attr.getType().clone(to);
+  auto toAttr = [&](double v, const APInt *exact) -> Attribute {
+    if (auto f = dyn_cast<FloatType>(to))
+      return FloatAttr::get(f, v);
+    unsigned width = to.getIntOrFloatBitWidth();
+    if (width == 1)
+      return IntegerAttr::get(to, v != 0);
+    if (exact)
+      return IntegerAttr::get(to, exact->sextOrTrunc(width));
+    return IntegerAttr::get(to, static_cast<int64_t>(std::nearbyint(v)));
+  };
+  SmallVector<Attribute> values;
+  if (isa<FloatType>(from)) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      values.push_back(toAttr(v.convertToDouble(), nullptr));
+  } else {
+    bool isBool = from.isInteger(1);
+    for (const APInt &v : attr.getValues<APInt>()) {
+      APInt wide = isBool ? v.zext(64) : v.sext(64);
+      values.push_back(toAttr(static_cast<double>(wide.getSExtValue()), &wide));
+    }
+  }
+  return DenseElementsAttr::get(type, values);
+}
+
 Value createCast(ImplicitLocOpBuilder &b, Value value, Type elementType) {
   if (getElementType(value) == elementType)
     return value;
+  if (DenseElementsAttr attr = getConstant(value))
+    if (DenseElementsAttr folded = foldCast(attr, elementType))
+      return createConst(b, folded);
   return b.create<tosa::CastOp>(getTensorType(getShape(value), elementType),
                                 value);
 }

@@ -7,10 +7,12 @@
 // initializer of the same name (so ONNX shape inference and every converter see a constant),
 // the input stays in the signature, and the artifact checks each call feeds that value
 // (TensorRT builds engines for shape-tensor values the same way, with a profile per value).
+// What computes such an operand through shape arithmetic (Cast, Add, Concat, ...) counts too.
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxGraphRewrites.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -78,6 +80,18 @@ std::vector<std::string> specializeShapeTensorInputs(onnx::GraphProto &graph,
       if (slot < node.input_size() && !node.input(slot).empty())
         readAsShape.insert(node.input(slot));
   }
+  // What computes a shape tensor is read as one too (Range(0, Cast(size), 1) in an expanded
+  // window function): walk the nodes backwards through shape arithmetic.
+  static const llvm::StringSet<> kShapeArithmetic = {
+      "Cast", "Identity", "Squeeze", "Unsqueeze", "Reshape", "Concat", "Add", "Sub",
+      "Mul",  "Div",      "Neg",     "Ceil",      "Floor",   "Max",    "Min"};
+  for (auto node = graph.node().rbegin(); node != graph.node().rend(); ++node)
+    if ((node->domain().empty() || node->domain() == "ai.onnx") &&
+        kShapeArithmetic.contains(node->op_type()) &&
+        llvm::any_of(node->output(), [&](const std::string &o) { return readAsShape.contains(o); }))
+      for (const std::string &input : node->input())
+        if (!input.empty())
+          readAsShape.insert(input);
   std::vector<std::string> specialized;
   size_t position = 0;
   for (const auto &input : graph.input()) {

@@ -496,6 +496,11 @@ private:
   LogicalResult importNode(const onnx::NodeProto &node, int64_t index,
                            OpBuilder &builder);
   LogicalResult checkOutput(const std::string &output, NodeContext &nodeCtx);
+  bool isDefined(const std::string &name) const {
+    return values.count(name) || sequences.count(name);
+  }
+  LogicalResult foldEmptyOutputs(const onnx::NodeProto &node, ImplicitLocOpBuilder &b);
+  LogicalResult checkTensorType(const onnx::ValueInfoProto &info, const Twine &what);
   LogicalResult checkSupported(const onnx::GraphProto &graph);
   int32_t onnxElementType(const std::string &name) const;
   void wrapUnsigned(const std::string &name, ImplicitLocOpBuilder &b);
@@ -512,6 +517,8 @@ private:
   int64_t opset = 0;
   const onnx::ModelProto *model = nullptr;
   llvm::StringMap<Value> values;
+  /// ONNX sequences, as the lists of tensors they hold (their length is known at import).
+  llvm::StringMap<SmallVector<Value>> sequences;
   llvm::StringMap<const onnx::TypeProto *> types;
   /// Prepended to node names inside inlined subgraphs: "Loop_0/iter3/".
   std::string scopePrefix;
@@ -632,7 +639,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
     return report("unsupported ONNX op '" + getOpName(node) + "' (node '" +
                   name + "', opset " + Twine(opset) + ")");
   for (const std::string &input : node.input())
-    if (!input.empty() && !values.count(input))
+    if (!input.empty() && !isDefined(input))
       return report("node '" + name + "' uses undefined tensor '" + input +
                     "'");
 
@@ -753,11 +760,15 @@ public:
   }
   ~SubgraphScope() {
     // Reverse order, so that the first save of a name (the outer entry) wins.
-    for (auto &[name, value, type] : llvm::reverse(saved)) {
+    for (auto &[name, value, sequence, type] : llvm::reverse(saved)) {
       if (value)
         importer.values[name] = value;
       else
         importer.values.erase(name);
+      if (sequence)
+        importer.sequences[name] = *sequence;
+      else
+        importer.sequences.erase(name);
       if (type)
         importer.types[name] = type;
       else
@@ -769,14 +780,21 @@ public:
 
 private:
   void save(const std::string &name) {
-    if (!name.empty())
-      saved.emplace_back(name, importer.values.lookup(name), importer.types.lookup(name));
+    if (name.empty())
+      return;
+    std::optional<SmallVector<Value>> sequence;
+    if (auto it = importer.sequences.find(name); it != importer.sequences.end())
+      sequence = it->second;
+    saved.emplace_back(name, importer.values.lookup(name), std::move(sequence),
+                       importer.types.lookup(name));
   }
 
   GraphImporter &importer;
   std::string outerPrefix;
   const ShapeDataMap *outerShapeData;
-  SmallVector<std::tuple<std::string, Value, const onnx::TypeProto *>> saved;
+  SmallVector<std::tuple<std::string, Value, std::optional<SmallVector<Value>>,
+                         const onnx::TypeProto *>>
+      saved;
 };
 
 /// A value a subgraph sees under `name`: one of its inputs, or an outer tensor it reads.

@@ -13,8 +13,11 @@
 //   func.func(tosa-optional-decompositions), canonicalize, func.func(tosa-infer-shapes,
 //   tosa-make-broadcastable, tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith,
 //   tosa-to-tensor), canonicalize
-// Element types: f32, f64, f16, bf16, i64, i32, i16, i8, bool (unsigned types are rejected).
-// Inputs read as shape tensors are specialized to the run's values (OnnxShapeTensorInputs.cpp).
+// Element types: f32, f64, f16, bf16, i64, i32, i16, i8, bool; unsigned types compute
+// zero-extended in the next wider signless type, the entry keeping their N-bit storage
+// (`loupe.unsigned`). Inputs read as shape tensors are specialized to the run's values
+// (OnnxShapeTensorInputs.cpp). Ops TOSA lacks are `linalg.generic`s (OnnxOpsMath.cpp);
+// RNN/GRU/LSTM and If/Loop/Scan are unrolled. docs/onnx-coverage.md lists every op.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_FRONTENDS_ONNXIMPORTER_H

@@ -9,6 +9,12 @@
 // (their static types; small integer constants, such as an unrolled Loop's iteration
 // number, as initializers) and shape-folded like the main graph.
 //
+// ONNX sequences inside a graph are lists of imported tensors whose length is known at import
+// (NodeContext::sequenceInput); graph inputs and outputs must be tensors. An empty tensor (a
+// zero dim) has no elements, so its value is known: every one, graph inputs included, becomes
+// an empty `tosa.const` its consumers fold, and a node whose outputs ONNX infers all empty is
+// not converted at all.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loupe/Frontends/OnnxImporter.h"
@@ -26,7 +32,10 @@
 #include <cstring>
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
@@ -315,6 +324,31 @@ static void moveWeightsToResources(func::FuncOp func) {
   });
 }
 
+/// Fails, naming the first, when a graph input or output is not a tensor (a sequence, an
+/// optional, ...): the artifact ABI passes tensors only. Sequences inside the graph are lists
+/// of tensors known at import (OnnxOpsSequence.cpp).
+static LogicalResult checkTensorSignature(const onnx::GraphProto &graph, std::string &error) {
+  auto check = [&](const onnx::ValueInfoProto &info, const char *what) {
+    const onnx::TypeProto &type = info.type();
+    const char *kind = type.has_sequence_type()        ? "a sequence"
+                       : type.has_optional_type()      ? "an optional"
+                       : type.has_map_type()           ? "a map"
+                       : type.has_sparse_tensor_type() ? "a sparse tensor"
+                                                       : nullptr;
+    if (kind)
+      error = std::string(what) + " '" + info.name() + "' is " + kind +
+              ": the artifact ABI passes tensors only";
+    return kind == nullptr;
+  };
+  for (const auto &input : graph.input())
+    if (!check(input, "graph input"))
+      return failure();
+  for (const auto &output : graph.output())
+    if (!check(output, "graph output"))
+      return failure();
+  return success();
+}
+
 /// A dim as the model declares it: its value, its dim_param, or "?".
 static std::string dimText(const onnx::TensorShapeProto_Dimension &dim) {
   return dim.has_dim_value() ? std::to_string(dim.dim_value())
@@ -499,8 +533,10 @@ private:
   bool isDefined(const std::string &name) const {
     return values.count(name) || sequences.count(name);
   }
-  LogicalResult foldEmptyOutputs(const onnx::NodeProto &node, ImplicitLocOpBuilder &b);
-  LogicalResult checkTensorType(const onnx::ValueInfoProto &info, const Twine &what);
+  bool allOutputsKnownEmpty(const onnx::NodeProto &node) const;
+  void foldEmptyOutputs(const onnx::NodeProto &node, ImplicitLocOpBuilder &b);
+  void eraseDeadProducers(ArrayRef<Value> dead);
+
   LogicalResult checkSupported(const onnx::GraphProto &graph);
   int32_t onnxElementType(const std::string &name) const;
   void wrapUnsigned(const std::string &name, ImplicitLocOpBuilder &b);
@@ -645,9 +681,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
 
   ImplicitLocOpBuilder b(NameLoc::get(StringAttr::get(&ctx, name)), builder);
   NodeContext nodeCtx(*this, node, name, b);
-  if (failed(converter(nodeCtx)))
+  if (!allOutputsKnownEmpty(node) && failed(converter(nodeCtx)))
     return report("node '" + name + "' (" + node.op_type() + ", opset " +
                   Twine(opset) + "): conversion failed");
+  foldEmptyOutputs(node, b);
   for (int i = 0, e = node.output_size(); i < e; ++i)
     if (!node.output(i).empty() &&
         failed(checkOutput(node.output(i), nodeCtx)))
@@ -680,20 +717,95 @@ void GraphImporter::wrapUnsigned(const std::string &name, ImplicitLocOpBuilder &
   it->second = createBinary<tosa::BitwiseAndOp>(b, value, mask);
 }
 
-/// Every output must be produced, non-empty unless constant, and agree with
-/// the type ONNX shape inference gave it (where it knows one).
+//===----------------------------------------------------------------------===//
+// Zero-size tensors
+//===----------------------------------------------------------------------===//
+
+/// An empty tensor has no elements, so its value is known: `tosa.const` of its type.
+static Value createEmptyConst(OpBuilder &builder, Location loc, RankedTensorType type) {
+  return builder.create<tosa::ConstOp>(loc, type,
+                                       DenseElementsAttr::get(type, ArrayRef<Attribute>{}));
+}
+
+/// Whether ONNX shape inference gives every output of `node` a static type with no elements:
+/// then their values are known and the converter need not run (nor handle empty shapes).
+bool GraphImporter::allOutputsKnownEmpty(const onnx::NodeProto &node) const {
+  bool any = false;
+  for (const std::string &output : node.output()) {
+    if (output.empty())
+      continue;
+    std::string why;
+    RankedTensorType type = findStaticType(output, why);
+    if (!type || type.getNumElements() != 0)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// Replaces every empty output of `node` (all of them when allOutputsKnownEmpty) by an empty
+/// constant, so that its consumers fold, and erases the ops that computed it, which TOSA's
+/// lowering need not see.
+void GraphImporter::foldEmptyOutputs(const onnx::NodeProto &node, ImplicitLocOpBuilder &b) {
+  bool known = allOutputsKnownEmpty(node);
+  SmallVector<Value> replaced;
+  auto fold = [&](Value &value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getNumElements() != 0 || getConstant(value))
+      return;
+    replaced.push_back(value);
+    value = createEmptyConst(b, b.getLoc(), type);
+  };
+  for (const std::string &output : node.output()) {
+    std::string why;
+    if (output.empty())
+      continue;
+    if (known) // the converter did not run
+      values[output] = createEmptyConst(b, b.getLoc(), findStaticType(output, why));
+    else if (auto it = sequences.find(output); it != sequences.end())
+      llvm::for_each(it->second, fold);
+    else if (auto it = values.find(output); it != values.end() && it->second)
+      fold(it->second);
+  }
+  eraseDeadProducers(replaced);
+}
+
+/// Erases the ops that computed `dead` (values no longer used) and, transitively, their
+/// operands' producers that become unused, stopping at any value the graph still names.
+void GraphImporter::eraseDeadProducers(ArrayRef<Value> dead) {
+  if (dead.empty())
+    return;
+  llvm::DenseSet<Value> named;
+  for (const auto &entry : values)
+    named.insert(entry.second);
+  for (const auto &entry : sequences)
+    named.insert(entry.second.begin(), entry.second.end());
+  llvm::SetVector<Operation *> worklist;
+  for (Value value : dead)
+    if (Operation *op = value.getDefiningOp())
+      worklist.insert(op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!isOpTriviallyDead(op) ||
+        llvm::any_of(op->getResults(), [&](Value r) { return named.contains(r); }))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.insert(producer);
+    op->erase();
+  }
+}
+
+/// Every output must be produced and agree with the type ONNX shape inference gave it
+/// (where it knows one); a sequence, with its list of tensors.
 LogicalResult GraphImporter::checkOutput(const std::string &output,
                                          NodeContext &nodeCtx) {
+  if (sequences.count(output))
+    return success();
   auto valueIt = values.find(output);
-  if (valueIt == values.end())
+  if (valueIt == values.end() || !valueIt->second)
     return nodeCtx.fail("output '" + output + "' is not supported");
   auto imported = cast<RankedTensorType>(valueIt->second.getType());
-  // Empty constants (e.g. an omitted Resize roi) are harmless; computed empty
-  // tensors are not representable in TOSA.
-  if (imported.getNumElements() == 0 &&
-      !valueIt->second.getDefiningOp<tosa::ConstOp>())
-    return nodeCtx.fail("output '" + output +
-                        "' is empty; zero-sized tensors are not supported");
   if (agreesWithInference(output, imported))
     return success();
   std::string got;
@@ -940,6 +1052,7 @@ FailureOr<SmallVector<Value>> GraphImporter::inlineGraph(const onnx::GraphProto 
   llvm::StringSet<> bound;
   for (const Binding &binding : bindings) {
     values[binding.name] = binding.value;
+    sequences.erase(binding.name);
     bound.insert(binding.name);
   }
   for (const auto &init : graph.initializer()) {
@@ -1009,11 +1122,6 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
     auto type = getStaticType(input.name(), "graph input");
     if (failed(type))
       return nullptr;
-    if (type->getNumElements() == 0 && !specialized.contains(input.name())) {
-      (void)report("graph input '" + input.name() +
-                   "' is empty; zero-sized tensors are not supported");
-      return nullptr;
-    }
     args.push_back(&input);
     Type storage = unsignedStorageType(onnxElementType(input.name()), &ctx);
     argTypes.push_back(storage ? type->clone(storage) : *type);
@@ -1028,12 +1136,16 @@ OwningOpRef<ModuleOp> GraphImporter::import(const onnx::ModelProto &model) {
        llvm::enumerate(entry->getArguments(), argLocs, args)) {
     arg.setLoc(loc);
     values[info->name()] = arg;
-    if (unsignedBits(onnxElementType(info->name()))) {
-      // Zero-extended into the computing type (a sign-extending cast, then the mask).
+    auto computeType = cast<RankedTensorType>(*getStaticType(info->name(), "graph input"));
+    if (unsignedBits(onnxElementType(info->name())))
       func.setArgAttr(index, "loupe.unsigned", builder.getUnitAttr());
+    if (computeType.getNumElements() == 0) {
+      // Nothing to read: the argument stays in the signature, its (empty) value is known.
+      values[info->name()] = createEmptyConst(builder, loc, computeType);
+    } else if (unsignedBits(onnxElementType(info->name()))) {
+      // Zero-extended into the computing type (a sign-extending cast, then the mask).
       ImplicitLocOpBuilder b(loc, builder);
-      auto wide = cast<RankedTensorType>(*getStaticType(info->name(), "graph input"));
-      values[info->name()] = createCast(b, arg, wide.getElementType());
+      values[info->name()] = createCast(b, arg, computeType.getElementType());
       wrapUnsigned(info->name(), b);
     }
   }
@@ -1193,8 +1305,27 @@ RankedTensorType NodeContext::knownOutputType(unsigned i) const {
 }
 
 void NodeContext::setOutput(unsigned i, Value value) {
-  if (hasOutput(i))
-    importer.values[node.output(i)] = value;
+  if (!hasOutput(i))
+    return;
+  importer.values[node.output(i)] = value;
+  importer.sequences.erase(node.output(i)); // it shadows an outer scope's sequence
+}
+
+bool NodeContext::isSequenceInput(unsigned i) const {
+  return hasInput(i) && importer.sequences.count(node.input(i));
+}
+
+FailureOr<SmallVector<Value>> NodeContext::sequenceInput(unsigned i) {
+  if (!isSequenceInput(i))
+    return fail("input '" + inputName(i) + "' must be a sequence");
+  return importer.sequences.lookup(node.input(i));
+}
+
+void NodeContext::setSequenceOutput(unsigned i, ArrayRef<Value> values) {
+  if (!hasOutput(i))
+    return;
+  importer.sequences[node.output(i)] = SmallVector<Value>(values);
+  importer.values.erase(node.output(i)); // it shadows an outer scope's tensor
 }
 
 static const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
@@ -1340,7 +1471,8 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
       error = name + ": invalid ONNX model: " + attrError;
       return nullptr;
     }
-    if (failed(onnx_import::bindInputShapes(*model.mutable_graph(), inputs, attrError))) {
+    if (failed(onnx_import::checkTensorSignature(model.graph(), attrError)) ||
+        failed(onnx_import::bindInputShapes(*model.mutable_graph(), inputs, attrError))) {
       error = name + ": " + attrError;
       return nullptr;
     }

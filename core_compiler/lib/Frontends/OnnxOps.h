@@ -72,6 +72,14 @@ public:
   mlir::RankedTensorType knownOutputType(unsigned i) const;
   void setOutput(unsigned i, mlir::Value value);
 
+  /// ONNX sequences are lists of tensors known at import (their length is static): a
+  /// sequence input has no `input(i)` value but its list. True when input `i` is one.
+  bool isSequenceInput(unsigned i) const;
+  /// The tensors of sequence input `i`, in order; fails (reporting) unless it is a sequence.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>> sequenceInput(unsigned i);
+  /// Makes output `i` the sequence of `values` (possibly none).
+  void setSequenceOutput(unsigned i, llvm::ArrayRef<mlir::Value> values);
+
   bool hasAttr(llvm::StringRef attr) const;
   int64_t getInt(llvm::StringRef attr, int64_t defaultValue) const;
   float getFloat(llvm::StringRef attr, float defaultValue) const;
@@ -124,10 +132,14 @@ void registerMathOps(ConverterMap &map);
 void registerQuantizationOps(ConverterMap &map);
 void registerSamplingOps(ConverterMap &map);
 void registerSignalOps(ConverterMap &map);
+void registerTrainingOps(ConverterMap &map);
 /// Every converter of the default domain (OnnxOpRegistry.cpp).
 const ConverterMap &converters();
 void registerScatterOps(ConverterMap &map);
 void registerControlFlowOps(ConverterMap &map);
+/// Sequence ops (OnnxOpsSequence.cpp); after registerTensorOps, whose Identity it extends to
+/// sequences.
+void registerSequenceOps(ConverterMap &map);
 
 //===----------------------------------------------------------------------===//
 // TOSA building helpers (OnnxOpsUtils.cpp). All take static ranked tensors.

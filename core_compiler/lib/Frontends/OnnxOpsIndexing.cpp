@@ -304,20 +304,30 @@ LogicalResult convertCumSum(NodeContext &ctx) {
 struct Taps {
   SmallVector<int64_t> index;
   SmallVector<double> weight;
+  /// tf_crop_and_resize mapped the position outside the input: it takes
+  /// extrapolation_value.
+  bool outside = false;
 };
 
 /// Per output position of one axis, the taps the ONNX reference resize uses:
 /// the `n` inputs nearest to the mapped coordinate (edge-clamped), weighted
-/// by the nearest/linear/cubic coefficients.
+/// by the nearest/linear/cubic coefficients. [roiStart, roiEnd] is the axis's
+/// crop box, normalized (tf_crop_and_resize only).
 FailureOr<SmallVector<Taps>>
 computeTaps(NodeContext &ctx, int64_t in, int64_t out, double scale,
             StringRef mode, StringRef transform, StringRef nearestMode,
-            double cubicA, bool excludeOutside) {
+            double cubicA, bool excludeOutside, double roiStart, double roiEnd) {
   SmallVector<Taps> result;
   for (int64_t o = 0; o < out; ++o) {
     double x;
     double outWidth = scale * in;
-    if (transform == "half_pixel")
+    bool outside = false;
+    if (transform == "tf_crop_and_resize") {
+      x = (outWidth == 1 ? (roiEnd - roiStart) * (in - 1) / 2
+                         : o * (roiEnd - roiStart) * (in - 1) / (outWidth - 1)) +
+          roiStart * (in - 1);
+      outside = x < 0 || x > in - 1;
+    } else if (transform == "half_pixel")
       x = (o + 0.5) / scale - 0.5;
     else if (transform == "pytorch_half_pixel")
       x = outWidth == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
@@ -365,6 +375,7 @@ computeTaps(NodeContext &ctx, int64_t in, int64_t out, double scale,
     int64_t n = coeffs.size();
     int64_t first = static_cast<int64_t>(left) - (n / 2 - 1);
     Taps taps;
+    taps.outside = outside;
     if (mode == "nearest") {
       // A single tap: the chosen neighbour.
       int64_t idx = first + (coeffs[1] == 1.0);
@@ -422,7 +433,10 @@ Value resizeAxis(ImplicitLocOpBuilder &b, Value x, int64_t axis,
 }
 
 /// Resize (opset 10+) and Upsample: separable, axis by axis. Scales must be
-/// constant; sizes may also come from the inferred output shape.
+/// constant; sizes may also come from the inferred output shape. For
+/// tf_crop_and_resize the roi ([starts..., ends...], normalized) must be
+/// constant; an output position outside the input on any axis takes
+/// extrapolation_value, as in the ONNX reference.
 LogicalResult convertResize(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0);
@@ -478,18 +492,51 @@ LogicalResult convertResize(NodeContext &ctx) {
   if (mode != "nearest" && !isa<FloatType>(getElementType(x)))
     return ctx.fail("linear and cubic modes need a floating-point input");
 
+  // The crop box: roi holds [start_0, ..., start_{r-1}, end_0, ..., end_{r-1}].
+  SmallVector<double> roi;
+  bool crop = transform == "tf_crop_and_resize";
+  if (crop) {
+    DenseElementsAttr attr = ctx.hasInput(1) ? ctx.constantInput(1) : nullptr;
+    if (!attr || !isa<FloatType>(attr.getElementType()) ||
+        attr.getNumElements() != 2 * rank)
+      return ctx.fail("tf_crop_and_resize needs a constant float roi of " +
+                      Twine(2 * rank) + " values");
+    for (const APFloat &v : attr.getValues<APFloat>())
+      roi.push_back(v.convertToDouble());
+  }
+  // Per axis with positions outside the crop box, an i1 mask [1, .., out, .., 1] of them.
+  SmallVector<Value> outsideMasks;
   for (int64_t axis = 0; axis < rank; ++axis) {
     if (outShape[axis] <= 0)
       return ctx.fail("empty tensors are not supported");
-    if (outShape[axis] == shape[axis] && scales[axis] == 1.0)
+    double roiStart = crop ? roi[axis] : 0, roiEnd = crop ? roi[rank + axis] : 1;
+    if (outShape[axis] == shape[axis] && scales[axis] == 1.0 && roiStart == 0 &&
+        roiEnd == 1)
       continue;
     auto taps = computeTaps(ctx, shape[axis], outShape[axis], scales[axis],
                             mode, transform, nearestMode,
                             ctx.getFloat("cubic_coeff_a", -0.75f),
-                            ctx.getInt("exclude_outside", 0));
+                            ctx.getInt("exclude_outside", 0), roiStart, roiEnd);
     if (failed(taps))
       return failure();
     x = resizeAxis(b, x, axis, *taps);
+    SmallVector<bool> outside;
+    for (const Taps &t : *taps)
+      outside.push_back(t.outside);
+    if (llvm::is_contained(outside, true)) {
+      SmallVector<int64_t> maskShape(rank, 1);
+      maskShape[axis] = outShape[axis];
+      outsideMasks.push_back(createConst(
+          b, DenseElementsAttr::get(getTensorType(maskShape, b.getI1Type()),
+                                    ArrayRef<bool>(outside))));
+    }
+  }
+  if (!outsideMasks.empty()) {
+    Value outside = outsideMasks.front();
+    for (Value mask : ArrayRef<Value>(outsideMasks).drop_front())
+      outside = createBinary<tosa::LogicalOrOp>(b, outside, mask);
+    x = createSelect(b, outside,
+                     scalarLike(b, x, ctx.getFloat("extrapolation_value", 0.0f)), x);
   }
   ctx.setOutput(0, x);
   return success();

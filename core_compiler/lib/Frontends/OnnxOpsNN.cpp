@@ -719,9 +719,11 @@ std::pair<Value, Value> createMaxPoolWithIndices(ImplicitLocOpBuilder &b,
   return {createReshape(b, values, outShape), createReshape(b, index, outShape)};
 }
 
-LogicalResult convertPool(NodeContext &ctx, bool isMax) {
+/// Max or average pooling of `x` (input 0 unless given) with the node's window attributes;
+/// averages count the padding when `countIncludePad`; `finish` maps the pooled result.
+LogicalResult convertPool(NodeContext &ctx, bool isMax, Value x, bool countIncludePad,
+                          function_ref<Value(Value)> finish) {
   ImplicitLocOpBuilder &b = ctx.b;
-  Value x = ctx.input(0);
   ArrayRef<int64_t> xShape = getShape(x);
   int64_t rank = xShape.size();
   if (rank < 3 || rank > 5)
@@ -758,7 +760,7 @@ LogicalResult convertPool(NodeContext &ctx, bool isMax) {
 
   // count_include_pad: pad explicitly with zeros so TOSA counts them; only
   // the ceil-mode surplus stays implicit (excluded, as in PyTorch).
-  if (!isMax && ctx.getInt("count_include_pad", 0)) {
+  if (!isMax && countIncludePad) {
     SmallVector<int64_t> pads(4, 0);
     for (size_t i = 0; i < w.lo.size(); ++i) {
       int64_t in = xShape[2 + i] + w.lo[i] + w.onnxHi[i];
@@ -800,13 +802,45 @@ LogicalResult convertPool(NodeContext &ctx, bool isMax) {
   result = createTranspose(b, result, channelsFirstPerm(nd));
   if (is1D)
     result = createReshape(b, result, {xShape[0], xShape[1], w.out[1]});
-  ctx.setOutput(0, result);
+  ctx.setOutput(0, finish(result));
   return success();
 }
 
-LogicalResult convertMaxPool(NodeContext &ctx) { return convertPool(ctx, true); }
+Value identity(Value v) { return v; }
+
+LogicalResult convertMaxPool(NodeContext &ctx) {
+  return convertPool(ctx, true, ctx.input(0), false, identity);
+}
 LogicalResult convertAveragePool(NodeContext &ctx) {
-  return convertPool(ctx, false);
+  return convertPool(ctx, false, ctx.input(0), ctx.getInt("count_include_pad", 0), identity);
+}
+
+/// |x|^p, and its inverse y^(1/p), for the Lp ops (p = 2 as x * x and sqrt).
+Value powerP(ImplicitLocOpBuilder &b, Value x, int64_t p) {
+  if (p == 2)
+    return createMul(b, x, x);
+  Value a = createUnary<tosa::AbsOp>(b, x);
+  return p == 1 ? a : createBinary<tosa::PowOp>(b, a, scalarLike(b, a, p));
+}
+Value rootP(ImplicitLocOpBuilder &b, Value y, int64_t p) {
+  if (p == 1)
+    return y;
+  if (p == 2)
+    return createUnary<tosa::ReciprocalOp>(b, createUnary<tosa::RsqrtOp>(b, y));
+  return createBinary<tosa::PowOp>(b, y, scalarLike(b, y, 1.0 / p));
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), the padding counting as zeros: an average
+/// pool counting the padding, times the window size.
+LogicalResult convertLpPool(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  int64_t p = ctx.getInt("p", 2);
+  if (p < 1 || !isFloat(ctx.input(0)))
+    return ctx.fail("LpPool takes floats and p >= 1");
+  int64_t window = getNumElements(ctx.getInts("kernel_shape"));
+  return convertPool(ctx, false, powerP(b, ctx.input(0), p), true, [&](Value sum) {
+    return rootP(b, createMul(b, sum, scalarLike(b, sum, window)), p);
+  });
 }
 
 SmallVector<int64_t> spatialAxes(Value x) {
@@ -821,6 +855,30 @@ LogicalResult convertGlobalAveragePool(NodeContext &ctx) {
   if (!isFloat(x))
     return ctx.fail("only floating-point inputs are supported");
   ctx.setOutput(0, createMean(ctx.b, x, spatialAxes(x)));
+  return success();
+}
+
+LogicalResult convertGlobalLpPool(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t p = ctx.getInt("p", 2);
+  if (p < 1 || !isFloat(x))
+    return ctx.fail("GlobalLpPool takes floats and p >= 1");
+  Value sum = powerP(ctx.b, x, p);
+  for (int64_t axis : spatialAxes(x))
+    sum = createReduce<tosa::ReduceSumOp>(ctx.b, sum, axis);
+  ctx.setOutput(0, rootP(ctx.b, sum, p));
+  return success();
+}
+
+/// LpNormalization: x / ||x||_p along `axis` (p is 1 or 2).
+LogicalResult convertLpNormalization(NodeContext &ctx) {
+  Value x = ctx.input(0);
+  int64_t p = ctx.getInt("p", 2);
+  auto axis = normalizeAxis(ctx.getInt("axis", -1), getShape(x).size());
+  if ((p != 1 && p != 2) || !axis || !isFloat(x))
+    return ctx.fail("LpNormalization takes floats, p 1 or 2 and an axis in range");
+  Value norm = rootP(ctx.b, createReduce<tosa::ReduceSumOp>(ctx.b, powerP(ctx.b, x, p), *axis), p);
+  ctx.setOutput(0, createDiv(ctx.b, x, norm));
   return success();
 }
 
@@ -843,6 +901,9 @@ void registerNNOps(ConverterMap &map) {
   map["AveragePool"] = convertAveragePool;
   map["GlobalAveragePool"] = convertGlobalAveragePool;
   map["GlobalMaxPool"] = convertGlobalMaxPool;
+  map["LpPool"] = convertLpPool;
+  map["GlobalLpPool"] = convertGlobalLpPool;
+  map["LpNormalization"] = convertLpNormalization;
 }
 
 } // namespace loupe::frontends::onnx_import

@@ -1,8 +1,10 @@
 //===- OnnxOpsNormalization.cpp - Normalizations, softmax, losses ---------===//
 //
-// BatchNormalization (inference), Layer/Instance/MeanVariance normalization,
-// LRN, the softmax family and the NegativeLogLikelihood/SoftmaxCrossEntropy
-// losses, all from reductions and elementwise TOSA ops.
+// BatchNormalization (inference, and training mode with the statistics of the batch as
+// the ONNX reference onnx/backend/test/case/node/batchnorm.py computes them),
+// Layer/Instance/MeanVariance normalization, LRN, the softmax family and the
+// NegativeLogLikelihood/SoftmaxCrossEntropy losses, all from reductions and
+// elementwise TOSA ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,26 +36,72 @@ Value perChannel(ImplicitLocOpBuilder &b, Value v, int64_t rank) {
   return createReshape(b, v, shape);
 }
 
+/// `x` normalized over `axes`, (x - mean) * rsqrt(var + eps), with the statistics used: the
+/// mean, the population variance and the inverse std-dev (reduced dims kept).
+struct Normalized {
+  Value y, mean, var, invStdDev;
+};
+Normalized normalize(ImplicitLocOpBuilder &b, Value x, ArrayRef<int64_t> axes,
+                     double epsilon) {
+  Value mean = createMean(b, x, axes);
+  Value centered = createBinary<tosa::SubOp>(b, x, mean);
+  Value var = createMean(b, createMul(b, centered, centered), axes);
+  Value invStdDev = createUnary<tosa::RsqrtOp>(
+      b, createBinary<tosa::AddOp>(b, var, scalarLike(b, var, epsilon)));
+  return {createMul(b, centered, invStdDev), mean, var, invStdDev};
+}
+
+/// BatchNormalization in training mode (opset 14+, training_mode=1): Y normalizes x with
+/// the mean and population variance over N and the spatial dims; the optional outputs are
+/// running_mean = input_mean * momentum + mean * (1 - momentum) and running_var likewise.
+LogicalResult convertBatchNormTraining(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  int64_t rank = getShape(x).size();
+  Type elementType = getElementType(x);
+  SmallVector<int64_t> axes = spatialAxes(x);
+  axes.insert(axes.begin(), 0);
+  Normalized n = normalize(b, x, axes, ctx.getFloat("epsilon", 1e-5f));
+  auto param = [&](unsigned i) {
+    return perChannel(b, createCast(b, ctx.input(i), elementType), rank);
+  };
+  Value y = createBinary<tosa::AddOp>(b, createMul(b, n.y, param(1)), param(2));
+  ctx.setOutput(0, y);
+  double momentum = ctx.getFloat("momentum", 0.9f);
+  // running = input * momentum + current * (1 - momentum), as the running statistic's [C].
+  auto setRunning = [&](unsigned output, Value current, unsigned input) {
+    Value running = createBinary<tosa::AddOp>(
+        b, createMul(b, param(input), scalarLike(b, current, momentum)),
+        createMul(b, current, scalarLike(b, current, 1 - momentum)));
+    ctx.setOutput(output, createCast(b, createReshape(b, running, getShape(ctx.input(input))),
+                                     getElementType(ctx.input(input))));
+  };
+  setRunning(1, n.mean, 3);
+  setRunning(2, n.var, 4);
+  return success();
+}
+
 LogicalResult convertBatchNormalization(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
   Value x = ctx.input(0);
   if (!isFloat(x))
     return ctx.fail("only floating-point inputs are supported");
-  if (ctx.getInt("training_mode", 0))
-    return ctx.unsupportedAttr("training_mode", "1");
   if (ctx.opset() < 9 && !ctx.getInt("spatial", 1))
     return ctx.unsupportedAttr("spatial", "0");
-  for (unsigned i = 1; i < ctx.numOutputs(); ++i)
-    if (ctx.hasOutput(i))
-      return ctx.fail("training outputs (running/saved statistics) are not "
-                      "supported");
   int64_t rank = getShape(x).size();
   if (rank < 2)
     return ctx.fail("input must have a channel dimension");
-  double epsilon = ctx.getFloat("epsilon", 1e-5f);
   for (unsigned i = 1; i <= 4; ++i)
-    if (getShape(ctx.input(i)) != getShape(x).slice(1, 1))
-      return ctx.fail("scale, B, mean and var must be [C]");
+    if (!ctx.hasInput(i) || getShape(ctx.input(i)) != getShape(x).slice(1, 1) ||
+        !isFloat(ctx.input(i)))
+      return ctx.fail("scale, B, mean and var must be float [C]");
+  if (ctx.getInt("training_mode", 0))
+    return convertBatchNormTraining(ctx);
+  for (unsigned i = 1; i < ctx.numOutputs(); ++i)
+    if (ctx.hasOutput(i))
+      return ctx.fail("training outputs without training_mode=1 (opset < 14) are not "
+                      "supported");
+  double epsilon = ctx.getFloat("epsilon", 1e-5f);
 
   // y = x * a + c with a = scale / sqrt(var + eps), c = B - mean * a; folded
   // when the statistics are f32 constants (the usual inference case).
@@ -91,18 +139,6 @@ LogicalResult convertBatchNormalization(NodeContext &ctx) {
   return success();
 }
 
-/// Normalizes `x` over `axes`: returns (x - mean) * rsqrt(var + eps), and the
-/// mean and inverse std-dev (reduced dims kept).
-std::tuple<Value, Value, Value> normalize(ImplicitLocOpBuilder &b, Value x,
-                                          ArrayRef<int64_t> axes,
-                                          double epsilon) {
-  Value mean = createMean(b, x, axes);
-  Value centered = createBinary<tosa::SubOp>(b, x, mean);
-  Value var = createMean(b, createMul(b, centered, centered), axes);
-  Value invStdDev = createUnary<tosa::RsqrtOp>(
-      b, createBinary<tosa::AddOp>(b, var, scalarLike(b, var, epsilon)));
-  return {createMul(b, centered, invStdDev), mean, invStdDev};
-}
 
 LogicalResult convertLayerNormalization(NodeContext &ctx) {
   ImplicitLocOpBuilder &b = ctx.b;
@@ -116,16 +152,15 @@ LogicalResult convertLayerNormalization(NodeContext &ctx) {
   SmallVector<int64_t> axes;
   for (int64_t d = *axis; d < rank; ++d)
     axes.push_back(d);
-  auto [y, mean, invStdDev] =
-      normalize(b, x, axes, ctx.getFloat("epsilon", 1e-5f));
-  y = createMul(b, y, ctx.input(1));
+  Normalized n = normalize(b, x, axes, ctx.getFloat("epsilon", 1e-5f));
+  Value y = createMul(b, n.y, ctx.input(1));
   if (y && ctx.hasInput(2))
     y = createBinary<tosa::AddOp>(b, y, ctx.input(2));
   if (!y || getShape(y) != getShape(x))
     return ctx.fail("Scale/B do not broadcast to the normalized shape");
   ctx.setOutput(0, y);
-  ctx.setOutput(1, mean);
-  ctx.setOutput(2, invStdDev);
+  ctx.setOutput(1, n.mean);
+  ctx.setOutput(2, n.invStdDev);
   return success();
 }
 
@@ -140,8 +175,7 @@ LogicalResult convertInstanceNormalization(NodeContext &ctx) {
   if (getShape(ctx.input(1)) != getShape(x).slice(1, 1) ||
       getShape(ctx.input(2)) != getShape(x).slice(1, 1))
     return ctx.fail("scale and B must be [C]");
-  Value y = std::get<0>(
-      normalize(b, x, spatialAxes(x), ctx.getFloat("epsilon", 1e-5f)));
+  Value y = normalize(b, x, spatialAxes(x), ctx.getFloat("epsilon", 1e-5f)).y;
   y = createMul(b, y, perChannel(b, ctx.input(1), rank));
   y = createBinary<tosa::AddOp>(b, y, perChannel(b, ctx.input(2), rank));
   ctx.setOutput(0, y);

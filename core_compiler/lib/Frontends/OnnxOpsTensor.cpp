@@ -87,12 +87,22 @@ LogicalResult convertIdentity(NodeContext &ctx) {
   return success();
 }
 
-/// Inference-mode Dropout: identity, with an all-true mask.
+/// Dropout: identity with an all-true mask, in inference mode and in training mode with a
+/// ratio of 0 (opset 12+: the constant inputs training_mode and ratio, default 0.5). Any other
+/// training-mode ratio drops random elements and stays an error.
 LogicalResult convertDropout(NodeContext &ctx) {
   if (ctx.hasInput(2)) {
     DenseElementsAttr training = ctx.constantInput(2);
-    if (!training || training.getSplatValue<bool>())
-      return ctx.fail("training_mode must be a constant false");
+    if (!training)
+      return ctx.fail("training_mode must be a constant");
+    if (training.getSplatValue<bool>()) {
+      FailureOr<double> ratio = ctx.hasInput(1) ? ctx.constantScalarInput(1) : 0.5;
+      if (failed(ratio))
+        return failure();
+      if (*ratio != 0)
+        return ctx.fail("training mode with a nonzero ratio drops random elements (no "
+                        "reference to check against): only ratio 0 is supported");
+    }
   }
   Value x = ctx.input(0);
   ctx.setOutput(0, x);
@@ -374,9 +384,8 @@ LogicalResult convertSplit(NodeContext &ctx) {
       sizes.push_back(std::min(chunk, dim - i * chunk));
   }
   if (static_cast<int64_t>(sizes.size()) != parts ||
-      llvm::any_of(sizes, [](int64_t s) { return s <= 0; }))
-    return ctx.fail("split sizes do not match the outputs (empty parts are "
-                    "not supported)");
+      llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
+    return ctx.fail("split sizes do not match the outputs");
   int64_t offset = 0;
   for (auto [i, size] : llvm::enumerate(sizes)) {
     if (offset + size > dim)

@@ -35,6 +35,7 @@ const llvm::StringMap<std::vector<int>> &shapeTensorOperands() {
       {"HammingWindow", {0}},  {"BlackmanWindow", {0}},  {"DFT", {1, 2}},
       {"STFT", {1, 3}},        {"MelWeightMatrix", {0, 1, 2, 3, 4}},
       {"Compress", {1}},       {"MaxUnpool", {2}},       {"CenterCropPad", {1}},
+      {"SplitToSequence", {1}},
   };
   return table;
 }

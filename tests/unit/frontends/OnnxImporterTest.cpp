@@ -541,6 +541,32 @@ TEST_F(OnnxImporterTest, DilatedMaxPoolAndConvTranspose) {
 // Normalizations, softmax
 //===----------------------------------------------------------------------===//
 
+TEST_F(OnnxImporterTest, LpPoolsAndLpNormalization) {
+  // LpPool is an average pool of |x|^p counting the padding, times the window, to the 1/p.
+  ModelBuilder mb(11);
+  mb.input("x", {1, 3, 6, 6}).output("a", {1, 3, 3, 3}).output("g", {1, 3, 1, 1})
+      .output("n", {1, 3, 6, 6});
+  auto &pool = mb.node("LpPool", {"x"}, {"a"});
+  setInts(pool, "kernel_shape", {3, 3});
+  setInts(pool, "strides", {2, 2});
+  setInts(pool, "pads", {1, 1, 1, 1});
+  setInt(mb.node("GlobalLpPool", {"x"}, {"g"}), "p", 3);
+  auto &norm = mb.node("LpNormalization", {"x"}, {"n"});
+  setInt(norm, "axis", 1);
+  setInt(norm, "p", 1);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.avg_pool2d"), 1);
+  EXPECT_EQ(resultType(*module, 0), "tensor<1x3x3x3xf32>");
+  EXPECT_EQ(resultType(*module, 1), "tensor<1x3x1x1xf32>");
+  expectLowers(*module);
+  // p outside what the op defines is named.
+  ModelBuilder bad(11);
+  bad.input("x", {1, 3, 6}).output("n", {1, 3, 6});
+  setInt(bad.node("LpNormalization", {"x"}, {"n"}), "p", 3);
+  EXPECT_NE(importError(bad).find("LpNormalization takes floats, p 1 or 2"), std::string::npos);
+}
+
 TEST_F(OnnxImporterTest, BatchNormFoldsConstantStatistics) {
   ModelBuilder mb(15);
   mb.input("x", {2, 3, 4, 4}).output("y", {2, 3, 4, 4});

@@ -23,29 +23,17 @@ static bool generalizable(Operation *op) {
          loupe::classifyOp(op) != loupe::OpPattern::kOutElemwiseFusable;
 }
 
-/// Most ops in the body of a producer that is fused into one of several readers: fusing
-/// copies the body into each reader, so a chain that reuses values (x2 = x1 * x1 and
-/// y2 = y1 * x2, ...) would grow exponentially; a bigger shared producer stays a loop of its own.
-static constexpr int64_t kMaxDuplicatedBodyOps = 8;
-
-/// Fuse `operand`'s producer into its reader only inside one region, only when the
-/// producer's result does not also leave the region (it would then be computed twice), and,
-/// when other ops also read it, only when its body is small.
+/// Fuse `operand`'s producer into its reader only inside one region, and only when the
+/// producer's result does not also leave the region (it would then be computed twice).
 static bool sameCluster(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
   Operation *consumer = operand->getOwner();
   if (!producer)
     return false;
   auto region = producer->getParentOfType<loupe::loupeir::FusionOp>();
-  if (!region || region != consumer->getParentOfType<loupe::loupeir::FusionOp>() ||
-      llvm::any_of(producer->getUsers(),
-                   [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); }))
-    return false;
-  bool shared = llvm::any_of(producer->getUsers(),
-                             [&](Operation *user) { return user != consumer; });
-  auto generic = dyn_cast<linalg::GenericOp>(producer);
-  return !shared || (generic && static_cast<int64_t>(generic.getBody()->getOperations().size()) <=
-                                    kMaxDuplicatedBodyOps);
+  return region && region == consumer->getParentOfType<loupe::loupeir::FusionOp>() &&
+         llvm::none_of(producer->getUsers(),
+                       [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
 }
 
 namespace {

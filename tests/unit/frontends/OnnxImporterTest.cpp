@@ -788,6 +788,35 @@ TEST_F(OnnxImporterTest, RoundModIsNaNIsInf) {
   expectLowers(*module);
 }
 
+TEST_F(OnnxImporterTest, MathTosaLacksIsOneLinalgGeneric) {
+  // Inverse trigonometric functions, integer Pow and BitShift: one linalg.generic each (or
+  // TOSA's logical shifts), located at the node; a float BitShift is named.
+  constexpr int32_t kU8 = onnx::TensorProto::UINT8;
+  ModelBuilder mb(13);
+  mb.input("x", {4}).input("a", {4}, kI32).input("e", {4}, kI32).input("u", {4}, kU8)
+      .input("s", {4}, kU8).output("acos", {4}).output("atanh", {4}).output("pow", {4}, kI32)
+      .output("shl", {4}, kU8);
+  mb.node("Acos", {"x"}, {"acos"}, "acos_node");
+  mb.node("Atanh", {"x"}, {"atanh"});
+  mb.node("Pow", {"a", "e"}, {"pow"});
+  setString(mb.node("BitShift", {"u", "s"}, {"shl"}), "direction", "LEFT");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "linalg.generic"), 3);
+  EXPECT_EQ(loupe::test::countOps(*module, "math.acos"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "math.atanh"), 1);
+  EXPECT_EQ(loupe::test::countOps(*module, "arith.muli"), 61); // 31 bits: 31 + 30 squarings
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.logical_left_shift"), 1);
+  EXPECT_EQ(locName(firstOp(*module, "linalg.generic")), "acos_node");
+  EXPECT_EQ(resultType(*module, 3), "tensor<4xi8>"); // uint8 storage
+  expectLowers(*module);
+
+  ModelBuilder bad(13);
+  bad.input("x", {4}).output("y", {4});
+  setString(bad.node("BitShift", {"x", "x"}, {"y"}), "direction", "LEFT");
+  EXPECT_NE(importError(bad).find("BitShift"), std::string::npos); // ONNX or the converter
+}
+
 TEST_F(OnnxImporterTest, LossesReduceToScalars) {
   ModelBuilder mb(13);
   mb.input("scores", {3, 5, 2}).input("labels", {3, 2}, kI64)

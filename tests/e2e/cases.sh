@@ -493,4 +493,31 @@ PY
     "$LOUPE" compile "$WORK/pad.onnx" -o "$WORK/x.so"
 }
 
+case_runtime_check() {
+  # Unique's output size depends on the data: the compile takes the declared size, and a run
+  # whose data hold another count fails with exit 2 and the check's message.
+  /usr/bin/python3 - "$WORK" <<'PY'
+import os, sys
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+work = sys.argv[1]
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])
+graph = helper.make_graph([helper.make_node("Unique", ["x"], ["y"], name="uniq")], "u", [x], [y])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]),
+          os.path.join(work, "u.onnx"))
+for name, values in [("three", [2, 1, 1, 3, 2, 3]), ("four", [2, 1, 1, 3, 4, 3])]:
+    os.makedirs(os.path.join(work, name))
+    data = np.array(values, dtype=np.float32)
+    onnx.save_tensor(numpy_helper.from_array(data), os.path.join(work, name, "input_0.pb"))
+    onnx.save_tensor(numpy_helper.from_array(np.unique(data)),
+                     os.path.join(work, name, "output_0.pb"))
+PY
+  "$LOUPE" run "$WORK/u.onnx" --inputs "$WORK/three" --check "$WORK/three" --reps 1 >/dev/null ||
+    fail "three distinct values"
+  expect_exit 2 "run-time check failed: .*other than the 3 the model declares \(at uniq\)" \
+    "$LOUPE" run "$WORK/u.onnx" --inputs "$WORK/four" --reps 1
+}
+
 "case_$CASE"

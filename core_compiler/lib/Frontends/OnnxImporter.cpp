@@ -23,6 +23,7 @@
 #include "../Support/ConstantBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1430,7 +1431,8 @@ namespace loupe::frontends {
 
 void registerOnnxImporterDialects(MLIRContext &context) {
   context.loadDialect<func::FuncDialect, tosa::TosaDialect, tensor::TensorDialect,
-                      arith::ArithDialect, linalg::LinalgDialect, math::MathDialect>();
+                      arith::ArithDialect, linalg::LinalgDialect, math::MathDialect,
+                      cf::ControlFlowDialect>();
 }
 
 OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,

@@ -29,6 +29,7 @@ const ConverterMap &converters() {
     registerQuantizationOps(m);
     registerControlFlowOps(m);
     registerTrainingOps(m);
+    registerUniqueOps(m);
     registerSequenceOps(m); // after registerTensorOps: extends its Identity
     return m;
   }();
@@ -58,7 +59,7 @@ const llvm::StringMap<Gap> &gaps() {
       {"Bernoulli", kRandom}, {"Multinomial", kRandom}, {"RandomNormal", kRandom},
       {"RandomNormalLike", kRandom}, {"RandomUniform", kRandom},
       {"RandomUniformLike", kRandom},
-      {"NonZero", kDataDependent}, {"Unique", kDataDependent},
+      {"NonZero", kDataDependent},
       {"NonMaxSuppression", kDataDependent},
       {"ai.onnx.preview.training.Gradient", kGradient},
   };

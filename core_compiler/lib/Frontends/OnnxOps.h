@@ -133,6 +133,8 @@ void registerQuantizationOps(ConverterMap &map);
 void registerSamplingOps(ConverterMap &map);
 void registerSignalOps(ConverterMap &map);
 void registerTrainingOps(ConverterMap &map);
+void registerUniqueOps(ConverterMap &map);
+void registerDetectionOps(ConverterMap &map);
 /// Every converter of the default domain (OnnxOpRegistry.cpp).
 const ConverterMap &converters();
 void registerScatterOps(ConverterMap &map);
@@ -281,6 +283,14 @@ mlir::FailureOr<mlir::Value> createMatMul(NodeContext &ctx, mlir::Value lhs,
 /// k...] `weight`, with an optional [M] `bias`, in x's element type.
 mlir::FailureOr<mlir::Value> createConv(NodeContext &ctx, mlir::Value x,
                                         mlir::Value weight, mlir::Value bias);
+
+/// A run-time check: `condition` (a one-element i1 tensor) must hold when the artifact runs,
+/// else the run fails with exit 2 and `message` (the node's location is added). Ops whose
+/// output size depends on input values compute into the size the model declares and check
+/// the data produce exactly that many (OnnxOpsMath.cpp: `cf.assert`, which the ral phase turns
+/// into the RAL's ral_check).
+void createRuntimeCheck(mlir::ImplicitLocOpBuilder &b, mlir::Value condition,
+                        llvm::StringRef message);
 
 /// Elementwise op TOSA lacks, as one `linalg.generic` (OnnxOpsMath.cpp): operands broadcast
 /// numpy-style; `body` maps the operands' scalars to the result's. Null when the shapes do

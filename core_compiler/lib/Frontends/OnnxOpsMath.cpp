@@ -10,6 +10,7 @@
 #include "OnnxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -110,6 +111,12 @@ Value createIntegerPow(ImplicitLocOpBuilder &b, Value base, Value exponent) {
         Value negative = nb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, e, zero);
         return nb.create<arith::SelectOp>(loc, negative, zero, result);
       });
+}
+
+void createRuntimeCheck(ImplicitLocOpBuilder &b, Value condition, StringRef message) {
+  Value flat = createReshape(b, condition, {});
+  Value scalar = b.create<tensor::ExtractOp>(flat, ValueRange{});
+  b.create<cf::AssertOp>(scalar, message);
 }
 
 namespace {

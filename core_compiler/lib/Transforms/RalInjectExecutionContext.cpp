@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
@@ -140,6 +141,13 @@ struct RalInjectExecutionContextPass
     builder.setInsertionPoint(ret);
     builder.create<func::ReturnOp>(ret.getLoc());
     ret.erase();
+
+    // Run-time conditions (cf.assert of the importer) report through the context.
+    entry.walk([&](cf::AssertOp check) {
+      builder.setInsertionPoint(check);
+      builder.create<CheckOp>(check.getLoc(), context, check.getArg(), check.getMsgAttr());
+      check.erase();
+    });
 
     entry.setFunctionType(FunctionType::get(ctx, {context.getType()}, {}));
     entry->setAttr("ral.inputs", builder.getTypeArrayAttr(type.getInputs()));

@@ -394,6 +394,25 @@ struct ConstantLowering : ConvertOpToLLVMPattern<ConstantOp> {
   }
 };
 
+/// ral.check -> ral_check(ctx, condition, message): the runtime fails the execution with the
+/// message when the condition is false.
+struct CheckLowering : ConvertOpToLLVMPattern<CheckOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult matchAndRewrite(CheckOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string text = op.getMessage().str() + " (at " + loupe::describeLoc(op.getLoc()) + ")";
+    Value message = loupe::globalStringAddress(b, op.getLoc(), module, text);
+    Value condition = b.create<LLVM::ZExtOp>(op.getLoc(), b.getI8Type(), adaptor.getCondition());
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+    emitApiCall(b, op.getLoc(), op, "ral_check___cpu___pvoid_i8_pvoid___void",
+                {adaptor.getCtx(), condition, message},
+                {ContextType::get(b.getContext()), b.getI8Type(), ptrTy}, {});
+    b.eraseOp(op);
+    return success();
+  }
+};
+
 /// ral.device_constant -> ral_constant(ctx, host aligned pointer, bytes): the context's device
 /// copy of the constant.
 struct DeviceConstantLowering : ConvertOpToLLVMPattern<DeviceConstantOp> {
@@ -484,7 +503,8 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
                  DeallocLowering>(converter, device);
-    patterns.add<CpuLaunchLowering, ConstantLowering, DeviceConstantLowering, LaunchFuncLowering>(converter);
+    patterns.add<CpuLaunchLowering, ConstantLowering, DeviceConstantLowering, LaunchFuncLowering,
+                 CheckLowering>(converter);
     markRalAllocations(getOperation());
     // Kernels first get their C entry points; the context is converted with every signature.
     llvm::SetVector<StringRef> kernels;

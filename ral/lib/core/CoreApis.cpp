@@ -128,6 +128,13 @@ void *cpuConstant(ExecutionContext *ctx, int64_t offset, int64_t bytes) {
         std::to_string(ctx->context().weightBytes()) + " bytes"));
   return const_cast<void *>(data); // Compiled code only reads constants.
 }
+/// ral_check(ctx, condition, message): a run-time condition of the compiled model (ral.check);
+/// when it fails, the execution fails with `message` (an invalid argument: the data broke what
+/// the compile assumed, e.g. the declared size of a data-dependent output).
+void cpuCheck(ExecutionContext *ctx, int8_t condition, const char *message) {
+  if (!condition)
+    ctx->signalError(invalidArgument(std::string("run-time check failed: ") + message));
+}
 /// ral_memcpy(ctx, dst, src, bytes), ral_memset(ctx, dst, byte value, bytes).
 void cpuMemcpy(ExecutionContext *ctx, void *dst, void *src, int64_t bytes) {
   if (bytes > 0)
@@ -217,6 +224,7 @@ LOUPE_RAL_API("ral_alloc_persistent", "cpu", cpuAllocPersistent);
 LOUPE_RAL_API("ral_constant", "cpu", cpuConstant);
 LOUPE_RAL_API("ral_memcpy", "cpu", cpuMemcpy);
 LOUPE_RAL_API("ral_memset", "cpu", cpuMemset);
+LOUPE_RAL_API("ral_check", "cpu", cpuCheck);
 LOUPE_RAL_API("ral_dispatch_begin", "cpu", dispatchBegin<DeviceKind::kCpu>);
 LOUPE_RAL_API("ral_dispatch_end", "cpu", dispatchEnd<DeviceKind::kCpu>);
 LOUPE_RAL_API("ral_dispatch_begin", "gpu", dispatchBegin<DeviceKind::kGpu>);

@@ -839,26 +839,26 @@ TEST_F(OnnxImporterTest, LossesReduceToScalars) {
 //===----------------------------------------------------------------------===//
 
 TEST_F(OnnxImporterTest, UnsupportedOpIsNamed) {
-  ModelBuilder mb(13);
-  mb.input("x", {3}).output("y", {-1});
+  ModelBuilder mb(15);
+  mb.input("x", {3}).output("y", {3});
   mb.node("Relu", {"x"}, {"r"});
-  mb.node("Unique", {"r"}, {"y"});
+  mb.node("Bernoulli", {"r"}, {"y"});
   std::string message = importError(mb);
-  EXPECT_EQ(message, "test.onnx: unsupported ONNX op 'Unique' (node 'Unique_1', opset 13): its "
-                     "output shape depends on input values: needs dynamic shapes");
+  EXPECT_EQ(message, "test.onnx: unsupported ONNX op 'Bernoulli' (node 'Bernoulli_1', opset 15): "
+                     "random numbers: results cannot be checked against a reference");
 
   // All unsupported op types are listed, the first one with its node.
-  mb.node("Unique", {"x"}, {"z"});
-  mb.node("NonZero", {"x"}, {"w"});
+  mb.node("Bernoulli", {"x"}, {"z"});
+  mb.node("RandomUniformLike", {"x"}, {"w"});
   mb.node("Custom", {"w"}, {"v"}).set_domain("com.example");
   auto *customOpset = mb.model.add_opset_import();
   customOpset->set_domain("com.example");
   customOpset->set_version(1);
   message = importError(mb);
   EXPECT_EQ(message,
-            "test.onnx: unsupported ONNX op 'Unique' (node 'Unique_1', opset 13): its output "
-            "shape depends on input values: needs dynamic shapes; also unsupported: NonZero, "
-            "com.example.Custom");
+            "test.onnx: unsupported ONNX op 'Bernoulli' (node 'Bernoulli_1', opset 15): random "
+            "numbers: results cannot be checked against a reference; also unsupported: "
+            "RandomUniformLike, com.example.Custom");
 }
 
 TEST_F(OnnxImporterTest, UnsupportedAttributeNamesNodeAndAttribute) {

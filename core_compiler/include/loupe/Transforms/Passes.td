@@ -57,7 +57,10 @@ def RalInjectExecutionContext
     - every returned buffer is handed over with `ral.send_output %ctx, j, %v`
       placed right after the last operation that may write the buffer or one of
       its aliases (views), so an output can leave before the rest has run;
-    - the function returns nothing.
+    - the function returns nothing;
+    - every `cf.assert` (a run-time condition of the importer) becomes
+      `ral.check %ctx, %cond, "message"`: a failed condition fails the execution
+      with the message instead of aborting the process.
 
     Runs after one-shot bufferization and before buffer deallocation, which then
     frees the sent buffers after `ral.send_output` has read them. The original

@@ -112,6 +112,24 @@ def Ral_ConstantOp : Ral_Op<"constant", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Ral_CheckOp : Ral_Op<"check", [MemoryEffects<[MemWrite]>]> {
+  let summary = "A run-time condition: the execution fails with `message` unless it holds";
+  let description = [{
+    When `condition` is false, the runtime records an invalid-argument error
+    carrying `message` for the execution (the run fails with exit code 2, as for a
+    bad input); the artifact's code goes on, and its outputs are not used. ONNX ops
+    whose output size depends on input values compute into the size the model
+    declares and check with this op that the data produce that many
+    (`ral-inject-execution-context` makes it from `cf.assert`).
+
+    ```mlir
+    ral.check %ctx, %ok, "NonZero found 5 elements, the model declares 3"
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$ctx `,` $condition `,` $message attr-dict";
+}
+
 def Ral_DeviceConstantOp : Ral_Op<"device_constant", [Pure, AllTypesMatch<["host", "result"]>]> {
   let summary = "A device copy of a host constant, uploaded once per context";
   let description = [{

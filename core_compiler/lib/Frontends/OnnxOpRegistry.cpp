@@ -59,7 +59,6 @@ const llvm::StringMap<Gap> &gaps() {
       {"Bernoulli", kRandom}, {"Multinomial", kRandom}, {"RandomNormal", kRandom},
       {"RandomNormalLike", kRandom}, {"RandomUniform", kRandom},
       {"RandomUniformLike", kRandom},
-      {"NonZero", kDataDependent},
       {"NonMaxSuppression", kDataDependent},
       {"ai.onnx.preview.training.Gradient", kGradient},
   };

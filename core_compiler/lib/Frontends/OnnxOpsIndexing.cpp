@@ -296,6 +296,60 @@ LogicalResult convertCumSum(NodeContext &ctx) {
   return success();
 }
 
+/// NonZero: the coordinates [rank, K] (int64) of the nonzero elements in row-major order. K
+/// depends on the data: it is the size the model declares, checked at run time. Element j is
+/// the i with x[i] != 0 and j nonzeros before it: a [K, n] comparison against the exclusive
+/// prefix count (a matmul with a strictly upper triangular matrix of ones, exact below 2^24).
+LogicalResult convertNonZero(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0);
+  ArrayRef<int64_t> shape = getShape(x);
+  int64_t rank = std::max<int64_t>(1, shape.size()), n = getNumElements(shape);
+  auto outType = ctx.outputType(0);
+  if (failed(outType))
+    return ctx.fail("the number of nonzeros depends on the data: the model must declare a "
+                    "static output shape [rank, K]");
+  int64_t k = outType->getShape().back();
+  constexpr int64_t kMaxElements = 4096; // the comparison is n x n
+  if (n > kMaxElements || k > n)
+    return ctx.fail("NonZero of " + Twine(n) + " elements (at most " + Twine(kMaxElements) +
+                    ") into " + Twine(k) + " declared nonzeros");
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), i1 = b.getI1Type();
+  Value flat = createReshape(b, x, {1, n});
+  Value nonZero = createUnary<tosa::LogicalNotOp>(
+      b, createBinary<tosa::EqualOp>(b, flat, scalarLike(b, flat, 0), i1));
+  Value ones = createCast(b, nonZero, f32); // [1, n]
+  SmallVector<float> upper(n * n, 0.f);
+  for (int64_t r = 0; r < n; ++r)
+    for (int64_t c = r + 1; c < n; ++c)
+      upper[r * n + c] = 1.f;
+  Value before = b.create<tosa::MatMulOp>(
+      getTensorType({1, 1, n}, f32), createReshape(b, ones, {1, 1, n}),
+      createConst(b, DenseElementsAttr::get(getTensorType({1, n, n}, f32),
+                                            ArrayRef<float>(upper))));
+  Value prefix = createCast(b, createReshape(b, before, {1, n}), i32);
+  // sel[j, i]: element i is the j-th nonzero.
+  Value picks = createBinary<tosa::EqualOp>(b, prefix, createIota(b, k, 0, 2), i1);
+  Value sel = createBinary<tosa::LogicalAndOp>(b, picks, nonZero);
+  Value flatIndex = createReduce<tosa::ReduceSumOp>(
+      b, createSelect(b, sel, createIota(b, n, 1, 2), createScalar(b, i32, 0, 2)), 1); // [K, 1]
+  Value count = createReduce<tosa::ReduceSumOp>(b, createCast(b, nonZero, i32), 1);
+  createRuntimeCheck(b, createBinary<tosa::EqualOp>(b, count, createScalar(b, i32, k, 2), i1),
+                     ("the input has a number of nonzeros other than the " + Twine(k) +
+                      " the model declares").str());
+  // Row-major flat index -> one coordinate per dim.
+  SmallVector<Value> coords;
+  SmallVector<int64_t> strides = getStrides(shape.empty() ? ArrayRef<int64_t>{1} : shape);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = shape.empty() ? 1 : shape[d];
+    Value c = createBinary<tosa::IntDivOp>(b, flatIndex, createScalar(b, i32, strides[d], 2));
+    c = createIntegerMod(b, c, createScalar(b, i32, dim, 2), /*floored=*/false);
+    coords.push_back(createReshape(b, c, {1, k}));
+  }
+  ctx.setOutput(0, createCast(b, createConcat(b, coords, 0), b.getI64Type()));
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Resize, Upsample
 //===----------------------------------------------------------------------===//
@@ -553,6 +607,7 @@ void registerIndexingOps(ConverterMap &map) {
   map["EyeLike"] = convertEyeLike;
   map["Hardmax"] = convertHardmax;
   map["CumSum"] = convertCumSum;
+  map["NonZero"] = convertNonZero;
   map["Resize"] = convertResize;
   map["Upsample"] = convertResize;
 }

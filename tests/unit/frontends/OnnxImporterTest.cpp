@@ -817,6 +817,23 @@ TEST_F(OnnxImporterTest, MathTosaLacksIsOneLinalgGeneric) {
   EXPECT_NE(importError(bad).find("BitShift"), std::string::npos); // ONNX or the converter
 }
 
+TEST_F(OnnxImporterTest, NonZeroTakesTheDeclaredCountAndChecksIt) {
+  ModelBuilder mb(13);
+  mb.input("x", {2, 3}).output("y", {2, 4}, kI64);
+  mb.node("NonZero", {"x"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<2x4xi64>");
+  EXPECT_EQ(loupe::test::countOps(*module, "cf.assert"), 1);
+  expectLowers(*module);
+  // Without a declared count the size is unknown.
+  ModelBuilder open(13);
+  open.input("x", {2, 3}).output("y", {2, -1}, kI64);
+  open.node("NonZero", {"x"}, {"y"});
+  std::string message = importError(open);
+  EXPECT_NE(message.find("tensor 'y' has a dynamic dimension"), std::string::npos) << message;
+}
+
 TEST_F(OnnxImporterTest, LossesReduceToScalars) {
   ModelBuilder mb(13);
   mb.input("scores", {3, 5, 2}).input("labels", {3, 2}, kI64)

@@ -30,6 +30,7 @@ const ConverterMap &converters() {
     registerControlFlowOps(m);
     registerTrainingOps(m);
     registerUniqueOps(m);
+    registerDetectionOps(m);
     registerSequenceOps(m); // after registerTensorOps: extends its Identity
     return m;
   }();
@@ -47,8 +48,6 @@ constexpr Gap kStrings{"strings: no string tensors in compiled code", false};
 constexpr Gap kOptionals{"optionals: no optional values in compiled code", false};
 constexpr Gap kRandom{"random numbers: results cannot be checked against a reference", false};
 constexpr Gap kGradient{"automatic differentiation is a training feature", false};
-constexpr Gap kDataDependent{
-    "its output shape depends on input values: needs dynamic shapes", true};
 
 /// The ops Loupe does not convert, and why (other domains as "domain.OpType").
 const llvm::StringMap<Gap> &gaps() {
@@ -59,7 +58,6 @@ const llvm::StringMap<Gap> &gaps() {
       {"Bernoulli", kRandom}, {"Multinomial", kRandom}, {"RandomNormal", kRandom},
       {"RandomNormalLike", kRandom}, {"RandomUniform", kRandom},
       {"RandomUniformLike", kRandom},
-      {"NonMaxSuppression", kDataDependent},
       {"ai.onnx.preview.training.Gradient", kGradient},
   };
   return table;

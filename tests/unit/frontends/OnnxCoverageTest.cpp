@@ -42,8 +42,8 @@ std::string renderCoverage() {
          "-->\n\n"
       << "Every op of ONNX's default domain in the ONNX library Loupe links (\"since\": the "
          "opset of its\nnewest definition). Of " << ops.size() << " ops, " << converted
-      << " are converted, " << outOfScope << " are out of scope on purpose and " << missing
-      << " are not yet\nconverted. Converted means the node tests of the op in Debian's "
+      << " are converted, " << outOfScope << " are out of scope on purpose, " << missing
+      << " not yet\nconverted. Converted means the node tests of the op in Debian's "
          "libonnx-testdata pass through\n`loupe-conformance` (tests/conformance: every model "
          "of the four groups, every data set,\nunder the default backends, `--backends codegen` "
          "and `--fusion off`), except where\ndocs/onnx-conformance.md names a failing model "

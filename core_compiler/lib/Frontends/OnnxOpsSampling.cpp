@@ -21,6 +21,7 @@
 
 #include "OnnxOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "llvm/ADT/bit.h"
 #include <array>
@@ -639,9 +640,81 @@ LogicalResult convertCompress(NodeContext &ctx) {
   return success();
 }
 
+/// MaxRoiPool (Fast R-CNN's RoI pooling, as Caffe and onnxruntime compute it): each roi
+/// (batch, x1, y1, x2, y2), scaled and rounded half away from zero, is cut into
+/// pooled_shape bins of floor/ceil bounds; a bin is the max of its pixels, 0 when empty. The
+/// rois are data, so every bin is a masked max over the whole image of its roi's batch.
+LogicalResult convertMaxRoiPool(NodeContext &ctx) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Value x = ctx.input(0), rois = ctx.input(1);
+  SmallVector<int64_t> pooled = ctx.getInts("pooled_shape");
+  if (getShape(x).size() != 4 || !getElementType(x).isF32() || pooled.size() != 2 ||
+      getShape(rois).size() != 2 || getShape(rois)[1] != 5)
+    return ctx.fail("expects f32 X [N,C,H,W], rois [R,5] and a 2-D pooled_shape");
+  int64_t n = getShape(x)[0], c = getShape(x)[1], h = getShape(x)[2], w = getShape(x)[3];
+  int64_t r = getShape(rois)[0], ph = pooled[0], pw = pooled[1];
+  constexpr int64_t kMaxElements = int64_t(1) << 26;
+  if (r * c * ph * pw * h * w > kMaxElements)
+    return ctx.fail("the masked max of R*C*bins*H*W = " + Twine(r * c * ph * pw * h * w) +
+                    " elements is above the supported " + Twine(kMaxElements));
+  Type f32 = b.getF32Type(), i1 = b.getI1Type();
+  double scale = ctx.getFloat("spatial_scale", 1.0f);
+  rois = createCast(b, rois, f32);
+  auto column = [&](int64_t i) { return createSliceAxis(b, rois, 1, i, 1); }; // [R, 1]
+  auto roundScaled = [&](Value v) { // round(v * scale), half away from zero
+    Value scaled = mulC(b, v, scale);
+    Value magnitude = floorOf(b, addC(b, createUnary<tosa::AbsOp>(b, scaled), 0.5));
+    return createSelect(b, compareC(b, scaled, 0, false), createUnary<tosa::NegateOp>(b, magnitude),
+                        magnitude);
+  };
+  // Per axis: the bins' [start, end) as [R, bins] floats, clipped to [0, size].
+  auto bounds = [&](Value lo, Value hi, int64_t bins, int64_t size) {
+    Value start = roundScaled(lo);
+    Value extent = maxC(b, addC(b, sub(b, roundScaled(hi), start), 1), 1);
+    // extent / bins exactly as onnxruntime divides (a reciprocal times extent rounds apart).
+    Value bin = createElementwise(b, {extent, scalarLike(b, extent, bins)}, f32,
+                                  [](OpBuilder &nb, Location loc, ValueRange args) {
+                                    return nb.create<arith::DivFOp>(loc, args[0], args[1])
+                                        .getResult();
+                                  });
+    Value index = createCast(b, createIota(b, bins, 1, 2), f32); // [1, bins]
+    Value binStart = add(b, floorOf(b, createMul(b, index, bin)), start);
+    Value binEnd = add(b, createUnary<tosa::CeilOp>(b, createMul(b, addC(b, index, 1), bin)), start);
+    auto clip = [&](Value v) { return minC(b, maxC(b, v, 0), size); };
+    return std::make_pair(clip(binStart), clip(binEnd));
+  };
+  auto [hStart, hEnd] = bounds(column(2), column(4), ph, h);
+  auto [wStart, wEnd] = bounds(column(1), column(3), pw, w);
+  // In-bin masks [R, bins, size], combined to [R, 1, ph, pw, H, W].
+  auto inBin = [&](Value start, Value end, int64_t bins, int64_t size) {
+    Value pixel = createCast(b, createIota(b, size, 2, 3), f32); // [1, 1, size]
+    Value s = createReshape(b, start, {r, bins, 1}), e = createReshape(b, end, {r, bins, 1});
+    return createBinary<tosa::LogicalAndOp>(
+        b, createBinary<tosa::GreaterEqualOp>(b, pixel, s, i1),
+        createBinary<tosa::GreaterOp>(b, e, pixel, i1));
+  };
+  Value mask = createBinary<tosa::LogicalAndOp>(
+      b, createReshape(b, inBin(hStart, hEnd, ph, h), {r, 1, ph, 1, h, 1}),
+      createReshape(b, inBin(wStart, wEnd, pw, w), {r, 1, 1, pw, 1, w}));
+  // Each roi's image, then the masked max over H and W.
+  Value batch = createCast(b, createReshape(b, column(0), {r}), b.getI32Type());
+  Value images = gatherRows(b, createReshape(b, x, {1, n, c * h * w}), batch, {r, c, 1, 1, h, w});
+  Value lowest = createScalar(b, f32, -std::numeric_limits<float>::infinity(), 6);
+  Value masked = createSelect(b, mask, images, lowest);
+  masked = createReduce<tosa::ReduceMaxOp>(b, masked, 5);
+  masked = createReduce<tosa::ReduceMaxOp>(b, masked, 4); // [R, C, ph, pw, 1, 1]
+  Value pooledMax = createReshape(b, masked, {r, c, ph, pw});
+  Value empty = createBinary<tosa::LogicalOrOp>(
+      b, createReshape(b, createBinary<tosa::GreaterEqualOp>(b, hStart, hEnd, i1), {r, 1, ph, 1}),
+      createReshape(b, createBinary<tosa::GreaterEqualOp>(b, wStart, wEnd, i1), {r, 1, 1, pw}));
+  ctx.setOutput(0, createSelect(b, empty, createScalar(b, f32, 0, 4), pooledMax));
+  return success();
+}
+
 } // namespace
 
 void registerSamplingOps(ConverterMap &map) {
+  map["MaxRoiPool"] = convertMaxRoiPool;
   map["GridSample"] = convertGridSample;
   map["RoiAlign"] = convertRoiAlign;
   map["MaxUnpool"] = convertMaxUnpool;

@@ -834,6 +834,20 @@ TEST_F(OnnxImporterTest, NonZeroTakesTheDeclaredCountAndChecksIt) {
   EXPECT_NE(message.find("tensor 'y' has a dynamic dimension"), std::string::npos) << message;
 }
 
+TEST_F(OnnxImporterTest, MaxRoiPoolIsAMaskedMaxPerBin) {
+  ModelBuilder mb(1);
+  mb.input("x", {2, 3, 8, 10}).input("rois", {4, 5}).output("y", {4, 3, 2, 3});
+  auto &pool = mb.node("MaxRoiPool", {"x", "rois"}, {"y"});
+  setInts(pool, "pooled_shape", {2, 3});
+  setFloat(pool, "spatial_scale", 0.5f);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<4x3x2x3xf32>");
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.gather"), 1); // each roi's image
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reduce_max"), 2);
+  expectLowers(*module);
+}
+
 TEST_F(OnnxImporterTest, LossesReduceToScalars) {
   ModelBuilder mb(13);
   mb.input("scores", {3, 5, 2}).input("labels", {3, 2}, kI64)

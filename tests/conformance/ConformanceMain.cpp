@@ -57,13 +57,13 @@ static std::vector<Case> collectCases(const std::string &filter) {
   return cases;
 }
 
-/// Runs `model` (an ONNX file or, after the first data set, the compiled artifact) on one data
-/// set; returns the first failure's message, empty when it passed.
-static std::string runDataSet(const std::string &model, const fs::path &data,
-                              const std::vector<std::string> &backends, bool fusion,
-                              std::string *artifact) {
+/// Compiles `model` for one data set (its shape-tensor inputs are specialized to the data
+/// set's values), runs and checks it; returns the first failure's message, empty when it
+/// passed.
+static std::string runDataSet(const fs::path &model, const fs::path &data,
+                              const std::vector<std::string> &backends, bool fusion) {
   loupe::sessions::RunRequest request;
-  request.model = model;
+  request.model = model.string();
   request.compile.keepIrText = false;
   request.compile.backends = backends;
   request.compile.fusion = fusion;
@@ -76,7 +76,7 @@ static std::string runDataSet(const std::string &model, const fs::path &data,
   request.run.atol = 1e-5;
   loupe::sessions::RunOutcome outcome = loupe::sessions::runModel(request);
   if (outcome.compile && !outcome.artifactPath.empty())
-    *artifact = outcome.artifactPath;
+    fs::remove(outcome.artifactPath);
   std::string why = outcome.error;
   for (const auto &check : outcome.checks)
     if (!check.record.passed && why.empty())
@@ -126,15 +126,9 @@ int main(int argc, char **argv) {
   for (size_t i = shard; i < cases.size(); i += shards) {
     const Case &c = cases[i];
     std::string why = c.dataSets.empty() ? "no test_data_set_N" : "";
-    std::string artifact;
-    for (const fs::path &data : c.dataSets) {
-      why = runDataSet(artifact.empty() ? c.model.string() : artifact, data, backends, fusion,
-                       &artifact);
-      if (!why.empty())
+    for (const fs::path &data : c.dataSets)
+      if (!(why = runDataSet(c.model, data, backends, fusion)).empty())
         break;
-    }
-    if (!artifact.empty())
-      fs::remove(artifact);
     bool ok = why.empty();
     (ok ? passed : failed)++;
     (ok ? perGroup[c.group].first : perGroup[c.group].second)++;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,79 +24,12 @@
 using namespace mlir;
 using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
+using namespace loupe::test;
 
 namespace {
 
-constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
-constexpr int32_t kI32 = onnx::TensorProto::INT32;
 constexpr int32_t kI8 = onnx::TensorProto::INT8;
 constexpr int32_t kU8 = onnx::TensorProto::UINT8;
-
-/// Assembles a single-graph ModelProto (as in OnnxImporterTest.cpp).
-class ModelBuilder {
-public:
-  explicit ModelBuilder(int64_t opset) {
-    model.set_ir_version(8);
-    model.set_producer_name("loupe-test");
-    auto *opsetId = model.add_opset_import();
-    opsetId->set_domain("");
-    opsetId->set_version(opset);
-    model.mutable_graph()->set_name("test_graph");
-  }
-
-  ModelBuilder &input(const std::string &name,
-                      std::initializer_list<int64_t> shape,
-                      int32_t elemType = kF32) {
-    setType(model.mutable_graph()->add_input(), name, elemType, shape);
-    return *this;
-  }
-  ModelBuilder &output(const std::string &name,
-                       std::initializer_list<int64_t> shape,
-                       int32_t elemType = kF32) {
-    setType(model.mutable_graph()->add_output(), name, elemType, shape);
-    return *this;
-  }
-  onnx::NodeProto &node(const std::string &opType,
-                        std::initializer_list<std::string> inputs,
-                        std::initializer_list<std::string> outputs) {
-    auto *n = model.mutable_graph()->add_node();
-    n->set_op_type(opType);
-    for (const auto &i : inputs)
-      n->add_input(i);
-    for (const auto &o : outputs)
-      n->add_output(o);
-    return *n;
-  }
-  std::string bytes() const { return model.SerializeAsString(); }
-
-private:
-  static void setType(onnx::ValueInfoProto *info, const std::string &name,
-                      int32_t elemType, std::initializer_list<int64_t> shape) {
-    info->set_name(name);
-    auto *tensorType = info->mutable_type()->mutable_tensor_type();
-    tensorType->set_elem_type(elemType);
-    auto *tensorShape = tensorType->mutable_shape(); // present even for scalars
-    for (int64_t d : shape)
-      tensorShape->add_dim()->set_dim_value(d);
-  }
-
-  onnx::ModelProto model;
-};
-
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
-void setInts(onnx::NodeProto &n, const std::string &name,
-             std::initializer_list<int64_t> v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v)
-    a->add_ints(x);
-}
 
 class OnnxQuantizationTest : public ::testing::Test {
 protected:

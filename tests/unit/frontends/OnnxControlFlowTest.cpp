@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,8 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInts;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
@@ -113,13 +116,6 @@ GraphBuilder graphAttr(onnx::NodeProto &n, const std::string &name) {
   a->set_type(onnx::AttributeProto::GRAPH);
   a->mutable_g()->set_name(name);
   return GraphBuilder(a->mutable_g());
-}
-void setInts(onnx::NodeProto &n, const std::string &name, std::initializer_list<int64_t> v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v)
-    a->add_ints(x);
 }
 void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
   auto *a = n.add_attribute();

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,8 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInt;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
@@ -92,12 +95,6 @@ private:
   onnx::ModelProto model;
 };
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 
 class OnnxDetectionTest : public ::testing::Test {
 protected:

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,8 @@ using namespace mlir;
 using loupe::frontends::importOnnxBytes;
 
 namespace {
+
+using loupe::test::setInt;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI32 = onnx::TensorProto::INT32;
@@ -99,12 +102,6 @@ public:
   onnx::ModelProto model;
 };
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 void setString(onnx::NodeProto &n, const std::string &name,
                const std::string &v) {
   auto *a = n.add_attribute();

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,6 +27,9 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInt;
+using loupe::test::setString;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
@@ -101,12 +105,6 @@ private:
   onnx::ModelProto model;
 };
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 void setInts(onnx::NodeProto &n, const std::string &name,
              std::initializer_list<int64_t> v) {
   auto *a = n.add_attribute();
@@ -114,13 +112,6 @@ void setInts(onnx::NodeProto &n, const std::string &name,
   a->set_type(onnx::AttributeProto::INTS);
   for (int64_t x : v)
     a->add_ints(x);
-}
-void setString(onnx::NodeProto &n, const std::string &name,
-               const std::string &v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
 }
 
 class OnnxSamplingTest : public ::testing::Test {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,8 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInt;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
@@ -51,12 +54,6 @@ onnx::NodeProto &addNode(onnx::GraphProto &graph, const std::string &opType,
   return *n;
 }
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 
 /// Assembles a single-graph ModelProto (as in OnnxSelectionTest.cpp).
 class ModelBuilder {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,6 +25,8 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInt;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kF64 = onnx::TensorProto::DOUBLE;
@@ -91,12 +94,6 @@ private:
   onnx::ModelProto model;
 };
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 
 class OnnxSignalTest : public ::testing::Test {
 protected:

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,9 @@ using loupe::frontends::importOnnxBytes;
 using loupe::test::countOps;
 
 namespace {
+
+using loupe::test::setInt;
+using loupe::test::setString;
 
 constexpr int32_t kF32 = onnx::TensorProto::FLOAT;
 constexpr int32_t kI64 = onnx::TensorProto::INT64;
@@ -108,24 +112,11 @@ private:
   onnx::ModelProto model;
 };
 
-void setInt(onnx::NodeProto &n, const std::string &name, int64_t v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
-}
 void setFloat(onnx::NodeProto &n, const std::string &name, float v) {
   auto *a = n.add_attribute();
   a->set_name(name);
   a->set_type(onnx::AttributeProto::FLOAT);
   a->set_f(v);
-}
-void setString(onnx::NodeProto &n, const std::string &name,
-               const std::string &v) {
-  auto *a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::STRING);
-  a->set_s(v);
 }
 
 class OnnxTrainingTest : public ::testing::Test {

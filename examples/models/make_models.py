@@ -5,7 +5,7 @@
 
 Outputs, next to this script:
   mlp.onnx, cnn.onnx, transformer_block.onnx,
-  conv_relu.onnx                               ONNX opset 17 models with named nodes
+  conv_relu.onnx, dynq_mlp.onnx                ONNX opset 17 models with named nodes
   mlp_tosa.mlir                                a TOSA model (MLIR 19.1) with a loc() per op
   <name>/test_data_set_0/input_0.pb, output_0.pb   ONNX backend-test layout (TensorProto)
 
@@ -157,6 +157,30 @@ def op_flatten(node, x):
     return x.reshape(int(np.prod(x.shape[:axis])), -1)
 
 
+def op_dynamic_quantize_linear(node, x):
+    """uint8 quantization of x with a scale and zero point from its range, in float32 as ONNX."""
+    x = x.astype(np.float32)
+    lo, hi = min(np.float32(0), x.min()), max(np.float32(0), x.max())
+    scale = np.float32((hi - lo) / np.float32(255))
+    zero_point = np.clip(np.rint(-lo / scale), 0, 255) if scale else np.float32(0)
+    y = np.clip(np.rint(x / scale) + zero_point, 0, 255) if scale else np.zeros_like(x)
+    return y.astype(np.float64), np.float64(scale), np.float64(zero_point)
+
+
+def op_matmul_integer(node, a, b, a_zero_point=None, b_zero_point=None):
+    """Exact: (a - a_zero_point) @ (b - b_zero_point), per-tensor or per-row/column zero points."""
+    a_zp = 0 if a_zero_point is None else np.asarray(a_zero_point)
+    b_zp = 0 if b_zero_point is None else np.asarray(b_zero_point)
+    if np.ndim(a_zp) == 1 and a.ndim >= 2:
+        a_zp = a_zp.reshape(-1, 1)
+    return np.matmul(a - a_zp, b - b_zp)
+
+
+def op_cast(node, x):
+    _require(_attrs(node)["to"] in (TensorProto.FLOAT, TensorProto.DOUBLE), "cast to non-float")
+    return x
+
+
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 OPS = {
@@ -180,6 +204,9 @@ OPS = {
     "Concat": lambda n, *xs: np.concatenate(xs, axis=_attrs(n)["axis"]),
     "ReduceMean": op_reducemean,
     "LayerNormalization": op_layernorm,
+    "DynamicQuantizeLinear": op_dynamic_quantize_linear,
+    "MatMulInteger": op_matmul_integer,
+    "Cast": op_cast,
 }
 
 
@@ -214,7 +241,8 @@ def self_test():
         "averagepool_2d_pads_count_include_pad", "averagepool_2d_precomputed_*",
         "batchnorm_example", "batchnorm_epsilon", "flatten_axis?", "flatten_default_axis",
         "matmul_2d", "matmul_3d", "matmul_4d", "transpose_all_permutations_*", "transpose_default",
-        "concat_*", "reduce_mean_*", "layer_normalization_*",
+        "concat_*", "reduce_mean_*", "layer_normalization_*", "dynamicquantizelinear*",
+        "matmulinteger", "cast_DOUBLE_to_FLOAT", "cast_FLOAT16_to_FLOAT",
     ]
     dirs = sorted({d for p in patterns for d in glob.glob(os.path.join(ONNX_NODE_TESTS, "test_" + p))})
     checked = skipped = 0
@@ -391,6 +419,48 @@ def make_conv_relu(rng):
     return model, {"image": f32(rng.standard_normal((1, 3, 16, 16)))}
 
 
+def make_dynq_mlp(rng):
+    """An MLP as onnxruntime's dynamic quantization exports it (quantize_dynamic): per layer,
+    DynamicQuantizeLinear of the activations (uint8), MatMulInteger with int8 weights and a
+    per-tensor weight zero point, Cast to float, Mul by x_scale * w_scale, Add bias."""
+    nodes, inits, x = [], [], "x"
+    for name, (k, n, relu) in (("fc1", (64, 128, True)), ("fc2", (128, 32, False))):
+        w = he(rng, (k, n), k)
+        w_scale = f32(np.abs(w).max() / 127)
+        w_zero = np.int8(3)  # Not 0: the zero point must be subtracted from every weight.
+        w_q = np.clip(np.rint(w / w_scale) + w_zero, -128, 127).astype(np.int8)
+        inits += [numpy_helper.from_array(w_q, name + ".weight_quantized"),
+                  numpy_helper.from_array(np.array(w_zero, np.int8), name + ".weight_zero_point"),
+                  init(name + ".weight_scale", w_scale),
+                  init(name + ".bias", rng.standard_normal(n) * 0.1)]
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [x], [name + ".x_q", name + ".x_scale",
+                             name + ".x_zero_point"], name=name + "_quantize"),
+            helper.make_node("MatMulInteger", [name + ".x_q", name + ".weight_quantized",
+                             name + ".x_zero_point", name + ".weight_zero_point"],
+                             [name + ".acc"], name=name + "_matmul"),
+            helper.make_node("Cast", [name + ".acc"], [name + ".acc_f"], name=name + "_cast",
+                             to=TensorProto.FLOAT),
+            helper.make_node("Mul", [name + ".x_scale", name + ".weight_scale"], [name + ".scale"],
+                             name=name + "_scale"),
+            helper.make_node("Mul", [name + ".acc_f", name + ".scale"], [name + ".real"],
+                             name=name + "_dequantize"),
+            helper.make_node("Add", [name + ".real", name + ".bias"], [name + ".out"],
+                             name=name + "_bias"),
+        ]
+        x = name + ".out"
+        if relu:
+            nodes.append(helper.make_node("Relu", [x], [name + ".relu"], name=name + "_relu"))
+            x = name + ".relu"
+    nodes[-1].output[0] = "y"
+    graph = helper.make_graph(
+        nodes, "dynq_mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [16, 32])], initializer=inits)
+    model = finish(graph, "Dynamically quantized MLP 64-128-32: DynamicQuantizeLinear, "
+                          "MatMulInteger (int8 weights), Cast, Mul, Add, Relu")
+    return model, {"x": f32(rng.standard_normal((16, 64)))}
+
+
 def make_transformer_block(rng):
     seq, d, heads, hd, ff = 8, 32, 2, 16, 64
     inits = [
@@ -542,7 +612,8 @@ def main():
         return
 
     builders = [("mlp", make_mlp, 1001), ("cnn", make_cnn, 1002),
-                ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005)]
+                ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005),
+                ("dynq_mlp", make_dynq_mlp, 1006)]
     for name, build, seed in builders:
         model, feeds = build(np.random.default_rng(seed))
         outputs = [f32(o) for o in run_graph(model, feeds)]

@@ -275,10 +275,14 @@ mlir::Value createReduce(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
 mlir::Value createMean(mlir::ImplicitLocOpBuilder &b, mlir::Value value,
                        llvm::ArrayRef<int64_t> axes);
 
-/// numpy matmul of any ranks (1-D operands get a unit dim); the result has
-/// lhs's element type (OnnxOpsNN.cpp).
-mlir::FailureOr<mlir::Value> createMatMul(NodeContext &ctx, mlir::Value lhs,
-                                          mlir::Value rhs);
+/// Builds the [P, M, N] product of [P, M, K] and [P, K, N] tensors.
+using BatchMatMulBuilder =
+    llvm::function_ref<mlir::Value(mlir::ImplicitLocOpBuilder &, mlir::Value, mlir::Value)>;
+/// numpy matmul of any ranks (1-D operands get a unit dim) whose batched
+/// product `build` makes (tosa.matmul, lhs's element type, when null)
+/// (OnnxOpsNN.cpp).
+mlir::FailureOr<mlir::Value> createMatMul(NodeContext &ctx, mlir::Value lhs, mlir::Value rhs,
+                                          BatchMatMulBuilder build = {});
 /// ONNX Conv (its attributes read from `ctx`) of NC... `x` and [M, C/group,
 /// k...] `weight`, with an optional [M] `bias`, in x's element type.
 mlir::FailureOr<mlir::Value> createConv(NodeContext &ctx, mlir::Value x,

@@ -31,13 +31,20 @@ int64_t floorDiv(int64_t a, int64_t b) {
 // Gemm, MatMul
 //===----------------------------------------------------------------------===//
 
+/// tosa.matmul of [P, M, K] and [P, K, N] operands -> [P, M, N] (lhs's type).
+Value createTosaBatchMatMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+  ArrayRef<int64_t> l = getShape(lhs), r = getShape(rhs);
+  return b.create<tosa::MatMulOp>(getTensorType({l[0], l[1], r[2]}, getElementType(lhs)), lhs,
+                                  rhs);
+}
+
 /// Batched [P, M, K] x [P, K, N] -> [P, M, N] on operands of any shape that
-/// reshape to those.
-Value createBatchMatMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs,
-                        int64_t p, int64_t m, int64_t k, int64_t n) {
-  return b.create<tosa::MatMulOp>(getTensorType({p, m, n}, getElementType(lhs)),
-                                  createReshape(b, lhs, {p, m, k}),
-                                  createReshape(b, rhs, {p, k, n}));
+/// reshape to those, built by `build` (tosa.matmul when null).
+Value createBatchMatMul(ImplicitLocOpBuilder &b, Value lhs, Value rhs, int64_t p, int64_t m,
+                        int64_t k, int64_t n, BatchMatMulBuilder build) {
+  lhs = createReshape(b, lhs, {p, m, k});
+  rhs = createReshape(b, rhs, {p, k, n});
+  return build ? build(b, lhs, rhs) : createTosaBatchMatMul(b, lhs, rhs);
 }
 
 LogicalResult convertGemm(NodeContext &ctx) {
@@ -54,7 +61,7 @@ LogicalResult convertGemm(NodeContext &ctx) {
   int64_t m = getShape(a)[0], k = getShape(a)[1], n = getShape(bMat)[1];
   if (getShape(bMat)[0] != k)
     return ctx.fail("inner dimensions of A and B differ");
-  Value y = createReshape(b, createBatchMatMul(b, a, bMat, 1, m, k, n), {m, n});
+  Value y = createReshape(b, createBatchMatMul(b, a, bMat, 1, m, k, n, {}), {m, n});
   double alpha = ctx.getFloat("alpha", 1.0f), beta = ctx.getFloat("beta", 1.0f);
   if (alpha != 1.0)
     y = createMul(b, y, scalarLike(b, y, alpha));
@@ -74,7 +81,8 @@ LogicalResult convertGemm(NodeContext &ctx) {
 
 /// numpy matmul: 1-D operands get a unit dim (dropped again), batch dims
 /// broadcast. When B has no real batch, A's batch folds into M.
-FailureOr<Value> createMatMul(NodeContext &ctx, Value lhs, Value rhs) {
+FailureOr<Value> createMatMul(NodeContext &ctx, Value lhs, Value rhs,
+                              BatchMatMulBuilder build) {
   ImplicitLocOpBuilder &b = ctx.b;
   if (getShape(lhs).empty() || getShape(rhs).empty())
     return ctx.fail("operands must have rank >= 1");
@@ -103,7 +111,7 @@ FailureOr<Value> createMatMul(NodeContext &ctx, Value lhs, Value rhs) {
 
   Value product;
   if (getNumElements(rBatch) == 1) {
-    product = createBatchMatMul(b, lhs, rhs, 1, getNumElements(lBatch) * m, k, n);
+    product = createBatchMatMul(b, lhs, rhs, 1, getNumElements(lBatch) * m, k, n, build);
   } else {
     // Tile each operand to the full batch shape.
     auto expand = [&](Value v, ArrayRef<int64_t> own) {
@@ -116,7 +124,7 @@ FailureOr<Value> createMatMul(NodeContext &ctx, Value lhs, Value rhs) {
       return createTile(b, v, multiples);
     };
     product = createBatchMatMul(b, expand(lhs, lBatch), expand(rhs, rBatch), p,
-                                m, k, n);
+                                m, k, n, build);
   }
   SmallVector<int64_t> shape(batch);
   if (!vecLhs)

@@ -12,7 +12,10 @@
 // convolution's weight, the rows of a matmul's A and the columns of its B).
 //
 // The integer ops subtract the zero points exactly and accumulate exactly:
-// matmuls in i32 (tosa.matmul on i32), convolutions in f64 through Conv's own
+// matmuls with per-tensor zero points as linalg.quantized_batch_matmul on
+// int8 (uint8 shifted by -128 with its zero point, so the differences stay),
+// which oneDNN's int8 matmul runs; other matmuls in i32 (tosa.matmul on i32
+// after the subtraction); convolutions in f64 through Conv's own
 // builder, because tosa.conv2d takes only i4/i8 or float weights and a weight
 // minus its zero point needs 9 bits; every partial sum of 8-bit products stays
 // below 2^53, which is checked. QLinearMatMul/QLinearConv then dequantize the
@@ -26,7 +29,9 @@
 #include "OnnxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 using namespace mlir;
@@ -297,12 +302,61 @@ LogicalResult convertDynamicQuantizeLinear(NodeContext &ctx) {
 // MatMulInteger, QLinearMatMul
 //===----------------------------------------------------------------------===//
 
+/// True when input `i` is omitted or holds one value.
+bool isPerTensor(NodeContext &ctx, unsigned i) {
+  return !ctx.hasInput(i) || getNumElements(getShape(ctx.input(i))) == 1;
+}
+
+/// Input `i` (int8 or uint8) as int8, and its per-tensor zero point (input
+/// `zeroIndex`, 0 when omitted) as an i32 scalar, with x - zeroPoint unchanged:
+/// uint8 values (stored in i16) and their zero point both move down by 128.
+std::pair<Value, Value> asInt8(NodeContext &ctx, unsigned i, unsigned zeroIndex) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  bool isUnsigned = ctx.isUnsigned(ctx.inputName(i));
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value x = ctx.input(i);
+  if (isUnsigned)
+    x = createElementwise(b, {x}, i8, [](OpBuilder &nb, Location loc, ValueRange args) {
+      Value shift = nb.create<arith::ConstantIntOp>(loc, 128, args[0].getType());
+      return nb.create<arith::TruncIOp>(loc, nb.getI8Type(),
+                                        nb.create<arith::SubIOp>(loc, args[0], shift));
+    });
+  Value zero = b.create<arith::ConstantIntOp>(0, i32);
+  if (ctx.hasInput(zeroIndex)) {
+    Value scalar = b.create<tensor::ExtractOp>(createReshape(b, ctx.input(zeroIndex), {}),
+                                               ValueRange{});
+    zero = b.create<arith::ExtSIOp>(i32, scalar);
+  }
+  if (isUnsigned)
+    zero = b.create<arith::SubIOp>(zero, b.create<arith::ConstantIntOp>(128, i32));
+  return {x, zero};
+}
+
 /// (a - aZeroPoint) x (b - bZeroPoint) in i32 for inputs a, b at `aIndex`,
 /// `bIndex` and their zero points at `aZeroIndex`, `bZeroIndex` (per tensor,
-/// per row of a, per column of b).
+/// per row of a, per column of b). Per-tensor zero points give
+/// linalg.quantized_batch_matmul on int8 (a library op: oneDNN's int8
+/// matmul); others are subtracted first and multiplied as i32.
 FailureOr<Value> createIntegerMatMul(NodeContext &ctx, unsigned aIndex,
                                      unsigned aZeroIndex, unsigned bIndex,
                                      unsigned bZeroIndex) {
+  Type i32 = ctx.b.getI32Type();
+  if (isPerTensor(ctx, aZeroIndex) && isPerTensor(ctx, bZeroIndex)) {
+    auto [a, aZero] = asInt8(ctx, aIndex, aZeroIndex);
+    auto [bMat, bZero] = asInt8(ctx, bIndex, bZeroIndex);
+    return createMatMul(ctx, a, bMat, [&](ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+      ArrayRef<int64_t> l = getShape(lhs), r = getShape(rhs);
+      Value init = b.create<tensor::EmptyOp>(ArrayRef<int64_t>{l[0], l[1], r[2]}, i32);
+      init = b.create<linalg::FillOp>(ValueRange{b.create<arith::ConstantIntOp>(0, i32)},
+                                      ValueRange{init})
+                 .getResult(0);
+      return b
+          .create<linalg::QuantizedBatchMatmulOp>(TypeRange{init.getType()},
+                                                  ValueRange{lhs, rhs, aZero, bZero},
+                                                  ValueRange{init})
+          .getResult(0);
+    });
+  }
   Value a = ctx.input(aIndex), bMat = ctx.input(bIndex);
   int64_t aRank = getShape(a).size(), bRank = getShape(bMat).size();
   auto aZero = getParam(ctx, aZeroIndex, getShape(a), aRank - 2);
@@ -311,7 +365,6 @@ FailureOr<Value> createIntegerMatMul(NodeContext &ctx, unsigned aIndex,
   auto bZero = getParam(ctx, bZeroIndex, getShape(bMat), bRank - 1);
   if (failed(bZero))
     return failure();
-  Type i32 = ctx.b.getI32Type();
   return createMatMul(ctx, subtractZeroPoint(ctx.b, a, *aZero, i32),
                       subtractZeroPoint(ctx.b, bMat, *bZero, i32));
 }

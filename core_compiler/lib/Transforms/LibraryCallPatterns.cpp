@@ -30,7 +30,7 @@ static Operation *initializerOf(Operation *op, Value output) {
   return nullptr;
 }
 
-/// True when `op` (a linalg.fill or a no-input linalg.map/generic) writes 0.0 everywhere.
+/// True when `op` (a linalg.fill or a no-input linalg.map/generic) writes 0 everywhere.
 static bool writesZeros(Operation *op) {
   Value value;
   if (auto fill = dyn_cast<linalg::FillOp>(op))
@@ -38,8 +38,7 @@ static bool writesZeros(Operation *op) {
   else if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
            linalgOp && linalgOp.getNumDpsInputs() == 0 && linalgOp->getNumRegions() == 1)
     value = linalgOp.getBlock()->getTerminator()->getOperand(0);
-  FloatAttr constant;
-  return value && matchPattern(value, m_Constant(&constant)) && constant.getValue().isZero();
+  return value && (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero()));
 }
 
 /// True when `buffer` holds zeros right before `at`: its last writer is a zero fill, or a copy
@@ -88,10 +87,12 @@ static Value broadcastBias(Operation *op) {
   return bias;
 }
 
-static bool isLibraryOperand(Value v, int64_t rank) {
+/// True when `v` is a static row-major memref of `rank` and `elementType` (f32 when null).
+static bool isLibraryOperand(Value v, int64_t rank, Type elementType = nullptr) {
   auto type = dyn_cast<MemRefType>(v.getType());
-  return type && type.getRank() == rank && type.getElementType().isF32() &&
-         type.hasStaticShape() && type.getLayout().isIdentity();
+  return type && type.getRank() == rank && type.hasStaticShape() &&
+         type.getLayout().isIdentity() &&
+         (elementType ? type.getElementType() == elementType : type.getElementType().isF32());
 }
 
 static DispatchOp createDispatch(OpBuilder &b, Location loc, Value ctx, ValueRange args,
@@ -103,24 +104,37 @@ static DispatchOp createDispatch(OpBuilder &b, Location loc, Value ctx, ValueRan
   return dispatch;
 }
 
-/// C = A * B on zero-filled C -> kernel(ctx, A, B, C, false, false); the fill goes away.
+/// C = A * B on zero-filled C -> kernel(ctx, A, B, C, false, false), or for the int8
+/// quantized_batch_matmul kernel(ctx, A, B, C, aZeroPoint, bZeroPoint); the fill goes away.
 FailureOr<DispatchOp> loupe::lowerGemm(Operation *op, Value ctx, StringRef kernel,
                                        StringRef device, std::string &why) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  Value a = linalgOp.getDpsInputs()[0], b = linalgOp.getDpsInputs()[1],
+        c = linalgOp.getDpsInits()[0];
+  bool quantized = isa<linalg::QuantizedBatchMatmulOp>(op);
   int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
-  if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); })) {
-    why = "operands are not static f32 row-major memrefs";
+  Builder types(op->getContext());
+  Type in = quantized ? types.getI8Type() : nullptr, out = quantized ? types.getI32Type() : nullptr;
+  if (!isLibraryOperand(a, rank, in) || !isLibraryOperand(b, rank, in) ||
+      !isLibraryOperand(c, rank, out)) {
+    why = quantized ? "operands are not static int8 (int32 result) row-major memrefs"
+                    : "operands are not static f32 row-major memrefs";
     return failure();
   }
-  Operation *init = initializerOf(op, op->getOperand(2));
+  Operation *init = initializerOf(op, c);
   if (!initializesZeros(init)) {
     why = "C is not zero-filled right before the matmul";
     return failure();
   }
-  OpBuilder b(op);
-  Value noTranspose = b.create<arith::ConstantIntOp>(op->getLoc(), 0, 1);
-  llvm::SmallVector<Value> args(op->getOperands());
-  args.append({noTranspose, noTranspose});
-  DispatchOp dispatch = createDispatch(b, op->getLoc(), ctx, args, kernel, device);
+  OpBuilder builder(op);
+  llvm::SmallVector<Value> args = {a, b, c};
+  if (quantized) {
+    args.append({linalgOp.getDpsInputs()[2], linalgOp.getDpsInputs()[3]});
+  } else {
+    Value noTranspose = builder.create<arith::ConstantIntOp>(op->getLoc(), 0, 1);
+    args.append({noTranspose, noTranspose});
+  }
+  DispatchOp dispatch = createDispatch(builder, op->getLoc(), ctx, args, kernel, device);
   init->erase();
   return dispatch;
 }

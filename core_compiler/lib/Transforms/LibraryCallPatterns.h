@@ -15,8 +15,9 @@
 namespace loupe {
 
 /// matmul / batch_matmul on a zero-filled C (a zero fill, or a copy from a buffer that holds
-/// zeros) -> kernel(ctx, A, B, C, false, false); the initialisation goes away. `op` remains
-/// for the caller to erase.
+/// zeros) -> kernel(ctx, A, B, C, false, false); quantized_batch_matmul (int8 A and B, int32
+/// C, i32 zero points) -> kernel(ctx, A, B, C, aZeroPoint, bZeroPoint). The initialisation
+/// goes away; `op` remains for the caller to erase.
 mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ctx,
                                              llvm::StringRef kernel, llvm::StringRef device,
                                              std::string &why);

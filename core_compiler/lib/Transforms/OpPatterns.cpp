@@ -29,6 +29,8 @@ std::string loupe::libraryOpKind(Operation *op) {
     return "batch_matmul";
   if (isa<linalg::Conv2DNhwcFhwcOp>(op))
     return "conv2d";
+  if (isa<linalg::QuantizedBatchMatmulOp>(op))
+    return "quantized_batch_matmul";
   return "";
 }
 
@@ -75,7 +77,7 @@ bool loupe::isReluOf(Value result, Value x) {
 
 /// Matmuls and convolutions (not pooling, which reads a window of one input).
 static bool isContraction(linalg::LinalgOp op) {
-  if (isa<linalg::ContractionOpInterface>(op.getOperation()))
+  if (isa<linalg::ContractionOpInterface, linalg::QuantizedBatchMatmulOp>(op.getOperation()))
     return true;
   return isa<linalg::ConvolutionOpInterface>(op.getOperation()) &&
          !op->getName().getStringRef().starts_with("linalg.pooling");
@@ -257,7 +259,8 @@ static std::optional<int64_t> constantEntry(Value v, int64_t index) {
   return init.getValues<APInt>()[index].getSExtValue();
 }
 
-/// FLOPs of a library kernel from its name and operands (Kernels.h): gemm kernels take (A, B,
+/// FLOPs of a library kernel from its name and operands (Kernels.h; an int8 GEMM's
+/// multiply-adds count as float ones do): gemm kernels take (A, B,
 /// ..., C) with A [B..., M, K] (ral-lower-to-library-call never transposes) and C the last
 /// matrix, 2*M*N*K; an epilogue GEMM (A, B, bias, C, transA, transB, activation) adds one per
 /// output element for a non-empty bias and the activation's; conv kernels (input, filter OIHW,
@@ -284,7 +287,8 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
   if (callee.starts_with("ral_gemm_epilogue") && args.size() == 7)
     return 2 * outputs * staticShape(matrices.front()).back() +
            epilogue(constantEntry(args[6], 0));
-  if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm"))
+  if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm") ||
+      callee.starts_with("ral_qgemm"))
     return 2 * outputs * staticShape(matrices.front()).back();
   if (callee.starts_with("ral_conv") && staticShape(matrices.back()).size() == 4 &&
       args.size() == 5) {

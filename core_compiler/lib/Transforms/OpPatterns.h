@@ -23,8 +23,8 @@ const char *opPatternName(OpPattern pattern);
 /// out_elemwise_fusable: matmul, batch_matmul, convolutions; opaque: everything else.
 OpPattern classifyOp(mlir::Operation *op);
 
-/// The backend registry's name of a library-capable op ("matmul", "batch_matmul", "conv2d"),
-/// or "".
+/// The backend registry's name of a library-capable op ("matmul", "batch_matmul", "conv2d",
+/// "quantized_batch_matmul"), or "".
 std::string libraryOpKind(mlir::Operation *op);
 
 /// The fuse pattern a backend may register for a library op of `kind` (libraryOpKind):

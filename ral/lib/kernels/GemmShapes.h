@@ -92,9 +92,9 @@ struct BatchGemmProblem {
   GemmProblem gemm;
   int64_t batch = 0, strideA = 0, strideB = 0;
 };
-inline Status planBatchGemm(const char *api, const MemRef<float, 3> &a, const MemRef<float, 3> &b,
-                            const MemRef<float, 3> &c, bool transA, bool transB,
-                            BatchGemmProblem &p) {
+template <typename TA, typename TB, typename TC>
+Status planBatchGemm(const char *api, const MemRef<TA, 3> &a, const MemRef<TB, 3> &b,
+                     const MemRef<TC, 3> &c, bool transA, bool transB, BatchGemmProblem &p) {
   if (Status s = planGemm(api, a.sizes + 1, a.strides + 1, b.sizes + 1, b.strides + 1,
                           c.sizes + 1, c.strides + 1, transA, transB, p.gemm);
       !s)

@@ -2,7 +2,8 @@
 //
 // ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
 // ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops) and ral_conv_onednn (Kernels.h), f32,
-// with oneDNN 2.x's matmul and convolution_forward primitives. Memory descriptors carry the
+// and ral_qgemm_onednn (int8 with zero points, int32 result), with oneDNN 2.x's matmul and
+// convolution_forward primitives. Memory descriptors carry the
 // memrefs' strides, so transposed and column-major views need no copy. Primitives are built
 // once per shape and kept in a per-context cache (the oneDNN engine is one per process);
 // executing one primitive from several threads at once is allowed by oneDNN.
@@ -164,10 +165,18 @@ std::string keyOf(std::initializer_list<int64_t> values) {
   return key;
 }
 
+/// The element types of a matmul's operands and, for int8, its zero points.
+struct MatmulTypes {
+  memory::data_type in = memory::data_type::f32, out = memory::data_type::f32;
+  /// A's and B's zero points (int8 only; oneDNN subtracts them before multiplying).
+  const int32_t *zeroPoints = nullptr;
+};
+
 /// C = act(op(A) op(B) + bias) for a batch (batch 0 means plain 2-D).
 void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p, int64_t batch,
             int64_t batchA, int64_t batchB, int64_t strideA, int64_t strideB, int64_t strideC,
-            const float *a, const float *b, const float *bias, float *c, int32_t activation) {
+            const void *a, const void *b, const float *bias, void *c, int32_t activation,
+            MatmulTypes types = {}) {
   if (p.m == 0 || p.n == 0 || (batch == 0 && batchA != 0))
     return;
   try {
@@ -184,23 +193,27 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       return ctx->signalError(invalidArgument(std::string(api) + ": " + error));
     memory::desc aDesc, bDesc, cDesc, biasDesc;
     if (batch == 0) {
-      aDesc = memory::desc({p.m, p.k}, memory::data_type::f32, operandStrides(p.a));
-      bDesc = memory::desc({p.k, p.n}, memory::data_type::f32, operandStrides(p.b));
-      cDesc = memory::desc({p.m, p.n}, memory::data_type::f32, memory::dims{p.c.ld, 1});
+      aDesc = memory::desc({p.m, p.k}, types.in, operandStrides(p.a));
+      bDesc = memory::desc({p.k, p.n}, types.in, operandStrides(p.b));
+      cDesc = memory::desc({p.m, p.n}, types.out, memory::dims{p.c.ld, 1});
       biasDesc = memory::desc({1, p.n}, memory::data_type::f32, memory::dims{p.n, 1});
     } else {
       memory::dims sa = operandStrides(p.a), sb = operandStrides(p.b);
-      aDesc = memory::desc({batchA, p.m, p.k}, memory::data_type::f32,
+      aDesc = memory::desc({batchA, p.m, p.k}, types.in,
                            {std::max<int64_t>(strideA, 1), sa[0], sa[1]});
-      bDesc = memory::desc({batchB, p.k, p.n}, memory::data_type::f32,
+      bDesc = memory::desc({batchB, p.k, p.n}, types.in,
                            {std::max<int64_t>(strideB, 1), sb[0], sb[1]});
-      cDesc = memory::desc({batch, p.m, p.n}, memory::data_type::f32,
+      cDesc = memory::desc({batch, p.m, p.n}, types.out,
                            {std::max<int64_t>(strideC, 1), p.c.ld, 1});
       biasDesc = memory::desc({1, 1, p.n}, memory::data_type::f32, memory::dims{p.n, p.n, 1});
     }
     dnnl::primitive prim = primitiveFor(ctx, key, [&] {
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
+      if (types.zeroPoints) { // Given at execution: one primitive for every zero point.
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
+      }
       dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
                                      : dnnl::matmul::desc(aDesc, bDesc, cDesc);
       return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc,
@@ -208,11 +221,18 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     }).primitive;
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<float *>(a))},
-        {DNNL_ARG_WEIGHTS, memory(bDesc, engine, const_cast<float *>(b))},
+        {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<void *>(a))},
+        {DNNL_ARG_WEIGHTS, memory(bDesc, engine, const_cast<void *>(b))},
         {DNNL_ARG_DST, memory(cDesc, engine, c)}};
     if (bias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, const_cast<float *>(bias)));
+    if (types.zeroPoints) {
+      memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
+      auto *zeroPoints = const_cast<int32_t *>(types.zeroPoints);
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memory(scalar, engine, zeroPoints));
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS,
+                   memory(scalar, engine, zeroPoints + 1));
+    }
     prim.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error &e) {
@@ -244,6 +264,21 @@ void batchGemmOneDnn(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3>
     return;
   matmul(ctx, "ral_batch_gemm_onednn", bp.gemm, bp.batch, a.sizes[0], b.sizes[0], a.strides[0],
          b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0);
+}
+
+void quantizedBatchGemmOneDnn(ExecutionContext *ctx, MemRef<int8_t, 3> a, MemRef<int8_t, 3> b,
+                              MemRef<int32_t, 3> c, int32_t aZeroPoint, int32_t bZeroPoint) {
+  if (ctx->failed())
+    return;
+  detail::BatchGemmProblem bp;
+  if (Status s = detail::planBatchGemm("ral_qgemm_onednn", a, b, c, false, false, bp); !s)
+    return ctx->signalError(s);
+  if (bp.batch == 0)
+    return;
+  int32_t zeroPoints[2] = {aZeroPoint, bZeroPoint};
+  matmul(ctx, "ral_qgemm_onednn", bp.gemm, bp.batch, a.sizes[0], b.sizes[0], a.strides[0],
+         b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0,
+         {memory::data_type::s8, memory::data_type::s32, zeroPoints});
 }
 
 void gemmEpilogueOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b,
@@ -391,6 +426,7 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
 LOUPE_RAL_API("ral_gemm_onednn", "cpu", gemmOneDnn);
 LOUPE_RAL_API("ral_batch_gemm_onednn", "cpu", batchGemmOneDnn);
 LOUPE_RAL_API("ral_gemm_epilogue_onednn", "cpu", gemmEpilogueOneDnn);
+LOUPE_RAL_API("ral_qgemm_onednn", "cpu", quantizedBatchGemmOneDnn);
 LOUPE_RAL_API("ral_conv_onednn", "cpu", convOneDnn);
 
 } // namespace loupe::ral

@@ -49,6 +49,28 @@ func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32
 
 // -----
 
+// An int8 quantized_batch_matmul on a zero-filled i32 C becomes oneDNN's int8 matmul; the zero
+// points are passed as they are. Codegen when --backends excludes oneDNN (OpenBLAS has no int8
+// GEMM), and when an operand is not int8.
+
+// CHECK-LABEL: func.func @quantized
+// CHECK-NOT: linalg.fill
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %arg4, %arg5 {abi = "ral_qgemm_onednn___cpu___pvoid_m3di8_m3di8_m3di32_i32_i32___void", callee = "ral_qgemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for quantized_batch_matmul on cpu (onednn 15, codegen 10)", loupe.plevel = 15 : i64}
+// CHECK: linalg.quantized_batch_matmul {loupe.backend = "codegen", loupe.backend_reason = "onednn not used: operands are not static int8 (int32 result) row-major memrefs
+// BLAS-LABEL: func.func @quantized
+// BLAS-NOT: ral.dispatch
+// BLAS: linalg.quantized_batch_matmul {loupe.backend = "codegen"
+func.func @quantized(%ctx: !ral.context, %a: memref<2x4x8xi8>, %b: memref<2x8x16xi8>, %c: memref<2x4x16xi32>, %az: i32, %bz: i32, %wide: memref<2x4x8xi16>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%c : memref<2x4x16xi32>)
+  linalg.quantized_batch_matmul ins(%a, %b, %az, %bz : memref<2x4x8xi8>, memref<2x8x16xi8>, i32, i32) outs(%c : memref<2x4x16xi32>)
+  linalg.fill ins(%zero : i32) outs(%c : memref<2x4x16xi32>)
+  linalg.quantized_batch_matmul ins(%wide, %b, %az, %bz : memref<2x4x8xi16>, memref<2x8x16xi8>, i32, i32) outs(%c : memref<2x4x16xi32>)
+  return
+}
+
+// -----
+
 // Bufferization copies one shared zero-filled buffer into each matmul's output: a copy from a
 // buffer that holds zeros counts as zero-filled. The copy goes away; the shared fill stays.
 

@@ -2,8 +2,8 @@
 //
 // Builds small ModelProtos in C++ (so this file needs -frtti for the ONNX
 // headers), imports them and checks the TOSA the converters of
-// OnnxOpsQuantization.cpp produce: result types, the ops used (i32 matmuls,
-// f64 convolutions), errors, and that the upstream TOSA -> linalg pipeline
+// OnnxOpsQuantization.cpp produce: result types, the ops used (int8
+// quantized_batch_matmul or i32 matmuls, f64 convolutions), errors, and that the upstream TOSA -> linalg pipeline
 // lowers it. The numbers are checked by the ONNX node tests (conformance).
 //
 //===----------------------------------------------------------------------===//
@@ -144,6 +144,22 @@ TEST_F(OnnxQuantizationTest, DynamicQuantizeLinearHasThreeOutputs) {
 // MatMulInteger, QLinearMatMul
 //===----------------------------------------------------------------------===//
 
+TEST_F(OnnxQuantizationTest, MatMulIntegerWithPerTensorZeroPointsIsAnInt8LibraryOp) {
+  // uint8 A moves to int8 (its zero point with it); B's batch broadcasts by tiling.
+  ModelBuilder mb(10);
+  mb.input("a", {4, 3}, kU8).input("b", {2, 3, 5}, kI8)
+      .input("za", {}, kU8).input("zb", {1}, kI8).output("y", {2, 4, 5}, kI32);
+  mb.node("MatMulInteger", {"a", "b", "za", "zb"}, {"y"});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<2x4x5xi32>");
+  EXPECT_EQ(opTypes(*module, "linalg.quantized_batch_matmul"),
+            "(tensor<2x4x3xi8>, tensor<2x3x5xi8>, i32, i32, tensor<2x4x5xi32>) -> "
+            "tensor<2x4x5xi32>");
+  EXPECT_EQ(countOps(*module, "tosa.matmul"), 0);
+  expectLowers(*module);
+}
+
 TEST_F(OnnxQuantizationTest, MatMulIntegerIsAnI32MatMul) {
   // Per-row zero point of A, per-column one of B, batch of A folded into M.
   ModelBuilder mb(10);
@@ -159,7 +175,7 @@ TEST_F(OnnxQuantizationTest, MatMulIntegerIsAnI32MatMul) {
   expectLowers(*module);
 }
 
-TEST_F(OnnxQuantizationTest, QLinearMatMulRequantizesTheI32Product) {
+TEST_F(OnnxQuantizationTest, QLinearMatMulRequantizesTheInt32Product) {
   ModelBuilder mb(10);
   mb.input("a", {2, 4}, kU8).input("as", {}).input("az", {}, kU8)
       .input("b", {4, 3}, kU8).input("bs", {3}).input("bz", {}, kU8)
@@ -169,8 +185,9 @@ TEST_F(OnnxQuantizationTest, QLinearMatMulRequantizesTheI32Product) {
   auto module = import(mb);
   ASSERT_TRUE(module);
   EXPECT_EQ(resultType(*module), "tensor<2x3xi8>");
-  EXPECT_EQ(opTypes(*module, "tosa.matmul"),
-            "(tensor<1x2x4xi32>, tensor<1x4x3xi32>) -> tensor<1x2x3xi32>");
+  EXPECT_EQ(opTypes(*module, "linalg.quantized_batch_matmul"),
+            "(tensor<1x2x4xi8>, tensor<1x4x3xi8>, i32, i32, tensor<1x2x3xi32>) -> "
+            "tensor<1x2x3xi32>");
   expectLowers(*module);
 }
 

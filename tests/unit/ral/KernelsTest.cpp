@@ -169,6 +169,45 @@ TEST_F(RalKernels, BatchedGemmWithBroadcast) {
       }
 }
 
+TEST_F(RalKernels, QuantizedBatchGemmOneDnnSubtractsZeroPoints) {
+  requirePlugin();
+  // Full-range int8 values, zero points that move them beyond int8 (uint8 data shifted by
+  // -128 has zero points down to -128), B broadcast over the batch or not.
+  int64_t batch = 2, m = 5, n = 7, k = 300;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> value(-128, 127);
+  for (auto [aZero, bZero] : {std::pair{0, 0}, std::pair{-128, 3}, std::pair{100, -7}})
+    for (bool broadcastB : {false, true}) {
+      int64_t bBatch = broadcastB ? 1 : batch;
+      std::vector<int8_t> a(batch * m * k), b(bBatch * k * n);
+      for (int8_t &x : a)
+        x = int8_t(value(rng));
+      for (int8_t &x : b)
+        x = int8_t(value(rng));
+      std::vector<int32_t> c(batch * m * n, -1);
+      ExecutionContext execution(*context_);
+      RalArgs(&execution)
+          .add(makeMemRef<int8_t, 3>(a.data(), {batch, m, k}))
+          .add(makeMemRef<int8_t, 3>(b.data(), {bBatch, k, n}))
+          .add(makeMemRef<int32_t, 3>(c.data(), {batch, m, n}))
+          .add(int32_t(aZero))
+          .add(int32_t(bZero))
+          .call(LOUPE_RAL_QGEMM_ONEDNN_I8);
+      ASSERT_TRUE(execution.finish()) << execution.status().message();
+      for (int64_t i = 0; i < batch; ++i)
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t want = 0;
+            for (int64_t p = 0; p < k; ++p)
+              want += (int64_t(a[(i * m + r) * k + p]) - aZero) *
+                      (int64_t(b[((broadcastB ? 0 : i) * k + p) * n + j]) - bZero);
+            ASSERT_EQ(c[(i * m + r) * n + j], want)
+                << "zero points " << aZero << ", " << bZero << " batch " << i << " at " << r
+                << "," << j;
+          }
+    }
+}
+
 TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
   requirePlugin();
   int64_t m = 7, n = 12, k = 10;

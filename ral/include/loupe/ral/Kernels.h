@@ -28,6 +28,10 @@
 //   ral_gemm_epilogue_cublaslt___gpu (cuBLASLt epilogues)
 //   (ctx, A, B, bias, C, transA, transB, int32 activation): C = act(op(A) * op(B) + bias), bias
 //   an [N] f32 memref (size 0: no bias), activation an Activation code below.
+// Quantized batched GEMM  ral_qgemm_onednn___cpu
+//   (ctx, A [batch,M,K] i8, B [batch,K,N] i8, C [batch,M,N] i32, int32 aZeroPoint, int32
+//   bZeroPoint): C[b] = (A[b] - aZeroPoint) * (B[b] - bZeroPoint), exact in int32 (linalg's
+//   quantized_batch_matmul); batches broadcast as above.
 // Convolution  ral_conv_onednn___cpu, ral_conv_cudnn___gpu
 //   (ctx, input, filter, bias, output, params), f32: 2-D convolution (cross-correlation as in
 //   ONNX/PyTorch), input NCHW [N,C,H,W], filter OIHW [O, C/groups, KH, KW], bias [O] (size 0:

@@ -88,6 +88,8 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
   "ral_batch_gemm_openblas___cpu___pvoid_m3df32_m3df32_m3df32_i1_i1___void"
 #define LOUPE_RAL_BATCH_GEMM_ONEDNN_F32 \
   "ral_batch_gemm_onednn___cpu___pvoid_m3df32_m3df32_m3df32_i1_i1___void"
+#define LOUPE_RAL_QGEMM_ONEDNN_I8 \
+  "ral_qgemm_onednn___cpu___pvoid_m3di8_m3di8_m3di32_i32_i32___void"
 #define LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32 \
   "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void"
 #define LOUPE_RAL_CONV_ONEDNN_F32 \

@@ -5,7 +5,7 @@
 
 Outputs, next to this script:
   mlp.onnx, cnn.onnx, transformer_block.onnx,
-  conv_relu.onnx, dynq_mlp.onnx                ONNX opset 17 models with named nodes
+  conv_relu.onnx, dynq_mlp.onnx, qop_cnn.onnx  ONNX opset 17 models with named nodes
   mlp_tosa.mlir                                a TOSA model (MLIR 19.1) with a loc() per op
   <name>/test_data_set_0/input_0.pb, output_0.pb   ONNX backend-test layout (TensorProto)
 
@@ -167,18 +167,44 @@ def op_dynamic_quantize_linear(node, x):
     return y.astype(np.float64), np.float64(scale), np.float64(zero_point)
 
 
+def _exact(x, zero_point=None):
+    """x - zero_point as int64 (integer tensors keep their numpy dtype in the evaluator)."""
+    x = np.asarray(x).astype(np.int64)
+    return x if zero_point is None else x - np.asarray(zero_point).astype(np.int64)
+
+
+def op_quantize_linear(node, x, scale, zero_point=None):
+    """saturate(round_half_even(x / scale) + zero_point) in the zero point's type (uint8 without
+    one), per tensor; x / scale in float32 as ONNX computes it."""
+    _require(np.ndim(scale) == 0 or np.size(scale) == 1, "per-axis QuantizeLinear")
+    dtype = np.uint8 if zero_point is None else np.asarray(zero_point).dtype
+    _require(dtype.kind in "iu", "QuantizeLinear to a non-integer type")
+    info = np.iinfo(dtype)
+    q = np.rint(x.astype(np.float32) / np.float32(scale)).astype(np.float64)
+    q = q + (0 if zero_point is None else np.asarray(zero_point, np.float64))
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def op_conv_integer(node, x, w, x_zero_point=None, w_zero_point=None):
+    """Exact: Conv of x - x_zero_point and w - w_zero_point (per-tensor zero points); the
+    padding holds the zero point (0 after the subtraction)."""
+    _require(w_zero_point is None or np.size(w_zero_point) == 1, "per-channel w_zero_point")
+    return op_conv(node, _exact(x, x_zero_point).astype(np.float64),
+                   _exact(w, w_zero_point).astype(np.float64))
+
+
 def op_matmul_integer(node, a, b, a_zero_point=None, b_zero_point=None):
     """Exact: (a - a_zero_point) @ (b - b_zero_point), per-tensor or per-row/column zero points."""
-    a_zp = 0 if a_zero_point is None else np.asarray(a_zero_point)
-    b_zp = 0 if b_zero_point is None else np.asarray(b_zero_point)
+    a_zp = 0 if a_zero_point is None else _exact(a_zero_point)
+    b_zp = 0 if b_zero_point is None else _exact(b_zero_point)
     if np.ndim(a_zp) == 1 and a.ndim >= 2:
         a_zp = a_zp.reshape(-1, 1)
-    return np.matmul(a - a_zp, b - b_zp)
+    return np.matmul(_exact(a) - a_zp, _exact(b) - b_zp)
 
 
 def op_cast(node, x):
     _require(_attrs(node)["to"] in (TensorProto.FLOAT, TensorProto.DOUBLE), "cast to non-float")
-    return x
+    return np.asarray(x, np.float64)
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -206,15 +232,23 @@ OPS = {
     "LayerNormalization": op_layernorm,
     "DynamicQuantizeLinear": op_dynamic_quantize_linear,
     "MatMulInteger": op_matmul_integer,
+    "QuantizeLinear": op_quantize_linear,
+    "ConvInteger": op_conv_integer,
     "Cast": op_cast,
 }
 
 
+def _value(array):
+    """Floats as float64; integers keep their type (the quantization ops need it)."""
+    array = np.asarray(array)
+    return array if array.dtype.kind in "iu" else array.astype(np.float64)
+
+
 def run_graph(model, feeds):
     """Evaluates `model` on `feeds` (name -> array); returns the graph outputs in order."""
-    env = {t.name: numpy_helper.to_array(t).astype(np.float64) for t in model.graph.initializer}
+    env = {t.name: _value(numpy_helper.to_array(t)) for t in model.graph.initializer}
     for name, value in feeds.items():
-        env[name] = np.asarray(value, np.float64)
+        env[name] = _value(value)
     for node in model.graph.node:
         args = [env[i] if i else None for i in node.input]
         while args and args[-1] is None:
@@ -242,7 +276,8 @@ def self_test():
         "batchnorm_example", "batchnorm_epsilon", "flatten_axis?", "flatten_default_axis",
         "matmul_2d", "matmul_3d", "matmul_4d", "transpose_all_permutations_*", "transpose_default",
         "concat_*", "reduce_mean_*", "layer_normalization_*", "dynamicquantizelinear*",
-        "matmulinteger", "cast_DOUBLE_to_FLOAT", "cast_FLOAT16_to_FLOAT",
+        "matmulinteger", "cast_DOUBLE_to_FLOAT", "cast_FLOAT16_to_FLOAT", "quantizelinear",
+        "convinteger_*", "basic_convinteger",
     ]
     dirs = sorted({d for p in patterns for d in glob.glob(os.path.join(ONNX_NODE_TESTS, "test_" + p))})
     checked = skipped = 0
@@ -461,6 +496,57 @@ def make_dynq_mlp(rng):
     return model, {"x": f32(rng.standard_normal((16, 64)))}
 
 
+def make_qop_cnn(rng):
+    """A CNN in the integer-operator form of a statically quantized export: QuantizeLinear of
+    the image to uint8 (zero point 128), per layer ConvInteger with int8 weights (symmetric:
+    zero point 0) and the input's constant zero point, Cast, Mul by x_scale * w_scale, Add the
+    bias, Relu, QuantizeLinear for the next layer."""
+    nodes = [helper.make_node("QuantizeLinear", ["image", "image.scale", "image.zero_point"],
+                              ["image.q"], name="quantize")]
+    inits = [init("image.scale", 1 / 64), numpy_helper.from_array(np.array(128, np.uint8),
+                                                                   "image.zero_point")]
+    x, x_scale, channels = "image.q", 1 / 64, 3
+    layers = (("conv1", 8, 1, 0.05), ("conv2", 16, 2, 0.05), ("conv3", 16, 1, None))
+    for name, out, stride, next_scale in layers:
+        w = he(rng, (out, channels, 3, 3), channels * 9)
+        w_scale = float(np.abs(w).max() / 127)
+        inits += [numpy_helper.from_array(np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8),
+                                          name + ".weight"),
+                  numpy_helper.from_array(np.array(0, np.int8), name + ".weight_zero_point"),
+                  init(name + ".scale", x_scale * w_scale),
+                  init(name + ".bias", (rng.standard_normal(out) * 0.1).reshape(1, out, 1, 1))]
+        zero_point = "image.zero_point" if name == "conv1" else "act.zero_point"
+        nodes += [
+            helper.make_node("ConvInteger", [x, name + ".weight", zero_point,
+                             name + ".weight_zero_point"], [name + ".acc"], name=name,
+                             pads=[1, 1, 1, 1], strides=[stride, stride]),
+            helper.make_node("Cast", [name + ".acc"], [name + ".acc_f"], name=name + "_cast",
+                             to=TensorProto.FLOAT),
+            helper.make_node("Mul", [name + ".acc_f", name + ".scale"], [name + ".real"],
+                             name=name + "_dequantize"),
+            helper.make_node("Add", [name + ".real", name + ".bias"], [name + ".out"],
+                             name=name + "_bias"),
+        ]
+        if next_scale:
+            nodes += [
+                helper.make_node("Relu", [name + ".out"], [name + ".relu"], name=name + "_relu"),
+                helper.make_node("QuantizeLinear", [name + ".relu", "act.scale", "act.zero_point"],
+                                 [name + ".q"], name=name + "_quantize"),
+            ]
+            x, x_scale = name + ".q", next_scale
+        channels = out
+    inits += [init("act.scale", 0.05), numpy_helper.from_array(np.array(0, np.uint8),
+                                                                "act.zero_point")]
+    nodes[-1].output[0] = "features"
+    graph = helper.make_graph(
+        nodes, "qop_cnn", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 16, 8, 8])],
+        initializer=inits)
+    model = finish(graph, "Statically quantized CNN (integer operators): QuantizeLinear, "
+                          "ConvInteger (int8 weights), Cast, Mul, Add, Relu")
+    return model, {"image": f32(rng.uniform(-1, 1, (1, 3, 16, 16)))}
+
+
 def make_transformer_block(rng):
     seq, d, heads, hd, ff = 8, 32, 2, 16, 64
     inits = [
@@ -613,7 +699,7 @@ def main():
 
     builders = [("mlp", make_mlp, 1001), ("cnn", make_cnn, 1002),
                 ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005),
-                ("dynq_mlp", make_dynq_mlp, 1006)]
+                ("dynq_mlp", make_dynq_mlp, 1006), ("qop_cnn", make_qop_cnn, 1007)]
     for name, build, seed in builders:
         model, feeds = build(np.random.default_rng(seed))
         outputs = [f32(o) for o in run_graph(model, feeds)]

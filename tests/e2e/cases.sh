@@ -310,7 +310,7 @@ case_backend_variants() {
     { cat "$WORK/backends"; fail "backends list lacks oneDNN's conv_bias_act fuse pattern"; }
   grep -Eq '^cudnn +gpu +conv_bias_act +15 +ral_conv_cudnn ' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks cuDNN's conv_bias_act fuse pattern"; }
-  for model in mlp cnn transformer_block conv_relu dynq_mlp; do
+  for model in mlp cnn transformer_block conv_relu dynq_mlp qop_cnn; do
     data=$MODELS/$model/test_data_set_0
     for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \
                  "--override fc1=openblas,conv1=codegen"; do
@@ -326,12 +326,17 @@ if flags == "--backends codegen":
     assert backends == {"codegen"}, (model, flags, backends)
 elif flags == "--backends openblas,codegen":
     assert backends <= {"codegen", "openblas"}, (model, flags, backends)
-elif model in ("mlp", "cnn", "dynq_mlp") and flags == "":
+elif model in ("mlp", "cnn", "dynq_mlp", "qop_cnn") and flags == "":
     assert "onednn" in backends, (model, flags, backends)
-if model == "dynq_mlp":
-    gemms = sorted(d["loc"] for d in run["dispatches"] if "qgemm" in d["name"])
-    want = ["fc1_matmul", "fc2_matmul"] if "onednn" in backends else []
-    assert gemms == want, (flags, gemms)
+# The int8 matmuls and convolutions run on oneDNN whenever it may run them.
+int8 = {"dynq_mlp": ("qgemm", ["fc1_matmul", "fc2_matmul"]),
+        "qop_cnn": ("qconv", ["conv1", "conv2", "conv3"])}
+if model in int8:
+    kernel, locs = int8[model]
+    got = sorted(d["loc"] for d in run["dispatches"] if kernel in d["name"])
+    want = [loc for loc in locs if "onednn" in backends and
+            not (flags.startswith("--override") and loc == "conv1")]
+    assert got == want, (model, flags, got)
 if model == "cnn" and flags.startswith("--override"):
     conv = [d for d in run["dispatches"] if "conv" in d["name"] and d["loc"] == "conv1"]
     assert all(d["backend"] == "codegen" for d in conv), conv

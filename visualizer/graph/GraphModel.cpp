@@ -89,8 +89,13 @@ std::vector<Alternative> alternativesFor(const std::string &opKind, const std::s
 
 std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSummary &d) {
   bool library = d.op == "ral.dispatch";
-  if (graphOp == "tosa.conv2d" && (library || contains(d.name, "conv")))
-    return "conv2d";
+  if (graphOp == "tosa.conv2d" && (library || contains(d.name, "conv"))) {
+    bool int8 = contains(d.name, "qconv") || contains(d.name, "fhwc_q");
+    return int8 ? "quantized_conv2d" : "conv2d";
+  }
+  if (graphOp == "linalg.quantized_batch_matmul" &&
+      (library || contains(d.name, "matmul") || contains(d.name, "gemm")))
+    return "quantized_batch_matmul";
   if (graphOp == "tosa.matmul" &&
       (library || contains(d.name, "matmul") || contains(d.name, "gemm")))
     return contains(d.name, "batch") ? "batch_matmul" : "matmul";

@@ -557,6 +557,8 @@ private:
   /// ONNX sequences, as the lists of tensors they hold (their length is known at import).
   llvm::StringMap<SmallVector<Value>> sequences;
   llvm::StringMap<const onnx::TypeProto *> types;
+  /// The ONNX element types of initializers (which carry no TypeProto).
+  llvm::StringMap<int32_t> initializerTypes;
   /// Prepended to node names inside inlined subgraphs: "Loop_0/iter3/".
   std::string scopePrefix;
   /// Nodes imported from subgraphs so far, every unrolled iteration counted.
@@ -619,6 +621,8 @@ void GraphImporter::collectTypes(const onnx::GraphProto &graph) {
     types[info.name()] = &info.type();
   for (const auto &info : graph.output())
     types[info.name()] = &info.type();
+  for (const auto &init : graph.initializer())
+    initializerTypes[init.name()] = init.data_type();
 }
 
 /// The static type ONNX knows for tensor `name`; null, with `why` saying why not, when it
@@ -699,9 +703,9 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node,
 /// The ONNX element type known for tensor `name`; 0 (UNDEFINED) when unknown.
 int32_t GraphImporter::onnxElementType(const std::string &name) const {
   auto it = types.find(name);
-  return it != types.end() && it->second->has_tensor_type()
-             ? it->second->tensor_type().elem_type()
-             : 0;
+  if (it != types.end() && it->second->has_tensor_type())
+    return it->second->tensor_type().elem_type();
+  return initializerTypes.lookup(name);
 }
 
 /// Keeps an unsigned tensor (computed in a wider signless type) in [0, 2^N): ONNX's unsigned

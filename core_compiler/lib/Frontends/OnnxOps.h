@@ -283,10 +283,17 @@ using BatchMatMulBuilder =
 /// (OnnxOpsNN.cpp).
 mlir::FailureOr<mlir::Value> createMatMul(NodeContext &ctx, mlir::Value lhs, mlir::Value rhs,
                                           BatchMatMulBuilder build = {});
+/// The zero points of an int8 convolution (TOSA's quantization_info).
+struct ConvZeroPoints {
+  int64_t input = 0, weight = 0;
+};
 /// ONNX Conv (its attributes read from `ctx`) of NC... `x` and [M, C/group,
-/// k...] `weight`, with an optional [M] `bias`, in x's element type.
-mlir::FailureOr<mlir::Value> createConv(NodeContext &ctx, mlir::Value x,
-                                        mlir::Value weight, mlir::Value bias);
+/// k...] `weight`, with an optional [M] `bias`, in x's element type; with
+/// `zeroPoints`, of int8 x and weight into int32 (an int32 bias), padding
+/// with the input's zero point.
+mlir::FailureOr<mlir::Value> createConv(NodeContext &ctx, mlir::Value x, mlir::Value weight,
+                                        mlir::Value bias,
+                                        std::optional<ConvZeroPoints> zeroPoints = {});
 
 /// A run-time check: `condition` (a one-element i1 tensor) must hold when the artifact runs,
 /// else the run fails with exit 2 and `message` (the node's location is added). Ops whose

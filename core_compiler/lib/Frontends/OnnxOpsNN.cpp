@@ -262,38 +262,57 @@ void addUnitDim(ImplicitLocOpBuilder &b, Value &x, Window &w) {
 // Conv
 //===----------------------------------------------------------------------===//
 
+/// The element type of a convolution of `x`: i32 for an int8 one.
+Type convResultType(ImplicitLocOpBuilder &b, Value x,
+                    std::optional<ConvZeroPoints> zeroPoints) {
+  return zeroPoints ? b.getI32Type() : getElementType(x);
+}
+
+/// Sets the TOSA quantization_info of an int8 convolution `op`.
+Value quantized(Operation *op, std::optional<ConvZeroPoints> zeroPoints) {
+  if (zeroPoints)
+    op->setAttr("quantization_info",
+                tosa::ConvOpQuantizationAttr::get(op->getContext(), zeroPoints->input,
+                                                  zeroPoints->weight));
+  return op->getResult(0);
+}
+
 /// One group of a 2-D/3-D convolution on channels-last `x` with ONNX-layout
 /// weight [M, C, k...].
 Value createConvGroup(ImplicitLocOpBuilder &b, Value x, Value weight,
-                      Value bias, const Window &w) {
+                      Value bias, const Window &w,
+                      std::optional<ConvZeroPoints> zeroPoints) {
   ArrayRef<int64_t> xShape = getShape(x);
   int64_t rank = xShape.size();
   SmallVector<int64_t> outShape{xShape[0]};
   llvm::append_range(outShape, w.out);
   outShape.push_back(getShape(weight)[0]);
-  auto type = getTensorType(outShape, getElementType(x));
+  auto type = getTensorType(outShape, convResultType(b, x, zeroPoints));
   Value wT = createTranspose(b, weight, channelsLastPerm(rank));
   if (rank == 4) {
     Window2D w2 = get2D(w, 0);
-    return b.create<tosa::Conv2DOp>(type, x, wT, bias,
-                                    b.getDenseI64ArrayAttr(w2.pad),
-                                    b.getDenseI64ArrayAttr(w2.stride),
-                                    b.getDenseI64ArrayAttr(w2.dilation));
+    return quantized(b.create<tosa::Conv2DOp>(type, x, wT, bias,
+                                              b.getDenseI64ArrayAttr(w2.pad),
+                                              b.getDenseI64ArrayAttr(w2.stride),
+                                              b.getDenseI64ArrayAttr(w2.dilation)),
+                     zeroPoints);
   }
   SmallVector<int64_t> pad;
   for (size_t i = 0; i < 3; ++i)
     pad.append({w.lo[i], w.hi[i]});
-  return b.create<tosa::Conv3DOp>(type, x, wT, bias,
-                                  b.getDenseI64ArrayAttr(pad),
-                                  b.getDenseI64ArrayAttr(w.stride),
-                                  b.getDenseI64ArrayAttr(w.dilation));
+  return quantized(b.create<tosa::Conv3DOp>(type, x, wT, bias,
+                                            b.getDenseI64ArrayAttr(pad),
+                                            b.getDenseI64ArrayAttr(w.stride),
+                                            b.getDenseI64ArrayAttr(w.dilation)),
+                   zeroPoints);
 }
 
 } // namespace
 
 /// Conv's attributes (group, kernel_shape, strides, dilations, pads, auto_pad)
 /// applied to NC... `x` and [M, C/group, k...] `weight` with optional [M] `bias`.
-FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias) {
+FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias,
+                            std::optional<ConvZeroPoints> zeroPoints) {
   ImplicitLocOpBuilder &b = ctx.b;
   ArrayRef<int64_t> xShape = getShape(x), wShape = getShape(weight);
   int64_t rank = xShape.size();
@@ -315,7 +334,7 @@ FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias)
   if (bias && getShape(bias) != ArrayRef<int64_t>{outChannels})
     return ctx.fail("bias must be [" + Twine(outChannels) + "]");
   if (!bias)
-    bias = createSplat(b, getElementType(x), {outChannels}, 0);
+    bias = createSplat(b, convResultType(b, x, zeroPoints), {outChannels}, 0);
   bool is1D = rank == 3;
   if (is1D) {
     addUnitDim(b, x, w);
@@ -328,7 +347,7 @@ FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias)
 
   Value result;
   if (group == 1) {
-    result = createConvGroup(b, x, weight, bias, w);
+    result = createConvGroup(b, x, weight, bias, w, zeroPoints);
   } else if (wShape[1] == 1 && nd == 4) {
     // Depthwise: [C*mult, 1, KH, KW] -> [KH, KW, C, mult].
     int64_t mult = outChannels / channels;
@@ -339,10 +358,12 @@ FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias)
     Window2D w2 = get2D(w, 0);
     SmallVector<int64_t> outShape{getShape(x)[0], w.out[0], w.out[1],
                                   outChannels};
-    result = b.create<tosa::DepthwiseConv2DOp>(
-        getTensorType(outShape, getElementType(x)), x, dw, bias,
-        b.getDenseI64ArrayAttr(w2.pad), b.getDenseI64ArrayAttr(w2.stride),
-        b.getDenseI64ArrayAttr(w2.dilation));
+    result = quantized(b.create<tosa::DepthwiseConv2DOp>(
+                           getTensorType(outShape, convResultType(b, x, zeroPoints)), x, dw,
+                           bias, b.getDenseI64ArrayAttr(w2.pad),
+                           b.getDenseI64ArrayAttr(w2.stride),
+                           b.getDenseI64ArrayAttr(w2.dilation)),
+                       zeroPoints);
   } else {
     // Grouped: one convolution per group, concatenated along channels.
     int64_t cg = channels / group, mg = outChannels / group;
@@ -351,7 +372,7 @@ FailureOr<Value> createConv(NodeContext &ctx, Value x, Value weight, Value bias)
       parts.push_back(createConvGroup(
           b, createSliceAxis(b, x, nd - 1, g * cg, cg),
           createSliceAxis(b, weight, 0, g * mg, mg),
-          createSliceAxis(b, bias, 0, g * mg, mg), w));
+          createSliceAxis(b, bias, 0, g * mg, mg), w, zeroPoints));
     result = createConcat(b, parts, nd - 1);
   }
   result = createTranspose(b, result, channelsFirstPerm(nd));
@@ -428,7 +449,7 @@ Value createConvTranspose3D(ImplicitLocOpBuilder &b, Value x, Value weight,
     for (int32_t axis = 2; axis < 5; ++axis)
       wg = b.create<tosa::ReverseOp>(getType(wg), wg, b.getI32IntegerAttr(axis));
     parts.push_back(createConvGroup(b, createSliceAxis(b, x, 4, g * cg, cg), wg,
-                                    createSliceAxis(b, bias, 0, g * mg, mg), w));
+                                    createSliceAxis(b, bias, 0, g * mg, mg), w, {}));
   }
   return createTranspose(b, createConcat(b, parts, 4), channelsFirstPerm(5));
 }

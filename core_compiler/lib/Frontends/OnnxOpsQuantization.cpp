@@ -11,14 +11,15 @@
 // axis (per axis: `axis` of Quantize/DequantizeLinear, the output channel of a
 // convolution's weight, the rows of a matmul's A and the columns of its B).
 //
-// The integer ops subtract the zero points exactly and accumulate exactly:
-// matmuls with per-tensor zero points as linalg.quantized_batch_matmul on
-// int8 (uint8 shifted by -128 with its zero point, so the differences stay),
-// which oneDNN's int8 matmul runs; other matmuls in i32 (tosa.matmul on i32
-// after the subtraction); convolutions in f64 through Conv's own
-// builder, because tosa.conv2d takes only i4/i8 or float weights and a weight
+// The integer ops accumulate exactly. With zero points that hold one value
+// for the whole tensor, they run on int8 (uint8 is shifted by -128 with its
+// zero point, so every difference stays): matmuls as
+// linalg.quantized_batch_matmul, convolutions as tosa.conv2d with
+// quantization_info (constant zero points); oneDNN's int8 matmul and
+// convolution run those. Otherwise the zero points are subtracted first:
+// matmuls in i32, convolutions in f64 through Conv's own builder (a weight
 // minus its zero point needs 9 bits; every partial sum of 8-bit products stays
-// below 2^53, which is checked. QLinearMatMul/QLinearConv then dequantize the
+// below 2^53, which is checked). QLinearMatMul/QLinearConv then dequantize the
 // accumulator with the product of the input scales and quantize it with the
 // output's scale and zero point (the spec's formula). Division, rounding and
 // saturation run in one linalg.generic (createElementwise): TOSA has neither
@@ -184,10 +185,75 @@ Value subtractZeroPoint(ImplicitLocOpBuilder &b, Value x, Value zeroPoint,
   return createBinary<tosa::SubOp>(b, x, createCast(b, zeroPoint, type));
 }
 
+/// What moves input `i` (int8 or uint8) to int8: 128 for uint8, else 0.
+int64_t int8Shift(NodeContext &ctx, unsigned i) {
+  return ctx.isUnsigned(ctx.inputName(i)) ? 128 : 0;
+}
+
+/// Input `i` (int8, or uint8 stored in i16) as int8: uint8 values move down by
+/// int8Shift, as their zero point must, so x - zeroPoint is unchanged.
+Value toInt8(NodeContext &ctx, unsigned i) {
+  Value x = ctx.input(i);
+  if (!int8Shift(ctx, i))
+    return x;
+  return createElementwise(ctx.b, {x}, ctx.b.getI8Type(),
+                           [](OpBuilder &nb, Location loc, ValueRange args) {
+                             Value shift = nb.create<arith::ConstantIntOp>(
+                                 loc, 128, args[0].getType());
+                             return nb.create<arith::TruncIOp>(
+                                 loc, nb.getI8Type(),
+                                 nb.create<arith::SubIOp>(loc, args[0], shift));
+                           });
+}
+
+/// The per-tensor zero point of input `i` (int8 or uint8) after toInt8, from
+/// input `zeroIndex` (0 when omitted), as an i32 scalar.
+Value int8ZeroPoint(NodeContext &ctx, unsigned i, unsigned zeroIndex) {
+  ImplicitLocOpBuilder &b = ctx.b;
+  Type i32 = b.getI32Type();
+  Value zero = b.create<arith::ConstantIntOp>(-int8Shift(ctx, i), i32);
+  if (!ctx.hasInput(zeroIndex))
+    return zero;
+  Value scalar = b.create<tensor::ExtractOp>(createReshape(b, ctx.input(zeroIndex), {}),
+                                             ValueRange{});
+  return b.create<arith::AddIOp>(b.create<arith::ExtSIOp>(i32, scalar), zero);
+}
+
+/// The zero point input `zeroIndex` holds for every index (0 when omitted) of
+/// input `i`, after toInt8, when it is a constant.
+std::optional<int64_t> constantInt8ZeroPoint(NodeContext &ctx, unsigned i,
+                                             unsigned zeroIndex) {
+  int64_t value = 0;
+  if (ctx.hasInput(zeroIndex)) {
+    DenseElementsAttr values = ctx.constantInput(zeroIndex);
+    if (!values || !values.getElementType().isSignlessInteger())
+      return std::nullopt;
+    auto all = values.getValues<APInt>();
+    value = (*all.begin()).getSExtValue();
+    if (llvm::any_of(all, [&](const APInt &v) { return v.getSExtValue() != value; }))
+      return std::nullopt;
+  }
+  return value - int8Shift(ctx, i);
+}
+
 /// The exact integer convolution sum((x - xZeroPoint) * (w - wZeroPoint)) +
-/// bias of 8-bit x and w (i32 bias or null), computed and returned in f64.
-FailureOr<Value> createIntegerConv(NodeContext &ctx, Value x, Value xZeroPoint,
-                                   Value w, Value wZeroPoint, Value bias) {
+/// bias (i32 or null) in i32 of 8-bit inputs x, w at `xIndex`, `wIndex`, with
+/// Conv's attributes; the padding holds the zero point. Zero points that are
+/// constants, one value for the whole tensor, give an int8 convolution (TOSA
+/// quantization_info; oneDNN's when the weight zero point is 0); others are
+/// subtracted and the convolution computed in f64.
+FailureOr<Value> createIntegerConv(NodeContext &ctx, unsigned xIndex, unsigned xZeroIndex,
+                                   unsigned wIndex, unsigned wZeroIndex, Value bias) {
+  Value x = ctx.input(xIndex), w = ctx.input(wIndex);
+  auto xZeroPoint = getParam(ctx, xZeroIndex, getShape(x), 1);
+  auto wZeroPoint = getParam(ctx, wZeroIndex, getShape(w), 0);
+  if (failed(xZeroPoint) || failed(wZeroPoint))
+    return failure();
+  std::optional<int64_t> xZero = constantInt8ZeroPoint(ctx, xIndex, xZeroIndex);
+  std::optional<int64_t> wZero = constantInt8ZeroPoint(ctx, wIndex, wZeroIndex);
+  if (xZero && wZero)
+    return createConv(ctx, toInt8(ctx, xIndex), toInt8(ctx, wIndex), bias,
+                      ConvZeroPoints{*xZero, *wZero});
   // Each product is below 2^16 in magnitude and |bias| < 2^31, so f64 holds
   // every partial sum exactly while a window has at most 2^36 products.
   int64_t products = getNumElements(getShape(w).drop_front());
@@ -195,9 +261,12 @@ FailureOr<Value> createIntegerConv(NodeContext &ctx, Value x, Value xZeroPoint,
     return ctx.fail("a window of " + Twine(products) +
                     " products could round in f64");
   Type f64 = ctx.b.getF64Type();
-  return createConv(ctx, subtractZeroPoint(ctx.b, x, xZeroPoint, f64),
-                    subtractZeroPoint(ctx.b, w, wZeroPoint, f64),
-                    bias ? createCast(ctx.b, bias, f64) : Value());
+  auto acc = createConv(ctx, subtractZeroPoint(ctx.b, x, *xZeroPoint, f64),
+                        subtractZeroPoint(ctx.b, w, *wZeroPoint, f64),
+                        bias ? createCast(ctx.b, bias, f64) : Value());
+  if (failed(acc))
+    return failure();
+  return createCast(ctx.b, *acc, ctx.b.getI32Type());
 }
 
 /// Dequantizes the exact accumulator `acc` (scale xScale * wScale, zero point
@@ -307,31 +376,6 @@ bool isPerTensor(NodeContext &ctx, unsigned i) {
   return !ctx.hasInput(i) || getNumElements(getShape(ctx.input(i))) == 1;
 }
 
-/// Input `i` (int8 or uint8) as int8, and its per-tensor zero point (input
-/// `zeroIndex`, 0 when omitted) as an i32 scalar, with x - zeroPoint unchanged:
-/// uint8 values (stored in i16) and their zero point both move down by 128.
-std::pair<Value, Value> asInt8(NodeContext &ctx, unsigned i, unsigned zeroIndex) {
-  ImplicitLocOpBuilder &b = ctx.b;
-  bool isUnsigned = ctx.isUnsigned(ctx.inputName(i));
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  Value x = ctx.input(i);
-  if (isUnsigned)
-    x = createElementwise(b, {x}, i8, [](OpBuilder &nb, Location loc, ValueRange args) {
-      Value shift = nb.create<arith::ConstantIntOp>(loc, 128, args[0].getType());
-      return nb.create<arith::TruncIOp>(loc, nb.getI8Type(),
-                                        nb.create<arith::SubIOp>(loc, args[0], shift));
-    });
-  Value zero = b.create<arith::ConstantIntOp>(0, i32);
-  if (ctx.hasInput(zeroIndex)) {
-    Value scalar = b.create<tensor::ExtractOp>(createReshape(b, ctx.input(zeroIndex), {}),
-                                               ValueRange{});
-    zero = b.create<arith::ExtSIOp>(i32, scalar);
-  }
-  if (isUnsigned)
-    zero = b.create<arith::SubIOp>(zero, b.create<arith::ConstantIntOp>(128, i32));
-  return {x, zero};
-}
-
 /// (a - aZeroPoint) x (b - bZeroPoint) in i32 for inputs a, b at `aIndex`,
 /// `bIndex` and their zero points at `aZeroIndex`, `bZeroIndex` (per tensor,
 /// per row of a, per column of b). Per-tensor zero points give
@@ -342,9 +386,9 @@ FailureOr<Value> createIntegerMatMul(NodeContext &ctx, unsigned aIndex,
                                      unsigned bZeroIndex) {
   Type i32 = ctx.b.getI32Type();
   if (isPerTensor(ctx, aZeroIndex) && isPerTensor(ctx, bZeroIndex)) {
-    auto [a, aZero] = asInt8(ctx, aIndex, aZeroIndex);
-    auto [bMat, bZero] = asInt8(ctx, bIndex, bZeroIndex);
-    return createMatMul(ctx, a, bMat, [&](ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
+    Value aZero = int8ZeroPoint(ctx, aIndex, aZeroIndex);
+    Value bZero = int8ZeroPoint(ctx, bIndex, bZeroIndex);
+    return createMatMul(ctx, toInt8(ctx, aIndex), toInt8(ctx, bIndex), [&](ImplicitLocOpBuilder &b, Value lhs, Value rhs) {
       ArrayRef<int64_t> l = getShape(lhs), r = getShape(rhs);
       Value init = b.create<tensor::EmptyOp>(ArrayRef<int64_t>{l[0], l[1], r[2]}, i32);
       init = b.create<linalg::FillOp>(ValueRange{b.create<arith::ConstantIntOp>(0, i32)},
@@ -410,21 +454,14 @@ LogicalResult convertQLinearMatMul(NodeContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 /// ConvInteger (x, w, x_zero_point?, w_zero_point?) -> int32, with Conv's
-/// attributes; the padding holds the zero point (0 after the subtraction).
+/// attributes.
 LogicalResult convertConvInteger(NodeContext &ctx) {
   if (failed(checkInt8Inputs(ctx, {0, 1, 2, 3})))
     return failure();
-  Value x = ctx.input(0), w = ctx.input(1);
-  auto xZero = getParam(ctx, 2, getShape(x), 1);
-  if (failed(xZero))
-    return failure();
-  auto wZero = getParam(ctx, 3, getShape(w), 0);
-  if (failed(wZero))
-    return failure();
-  auto acc = createIntegerConv(ctx, x, *xZero, w, *wZero, Value());
+  auto acc = createIntegerConv(ctx, 0, 2, 1, 3, Value());
   if (failed(acc))
     return failure();
-  ctx.setOutput(0, createCast(ctx.b, *acc, ctx.b.getI32Type()));
+  ctx.setOutput(0, *acc);
   return success();
 }
 
@@ -439,13 +476,7 @@ LogicalResult convertQLinearConv(NodeContext &ctx) {
   auto range = getOutputRange(ctx, 0);
   if (failed(range))
     return failure();
-  Value x = ctx.input(0), w = ctx.input(3);
-  auto xZero = getParam(ctx, 2, getShape(x), 1);
-  auto wZero = getParam(ctx, 5, getShape(w), 0);
-  if (failed(xZero) || failed(wZero))
-    return failure();
-  auto acc = createIntegerConv(ctx, x, *xZero, w, *wZero,
-                               ctx.hasInput(8) ? ctx.input(8) : Value());
+  auto acc = createIntegerConv(ctx, 0, 2, 3, 5, ctx.hasInput(8) ? ctx.input(8) : Value());
   if (failed(acc))
     return failure();
   ArrayRef<int64_t> shape = getShape(*acc);

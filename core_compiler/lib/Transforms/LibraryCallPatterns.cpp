@@ -376,17 +376,28 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o
 }
 
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
-/// output, params) with NCHW/OIHW views; the initialisation goes away (the kernel adds bias).
+/// output, params[, input zero point]) with NCHW/OIHW views; the initialisation goes away (the
+/// kernel adds bias).
 /// With a ReLU reader in its cluster (matchConvRelu) and a `reluKernel`, that kernel at the
 /// reader instead, writing the reader's output with params[kConvActivation] = relu.
-FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
-                                       StringRef kernel, StringRef reluKernel, StringRef device,
-                                       std::string &why, bool &fused) {
+FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringRef kernel,
+                                       StringRef reluKernel, StringRef device, std::string &why,
+                                       bool &fused) {
   fused = false;
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
         output = conv.getDpsInits()[0];
-  if (!isLibraryOperand(input, 4) || !isLibraryOperand(filter, 4) || !isLibraryOperand(output, 4)) {
-    why = "operands are not static f32 row-major memrefs";
+  auto quantized = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(conv.getOperation());
+  Builder types(conv.getContext());
+  Type in = quantized ? types.getI8Type() : nullptr, out = quantized ? types.getI32Type() : nullptr;
+  if (!isLibraryOperand(input, 4, in) || !isLibraryOperand(filter, 4, in) ||
+      !isLibraryOperand(output, 4, out)) {
+    why = quantized ? "operands are not static int8 (int32 result) row-major memrefs"
+                    : "operands are not static f32 row-major memrefs";
+    return failure();
+  }
+  if (quantized && !matchPattern(quantized.getDpsInputs()[3], m_Zero())) {
+    why = "the weight zero point is not 0 (oneDNN's int8 convolution takes an input zero "
+          "point only)";
     return failure();
   }
   Operation *init = initializerOf(conv, output);
@@ -395,8 +406,14 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
     why = "the output is not initialised with zeros or a per-channel bias";
     return failure();
   }
-  auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-  auto dilations = llvm::to_vector(conv.getDilations().getValues<int64_t>());
+  // Strides and dilations: the named op's attributes (default 1).
+  auto ints = [&](StringRef name) {
+    llvm::SmallVector<int64_t, 2> v = {1, 1};
+    if (auto attr = conv->getAttrOfType<DenseIntElementsAttr>(name))
+      v = llvm::to_vector<2>(attr.getValues<int64_t>());
+    return v;
+  };
+  auto strides = ints("strides"), dilations = ints("dilations");
   // Kernels.h: stride h/w, pad top/left/bottom/right, dilation h/w, groups[, activation].
   llvm::SmallVector<int64_t, 10> values = {
       strides[0], strides[1], 0, 0, 0, 0, dilations[0], dilations[1], 1};
@@ -416,13 +433,16 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::Conv2DNhwcFhwcOp conv, Value ctx,
   Location loc = relu ? FusedLoc::get(conv->getContext(), {conv.getLoc(), relu.getLoc()})
                       : conv.getLoc();
   if (!bias)
-    bias = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
+    bias = b.create<memref::AllocaOp>(
+        loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
   if (relu)
     values.push_back(1); // Activation::kRelu
   Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
   Value result = channelsFirst(b, loc, relu ? relu.getDpsInits()[0] : output);
-  Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter), bias, result,
-                  params};
+  llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter),
+                                      bias, result, params};
+  if (quantized)
+    args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, relu ? reluKernel : kernel, device);
   fused = bool(relu);
   if (relu)

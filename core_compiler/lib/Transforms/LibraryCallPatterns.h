@@ -38,11 +38,13 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::
 /// elementwise into an NHWC buffer D (the output itself, or another one when nothing else
 /// reads the output), in the same `loupe.cluster` when the conv has one, the dispatch is
 /// `reluKernel` at that reader, writing D with params[kConvActivation] = 1 (relu); the reader
-/// goes away and `fused` is set. `conv` remains for the caller.
-mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::Conv2DNhwcFhwcOp conv,
-                                             mlir::Value ctx, llvm::StringRef kernel,
-                                             llvm::StringRef reluKernel, llvm::StringRef device,
-                                             std::string &why, bool &fused);
+/// goes away and `fused` is set. `conv` remains for the caller. An int8 conv_2d_nhwc_fhwc_q
+/// (int32 output and bias, weight zero point 0) -> kernel(ctx, input, filter, bias, output,
+/// params, input zero point).
+mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::LinalgOp conv, mlir::Value ctx,
+                                             llvm::StringRef kernel, llvm::StringRef reluKernel,
+                                             llvm::StringRef device, std::string &why,
+                                             bool &fused);
 
 } // namespace loupe
 

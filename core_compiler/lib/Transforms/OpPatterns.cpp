@@ -31,6 +31,8 @@ std::string loupe::libraryOpKind(Operation *op) {
     return "conv2d";
   if (isa<linalg::QuantizedBatchMatmulOp>(op))
     return "quantized_batch_matmul";
+  if (isa<linalg::Conv2DNhwcFhwcQOp>(op))
+    return "quantized_conv2d";
   return "";
 }
 
@@ -290,8 +292,8 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
   if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm") ||
       callee.starts_with("ral_qgemm"))
     return 2 * outputs * staticShape(matrices.front()).back();
-  if (callee.starts_with("ral_conv") && staticShape(matrices.back()).size() == 4 &&
-      args.size() == 5) {
+  if ((callee.starts_with("ral_conv") || callee.starts_with("ral_qconv")) &&
+      staticShape(matrices.back()).size() == 4 && args.size() >= 5) {
     auto filter = staticShape(matrices[1]);
     if (filter.size() != 4)
       return 0;

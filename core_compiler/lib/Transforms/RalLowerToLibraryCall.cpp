@@ -73,8 +73,8 @@ struct RalLowerToLibraryCallPass
               registry.findFusePattern(sel.backend, loupe::fusePatternName(kind));
           FailureOr<DispatchOp> dispatch = failure();
           bool fused = false;
-          if (kind == "conv2d") {
-            dispatch = loupe::lowerConv(cast<linalg::Conv2DNhwcFhwcOp>(op), ctx, sel.kernel,
+          if (kind == "conv2d" || kind == "quantized_conv2d") {
+            dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel,
                                         pattern ? pattern->kernel : "", device, why, fused);
           } else {
             fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(

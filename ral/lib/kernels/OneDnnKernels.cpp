@@ -2,7 +2,8 @@
 //
 // ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
 // ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops) and ral_conv_onednn (Kernels.h), f32,
-// and ral_qgemm_onednn (int8 with zero points, int32 result), with oneDNN 2.x's matmul and
+// and ral_qgemm_onednn / ral_qconv_onednn (int8 with zero points, int32 result), with oneDNN
+// 2.x's matmul and
 // convolution_forward primitives. Memory descriptors carry the
 // memrefs' strides, so transposed and column-major views need no copy. Primitives are built
 // once per shape and kept in a per-context cache (the oneDNN engine is one per process);
@@ -300,13 +301,23 @@ void gemmEpilogueOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float,
          hasBias ? bias.data() : nullptr, c.data(), activation);
 }
 
-void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> filter,
-                MemRef<float, 1> bias, MemRef<float, 4> output, MemRef<int64_t, 1> params) {
+template <typename T> constexpr memory::data_type kDataType = memory::data_type::f32;
+template <> constexpr memory::data_type kDataType<int8_t> = memory::data_type::s8;
+template <> constexpr memory::data_type kDataType<int32_t> = memory::data_type::s32;
+
+/// A convolution of `In` input and filter into `Out` bias and output (f32 -> f32, or int8 ->
+/// int32 with `inputZeroPoint` subtracted from the input), as `api`.
+template <typename In, typename Out>
+void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
+                 MemRef<In, 4> filter, MemRef<Out, 1> bias, MemRef<Out, 4> output,
+                 MemRef<int64_t, 1> params, const int32_t *inputZeroPoint) {
   if (ctx->failed())
     return;
+  const std::string name = api;
+  const memory::data_type in = kDataType<In>, out = kDataType<Out>;
   int64_t np = params.sizes[0];
   if (np != kConvParams && np != kConvParamsWithActivation)
-    return ctx->signalError(invalidArgument("ral_conv_onednn: params has " + std::to_string(np) +
+    return ctx->signalError(invalidArgument(name + ": params has " + std::to_string(np) +
                                             " entries (want 9 or 10)"));
   auto param = [&](int i) { return params.data()[i * params.strides[0]]; };
   int64_t sh = param(kConvStrideH), sw = param(kConvStrideW), pt = param(kConvPadTop),
@@ -323,7 +334,7 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
                        ", output " + shape(output.sizes) + ")";
   if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0 || groups <= 0 || pt < 0 || pl < 0 || pb < 0 ||
       pr < 0)
-    return ctx->signalError(invalidArgument("ral_conv_onednn: strides, dilations and groups must "
+    return ctx->signalError(invalidArgument(name + ": strides, dilations and groups must "
                                             "be positive, paddings non-negative"));
   int64_t oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
   int64_t ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
@@ -331,12 +342,12 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
       output.sizes[0] != n || output.sizes[1] != o || output.sizes[2] != oh ||
       output.sizes[3] != ow)
     return ctx->signalError(invalidArgument(
-        "ral_conv_onednn: shapes do not match the convolution (groups " + std::to_string(groups) +
+        name + ": shapes do not match the convolution (groups " + std::to_string(groups) +
         ", expected output [" + std::to_string(n) + "x" + std::to_string(o) + "x" +
         std::to_string(oh) + "x" + std::to_string(ow) + "])" + shapes));
   bool hasBias = bias.sizes[0] != 0;
   if (hasBias && bias.sizes[0] != o)
-    return ctx->signalError(invalidArgument("ral_conv_onednn: bias has " +
+    return ctx->signalError(invalidArgument(name + ": bias has " +
                                             std::to_string(bias.sizes[0]) + " entries, want " +
                                             std::to_string(o)));
   try {
@@ -344,13 +355,13 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
     std::string error;
     dnnl::post_ops ops;
     if (!postOpFor(activation, ops, error))
-      return ctx->signalError(invalidArgument("ral_conv_onednn: " + error));
+      return ctx->signalError(invalidArgument(name + ": " + error));
     // Logical NCHW / OIHW dims with the memrefs' strides: NHWC buffers seen through a
     // transposed view (what the compiler passes) need no copy.
     auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
     const int64_t *fs = filter.strides;
-    memory::desc src({n, c, h, w}, memory::data_type::f32, strides(input.strides));
-    memory::desc dst({n, o, oh, ow}, memory::data_type::f32, strides(output.strides));
+    memory::desc src({n, c, h, w}, in, strides(input.strides));
+    memory::desc dst({n, o, oh, ow}, out, strides(output.strides));
     // An NHWC input with an output laid out otherwise (the compiler's fused ReLU writing
     // ONNX's NCHW result) sends oneDNN to its reference convolution (~35x slower on
     // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
@@ -359,25 +370,26 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
     memory::desc computed =
         !nhwcInput || isDenseNhwc(output.sizes, output.strides)
             ? dst
-            : memory::desc(dst.dims(), memory::data_type::f32, nhwcStrides(dst.dims()));
+            : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
     memory::desc wei =
-        groups == 1 ? memory::desc({o, c, kh, kw}, memory::data_type::f32, strides(fs))
-                    : memory::desc({groups, o / groups, c / groups, kh, kw},
-                                   memory::data_type::f32,
+        groups == 1 ? memory::desc({o, c, kh, kw}, in, strides(fs))
+                    : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
                                    memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
-    memory::desc biasDesc({o}, memory::data_type::f32, memory::format_tag::x);
+    memory::desc biasDesc({o}, out, memory::format_tag::x);
     ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw); // Before building.
-    std::string key = "conv" + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
+    std::string key = name + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
                                       groups, hasBias, activation}) +
                       keyOf({input.strides[0], input.strides[1], input.strides[2],
                              input.strides[3], fs[0], fs[1], fs[2], fs[3], output.strides[0],
                              output.strides[1], output.strides[2], output.strides[3]});
     // Weights in the layout the primitive prefers (`any`): with strided user weights oneDNN
     // falls back to its reference convolution (20 ms instead of microseconds on the CNN).
-    memory::desc weiAny(wei.dims(), memory::data_type::f32, memory::format_tag::any);
+    memory::desc weiAny(wei.dims(), in, memory::format_tag::any);
     CachedPrimitive cached = primitiveFor(ctx, key, [&] {
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
+      if (inputZeroPoint) // Given at execution: one primitive for every zero point.
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
       memory::dims strides{sh, sw}, dilates{dh - 1, dw - 1}, padL{pt, pl}, padR{pb, pr};
       auto desc = hasBias ? dnnl::convolution_forward::desc(
                                 dnnl::prop_kind::forward_inference,
@@ -411,14 +423,29 @@ void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> 
         {DNNL_ARG_DST, computedDst}};
     if (hasBias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
+    if (inputZeroPoint)
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+                   memory({{1}, memory::data_type::s32, memory::format_tag::x}, engine,
+                          const_cast<int32_t *>(inputZeroPoint)));
     cached.primitive.execute(stream, args);
     if (reorder)
       cached.toDst.execute(stream, {{DNNL_ARG_FROM, computedDst}, {DNNL_ARG_TO, userDst}});
     stream.wait();
   } catch (const dnnl::error &e) {
-    ctx->signalError(internalError(std::string("ral_conv_onednn: oneDNN: ") + e.what() +
+    ctx->signalError(internalError(name + ": oneDNN: " + e.what() +
                                    " (status " + std::to_string(int(e.status)) + ")" + shapes));
   }
+}
+
+void convOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> filter,
+                MemRef<float, 1> bias, MemRef<float, 4> output, MemRef<int64_t, 1> params) {
+  convolution(ctx, "ral_conv_onednn", input, filter, bias, output, params, nullptr);
+}
+
+void quantizedConvOneDnn(ExecutionContext *ctx, MemRef<int8_t, 4> input, MemRef<int8_t, 4> filter,
+                         MemRef<int32_t, 1> bias, MemRef<int32_t, 4> output,
+                         MemRef<int64_t, 1> params, int32_t inputZeroPoint) {
+  convolution(ctx, "ral_qconv_onednn", input, filter, bias, output, params, &inputZeroPoint);
 }
 
 } // namespace
@@ -428,5 +455,6 @@ LOUPE_RAL_API("ral_batch_gemm_onednn", "cpu", batchGemmOneDnn);
 LOUPE_RAL_API("ral_gemm_epilogue_onednn", "cpu", gemmEpilogueOneDnn);
 LOUPE_RAL_API("ral_qgemm_onednn", "cpu", quantizedBatchGemmOneDnn);
 LOUPE_RAL_API("ral_conv_onednn", "cpu", convOneDnn);
+LOUPE_RAL_API("ral_qconv_onednn", "cpu", quantizedConvOneDnn);
 
 } // namespace loupe::ral

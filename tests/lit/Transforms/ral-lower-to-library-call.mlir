@@ -128,6 +128,33 @@ func.func @conv(%ctx: !ral.context, %in: memref<1x9x8x3xf32>, %w: memref<4x3x3x3
 
 // -----
 
+// An int8 conv_2d_nhwc_fhwc_q with a broadcast int32 bias and a weight zero point of 0 becomes
+// ral_qconv_onednn with the input zero point last; a weight zero point other than 0 stays
+// generated code, saying why.
+
+// CHECK-LABEL: func.func @quantized_conv
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %arg5 {abi = "ral_qconv_onednn___cpu___pvoid_m4di8_m4di8_m1di32_m4di32_m1di64_i32___void", callee = "ral_qconv_onednn"
+// CHECK: linalg.conv_2d_nhwc_fhwc_q {{.*}}loupe.backend = "codegen", loupe.backend_reason = "onednn not used: the weight zero point is not 0
+#qbias = affine_map<(d0, d1, d2, d3) -> (d3)>
+#qid = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @quantized_conv(%ctx: !ral.context, %in: memref<1x9x8x3xi8>, %w: memref<4x3x3x3xi8>, %bias: memref<4xi32>, %out: memref<1x7x6x4xi32>, %inZero: i32) {
+  %c0 = arith.constant 0 : i32
+  %c3 = arith.constant 3 : i32
+  linalg.generic {indexing_maps = [#qbias, #qid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : memref<4xi32>) outs(%out : memref<1x7x6x4xi32>) {
+  ^bb0(%b: i32, %o: i32):
+    linalg.yield %b : i32
+  }
+  linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w, %inZero, %c0 : memref<1x9x8x3xi8>, memref<4x3x3x3xi8>, i32, i32) outs(%out : memref<1x7x6x4xi32>)
+  linalg.fill ins(%c0 : i32) outs(%out : memref<1x7x6x4xi32>)
+  linalg.conv_2d_nhwc_fhwc_q {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w, %inZero, %c3 : memref<1x9x8x3xi8>, memref<4x3x3x3xi8>, i32, i32) outs(%out : memref<1x7x6x4xi32>)
+  return
+}
+
+// -----
+
 // A zero-initialised conv output gets an empty bias.
 
 // CHECK-LABEL: func.func @conv_no_bias

@@ -88,6 +88,18 @@ public:
                                 values.size() * sizeof(float)));
     return *this;
   }
+  /// An 8-, 16- or 32-bit integer initializer of `elemType` (int32_data, as ONNX stores them).
+  ModelBuilder &initializerInt(const std::string &name, std::initializer_list<int64_t> shape,
+                               int32_t elemType, const std::vector<int32_t> &values) {
+    auto *t = graph().add_initializer();
+    t->set_name(name);
+    t->set_data_type(elemType);
+    for (int64_t d : shape)
+      t->add_dims(d);
+    for (int32_t v : values)
+      t->add_int32_data(v);
+    return *this;
+  }
   ModelBuilder &initializerI64(const std::string &name,
                                std::initializer_list<int64_t> shape,
                                const std::vector<int64_t> &values) {

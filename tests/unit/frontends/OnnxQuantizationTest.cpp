@@ -195,6 +195,29 @@ TEST_F(OnnxQuantizationTest, QLinearMatMulRequantizesTheInt32Product) {
 // ConvInteger, QLinearConv
 //===----------------------------------------------------------------------===//
 
+TEST_F(OnnxQuantizationTest, ConvIntegerWithConstantZeroPointsIsAnInt8Conv) {
+  // uint8 x (zero point 130, an initializer) moves to int8 with zero point 2; per-channel
+  // weight zero points that are all 0 count as one.
+  ModelBuilder mb(10);
+  mb.input("x", {1, 3, 5, 5}, kU8).input("w", {4, 3, 3, 3}, kI8)
+      .initializerInt("zx", {}, kU8, {130}).initializerInt("zw", {4}, kI8, {0, 0, 0, 0})
+      .output("y", {1, 4, 5, 5}, kI32);
+  auto &conv = mb.node("ConvInteger", {"x", "w", "zx", "zw"}, {"y"});
+  setInts(conv, "pads", {1, 1, 1, 1});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(resultType(*module), "tensor<1x4x5x5xi32>");
+  EXPECT_EQ(opTypes(*module, "tosa.conv2d"),
+            "(tensor<1x5x5x3xi8>, tensor<4x3x3x3xi8>, tensor<4xi32>) -> tensor<1x5x5x4xi32>");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  EXPECT_NE(text.find("quantization_info = #tosa.conv_quant<input_zp = 2, weight_zp = 0>"),
+            std::string::npos)
+      << text;
+  expectLowers(*module);
+}
+
 TEST_F(OnnxQuantizationTest, ConvIntegerIsAnExactF64Conv) {
   // Two groups, per-output-channel weight zero points, strides and pads.
   ModelBuilder mb(10);

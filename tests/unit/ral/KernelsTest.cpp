@@ -340,6 +340,50 @@ std::vector<float> toNhwc(const std::vector<float> &x, int64_t n, int64_t c, int
 // NHWC input and filter views with a contiguous NCHW output (the compiler's conv + ReLU of
 // conv_bias_act writing ONNX's NCHW result), and with an NHWC output view: both layouts of
 // the output get the same values.
+TEST_F(RalKernels, QuantizedConvOneDnnSubtractsTheInputZeroPoint) {
+  requirePlugin();
+  // Exact in int32: the float reference (naiveConv) sums integers below 2^24 exactly. The
+  // padding holds the zero point (0 once it is subtracted), as in ONNX's ConvInteger.
+  const ConvCase cases[] = {
+      {1, 4, 9, 8, 6, 3, 3, 2, 1, 1, 0, 2, 1, 1, 1, 1, true, 0},
+      {2, 6, 7, 7, 4, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2, false, 0},
+  };
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> value(-128, 127);
+  for (const ConvCase &p : cases)
+    for (int32_t zeroPoint : {0, -128, 77}) {
+      const int64_t oh = (p.h + p.padT + p.padB - p.dilH * (p.kh - 1) - 1) / p.strideH + 1;
+      const int64_t ow = (p.w + p.padL + p.padR - p.dilW * (p.kw - 1) - 1) / p.strideW + 1;
+      std::vector<int8_t> x(p.n * p.c * p.h * p.w), wt(p.o * (p.c / p.groups) * p.kh * p.kw);
+      std::vector<int32_t> bias(p.o), y(p.n * p.o * oh * ow, -1);
+      for (int8_t &v : x)
+        v = int8_t(value(rng));
+      for (int8_t &v : wt)
+        v = int8_t(value(rng));
+      for (int32_t &v : bias)
+        v = value(rng) * 1000;
+      std::vector<int64_t> params = {p.strideH, p.strideW, p.padT, p.padL, p.padB,
+                                     p.padR,    p.dilH,    p.dilW, p.groups};
+      ExecutionContext execution(*context_);
+      RalArgs(&execution)
+          .add(makeMemRef<int8_t, 4>(x.data(), {p.n, p.c, p.h, p.w}))
+          .add(makeMemRef<int8_t, 4>(wt.data(), {p.o, p.c / p.groups, p.kh, p.kw}))
+          .add(makeMemRef<int32_t, 1>(bias.data(), {p.bias ? p.o : 0}))
+          .add(makeMemRef<int32_t, 4>(y.data(), {p.n, p.o, oh, ow}))
+          .add(makeMemRef<int64_t, 1>(params.data(), {int64_t(params.size())}))
+          .add(zeroPoint)
+          .call(LOUPE_RAL_QCONV_ONEDNN_I8);
+      ASSERT_TRUE(execution.finish()) << execution.status().message();
+      std::vector<float> xf, wf(wt.begin(), wt.end()), bf(bias.begin(), bias.end());
+      for (int8_t v : x)
+        xf.push_back(float(v - zeroPoint));
+      std::vector<float> got(y.begin(), y.end());
+      expectNear(got, naiveConv(p, xf, wf, bf, oh, ow), 0.f,
+                 "int8 conv groups " + std::to_string(p.groups) + " zero point " +
+                     std::to_string(zeroPoint));
+    }
+}
+
 TEST_F(RalKernels, ConvOneDnnNhwcInputAnyOutputLayout) {
   requirePlugin();
   const ConvCase p = {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, 1};

@@ -128,6 +128,16 @@ TEST(GraphModel, MapsGraphOpsToRegistryOps) {
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", transpose), "");
   EXPECT_EQ(graph::libraryOpKind("tosa.transpose", transpose), "");
   EXPECT_EQ(graph::libraryOpKind("tosa.matmul", bmm), "batch_matmul");
+  // The int8 forms: oneDNN's kernels or generated code.
+  EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", summary("dispatch_3_ral_qconv_onednn",
+                                                        "ral.dispatch")),
+            "quantized_conv2d");
+  EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", summary("dispatch_4_conv_2d_nhwc_fhwc_q",
+                                                        "linalg.conv_2d_nhwc_fhwc_q")),
+            "quantized_conv2d");
+  EXPECT_EQ(graph::libraryOpKind("linalg.quantized_batch_matmul",
+                                 summary("dispatch_5_ral_qgemm_onednn", "ral.dispatch")),
+            "quantized_batch_matmul");
   EXPECT_EQ(graph::dispatchKind(lib), "library");
   EXPECT_EQ(graph::dispatchKind(transpose), "loop");
   EXPECT_EQ(graph::dispatchKind(summary("dispatch_2_reduce", "linalg.reduce")), "reduction");

@@ -39,6 +39,11 @@
 //   + 1 (likewise OW); params an i64 memref of kConvParams (9) or kConvParamsWithActivation (10)
 //   entries indexed by ConvParam. ral_conv_onednn takes any strides (the compiler passes
 //   transposed views of NHWC / FHWC buffers); ral_conv_cudnn contiguous memrefs only.
+// Quantized convolution  ral_qconv_onednn___cpu
+//   (ctx, input i8, filter i8, bias i32, output i32, params, int32 inputZeroPoint): the
+//   convolution above of (input - inputZeroPoint) and filter, exact in int32, the padding
+//   holding the zero point (ONNX ConvInteger; linalg's conv_2d_nhwc_fhwc_q with a weight zero
+//   point of 0).
 // TopK  ral_topk___cpu   (ctx, input [R,N], values [R,K], indices [R,K] i64, bool largest)
 //   f32, f64, i32, i64: per row the K largest (smallest) values in descending (ascending)
 //   order; ties keep the lower index first; NaN counts as larger than every number.

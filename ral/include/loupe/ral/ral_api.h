@@ -94,6 +94,8 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
   "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void"
 #define LOUPE_RAL_CONV_ONEDNN_F32 \
   "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void"
+#define LOUPE_RAL_QCONV_ONEDNN_I8 \
+  "ral_qconv_onednn___cpu___pvoid_m4di8_m4di8_m1di32_m4di32_m1di64_i32___void"
 #define LOUPE_RAL_TOPK_CPU_F32 "ral_topk___cpu___pvoid_m2df32_m2df32_m2di64_i1___void"
 #define LOUPE_RAL_SORT_CPU_F32 "ral_sort___cpu___pvoid_m2df32_m2df32_m2di64_i1___void"
 #define LOUPE_RAL_GEMM_CUBLAS_F32 "ral_gemm_cublas___gpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void"

@@ -36,8 +36,9 @@ std::string deviceOfTarget(const std::string &target);
 /// the CUDA driver and the vendor library load). Thread-safe; cached per (opKind, device).
 std::vector<Alternative> alternativesFor(const std::string &opKind, const std::string &device);
 
-/// The registry op kind ("matmul", "batch_matmul", "conv2d") that dispatch `d` runs for a
-/// graph op (`tosa.matmul`, `tosa.conv2d`), or "" when `d` is not that op's library-capable
+/// The registry op kind ("matmul", "batch_matmul", "conv2d" and the int8
+/// "quantized_batch_matmul", "quantized_conv2d") that dispatch `d` runs for a graph op
+/// (`tosa.matmul`, `tosa.conv2d`, `linalg.quantized_batch_matmul`), or "" when `d` is not that op's library-capable
 /// kernel (e.g. the transposes around a conv, or an op no library backend runs).
 std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSummary &d);
 /// The compiler's fusion kind in words (BladeDISC's names): kLoop "loop", kRowReduction "row

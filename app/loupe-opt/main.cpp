@@ -16,5 +16,6 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry); // gpu-module-to-binary (loupe-ral-cuda)
   registry.insert<loupe::ralir::RalDialect, loupe::loupeir::LoupeDialect>();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry));
+  // Exit 2 on any failure (bad input, a failing pass), as every Loupe tool reports bad input.
+  return mlir::failed(mlir::MlirOptMain(argc, argv, "Loupe optimizer driver\n", registry)) ? 2 : 0;
 }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,8 +30,17 @@ static const char *extensionFor(IrKind kind) {
   return ".txt";
 }
 
-/// Writes one numbered file per pass ("007-lower-one-shot-bufferize.mlir") and index.json.
-/// A pass that left the IR unchanged gets a one-line file naming the snapshot it equals.
+/// True for a file an earlier dump wrote: "NNN-phase-pass.ext" or index.json.
+static bool isDumpFile(const fs::path &file) {
+  std::string name = file.filename().string();
+  return name == "index.json" ||
+         (name.size() > 4 && std::isdigit(name[0]) && std::isdigit(name[1]) &&
+          std::isdigit(name[2]) && name[3] == '-');
+}
+
+/// Writes one numbered file per pass ("007-lower-one-shot-bufferize.mlir") and index.json,
+/// after removing an earlier dump's files (other files stay). A pass that left the IR
+/// unchanged gets a one-line file naming the snapshot it equals.
 static bool writeDumpDir(const CompileResult &result, const std::string &dir, std::string &error) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -38,6 +48,9 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
     error = dir + ": cannot create dump directory: " + ec.message();
     return false;
   }
+  for (const auto &entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file() && isDumpFile(entry.path()))
+      fs::remove(entry.path(), ec);
   nlohmann::json index = nlohmann::json::array();
   std::string lastChangedFile;
   for (const PassSnapshot &s : result.snapshots) {

@@ -29,6 +29,11 @@ int replayCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "loupe replay: %s\n", session.status().message().c_str());
     return 2;
   }
+  if (cl.has("--report"))
+    if (ral::Status s = checkReportPath(cl.get("--report"), cl.positionals()[0]); !s) {
+      std::fprintf(stderr, "loupe replay: %s\n", s.message().c_str());
+      return 2;
+    }
   std::string db = cl.get("--db");
   if (db.empty()) {
     auto path = profiler::defaultDatabasePath();

@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 #include <thread>
 
@@ -104,6 +106,27 @@ namespace {
 Status badFile(const std::string &path, const std::string &why) {
   return ral::invalidArgument("profile DB '" + path + "': " + why);
 }
+
+/// A path SQLite may open as a profile DB: missing (it is created), or a regular file that is
+/// empty or starts with SQLite's header. Checked before SQLite sees the file, which it would
+/// otherwise take as an empty database and overwrite.
+Status checkDatabaseFile(const std::string &path) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec || status.type() == std::filesystem::file_type::not_found)
+    return Status::ok();
+  if (status.type() != std::filesystem::file_type::regular)
+    return badFile(path, "not a regular file");
+  static const char kHeader[] = "SQLite format 3"; // 16 bytes with its NUL
+  char header[sizeof kHeader] = {};
+  std::ifstream in(path, std::ios::binary);
+  in.read(header, sizeof header);
+  if (in.gcount() == 0)
+    return Status::ok(); // Empty: a new database.
+  if (in.gcount() != sizeof header || std::memcmp(header, kHeader, sizeof header) != 0)
+    return badFile(path, "not an SQLite database; the file was left unchanged");
+  return Status::ok();
+}
 } // namespace
 
 /// Switches to WAL (a no-op when the file already is). Switching needs an exclusive lock, and
@@ -127,10 +150,13 @@ StatusOr<Store> Store::open(const std::string &path, const OpenOptions &options)
   bool inMemory = path == ":memory:" || path.empty();
   if (options.readOnly && !inMemory && !std::filesystem::exists(path))
     return ral::notFound("profile DB '" + path + "' does not exist");
+  if (!inMemory)
+    LOUPE_PROF_RETURN_IF_ERROR(checkDatabaseFile(path));
   int flags = options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   LOUPE_PROF_ASSIGN_OR_RETURN(std::unique_ptr<sqlite::Connection> conn,
                               sqlite::Connection::open(path, flags));
-  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA busy_timeout = 5000"));
+  // Another writer may hold the lock for a while (a long store, a `loupe db merge`): wait.
+  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA busy_timeout = 60000"));
 
   // Read-only probe first, one statement so one snapshot: a file that is not a DB fails here,
   // before anything is written.
@@ -156,9 +182,14 @@ StatusOr<Store> Store::open(const std::string &path, const OpenOptions &options)
     return badFile(path, "schema version " + std::to_string(version) +
                              " is newer than this Loupe supports (" +
                              std::to_string(kSchemaVersion) + "); use a newer Loupe");
-  if (version == 0 && objects > 0)
-    return badFile(path, "an SQLite database with other tables and no Loupe schema version, "
-                         "not a Loupe profile DB");
+  // Every Loupe schema version sets application_id with user_version (schema::migrate).
+  if (appId == 0 && (version != 0 || objects > 0))
+    return badFile(path, "an SQLite database of another application (user_version " +
+                             std::to_string(version) + ", " + std::to_string(objects) +
+                             " schema objects, no Loupe application_id), not a Loupe profile "
+                             "DB; the file was left unchanged");
+  if (version < 0)
+    return badFile(path, "schema version " + std::to_string(version) + " is not a Loupe one");
 
   if (options.readOnly) {
     if (version < kSchemaVersion)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 using nlohmann::json;
@@ -438,11 +439,26 @@ std::string renderMarkdown(const json &r) {
   return md;
 }
 
-ral::Status writeReport(const json &report, const std::string &path) {
-  bool isJson = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-  bool isMd = path.size() >= 3 && path.compare(path.size() - 3, 3, ".md") == 0;
-  if (!isJson && !isMd)
+ral::Status checkReportPath(const std::string &path, const std::string &protectedPath) {
+  namespace fs = std::filesystem;
+  std::string ext = fs::path(path).extension().string();
+  if (ext != ".json" && ext != ".md")
     return ral::invalidArgument(path + ": unknown report format (use .md or .json)");
+  std::error_code ec;
+  fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return ral::invalidArgument(path + ": the report's directory does not exist");
+  if (fs::is_directory(path, ec))
+    return ral::invalidArgument(path + ": is a directory");
+  if (!protectedPath.empty() && fs::equivalent(path, protectedPath, ec))
+    return ral::invalidArgument(path + ": is the session file itself; not replacing it");
+  return ral::Status::ok();
+}
+
+ral::Status writeReport(const json &report, const std::string &path) {
+  if (ral::Status s = checkReportPath(path); !s)
+    return s;
+  bool isJson = std::filesystem::path(path).extension() == ".json";
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     return ral::invalidArgument(path + ": cannot write report");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -184,8 +185,11 @@ private:
       return v.is_number();
     else if constexpr (std::is_same_v<T, uint64_t>)
       return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-    else
-      return v.is_number_integer();
+    else // An integer that fits T: 2^62 reps is an error, never a silent wrap.
+      return v.is_number_unsigned()
+                 ? v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max())
+                 : v.is_number_integer() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+                       v.get<int64_t>() <= std::numeric_limits<T>::max();
   }
   template <typename T> static const char *typeName() {
     if constexpr (std::is_same_v<T, std::string>)
@@ -203,7 +207,7 @@ private:
     else if constexpr (std::is_same_v<T, uint64_t>)
       return "a non-negative integer";
     else
-      return "an integer";
+      return "an integer in [-2^31, 2^31)";
   }
 
   const json &object_;
@@ -261,6 +265,10 @@ void validate(const RunSettings &run, ObjectReader &r) {
     r.fail("'noise' must be in (0, 1), e.g. 0.02 for 2%", "noise");
   if (run.mode != "hot" && run.mode != "cold" && run.mode != "both")
     r.fail("'mode' must be \"hot\", \"cold\" or \"both\"", "mode");
+  if (!profiler::validTolerance(run.rtol))
+    r.fail("'rtol' must be finite and >= 0", "rtol");
+  if (!profiler::validTolerance(run.atol))
+    r.fail("'atol' must be finite and >= 0", "atol");
 }
 
 /// Reads the `pipeline` and `run` objects of `r` over `pipeline` and `run`.
@@ -367,7 +375,13 @@ void readCompare(ObjectReader &root, Session &session) {
 } // namespace
 
 bool operator==(const PipelineSettings &a, const PipelineSettings &b) { return sameFields(a, b); }
-bool operator==(const RunSettings &a, const RunSettings &b) { return sameFields(a, b); }
+} // namespace loupe::sessions
+
+bool loupe::profiler::operator==(const RunSettings &a, const RunSettings &b) {
+  return sessions::sameFields(a, b);
+}
+
+namespace loupe::sessions {
 
 std::optional<Variant> Session::variant(const std::string &name) const {
   if (name == kBaseVariant)
@@ -394,6 +408,8 @@ StatusOr<Session> parseSession(const std::string &text, const std::string &path)
   } catch (const json::parse_error &e) {
     return ral::invalidArgument(path + ": malformed JSON at byte " + std::to_string(e.byte) +
                                 ": " + e.what());
+  } catch (const json::exception &e) { // A number beyond a double's range (1e400).
+    return ral::invalidArgument(path + ": malformed JSON: " + e.what());
   }
   Status status;
   Session session;

@@ -45,6 +45,14 @@ OwningOpRef<ModuleOp> importMlirFile(const std::string &path,
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (module && failed(verify(*module)))
     module = nullptr;
+  // The entry (@main, else the one public function) must have a body to compile.
+  if (module) {
+    auto entry = module->lookupSymbol<func::FuncOp>("main");
+    if (entry && entry.isExternal()) {
+      entry.emitError("the entry function @main is a declaration without a body");
+      module = nullptr;
+    }
+  }
   os.flush();
   if (!module && error.empty())
     error = path + ": failed to parse";

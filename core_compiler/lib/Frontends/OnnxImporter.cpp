@@ -1301,6 +1301,8 @@ FailureOr<RankedTensorType> NodeContext::outputType(unsigned i) {
   auto type = importer.getStaticType(node.output(i), "tensor");
   if (failed(type))
     return fail("needs a static shape for output '" + outputName(i) + "'");
+  if (exceedsElementLimit(type->getShape()))
+    return fail("output '" + outputName(i) + "' would have more than 2^37 elements");
   return type;
 }
 

@@ -157,9 +157,13 @@ LogicalResult convertOneHot(NodeContext &ctx) {
   auto axis = normalizeAxis(ctx.getInt("axis", -1), rank);
   if (!axis)
     return ctx.unsupportedAttr("axis", Twine(ctx.getInt("axis", -1)));
+  if (!(*depth > 0 && *depth < 2147483648.0))
+    return ctx.fail("depth must be in [1, 2^31)");
   int64_t n = static_cast<int64_t>(*depth);
-  if (n <= 0)
-    return ctx.fail("depth must be positive");
+  SmallVector<int64_t> outShape(getShape(indices));
+  outShape.insert(outShape.begin() + *axis, n);
+  if (exceedsElementLimit(outShape))
+    return ctx.fail("the output would have more than 2^37 elements (depth " + Twine(n) + ")");
   if (!isa<IntegerType>(getElementType(indices)))
     indices = createCast(b, createUnary<tosa::FloorOp>(b, indices),
                          b.getI32Type());

@@ -222,14 +222,18 @@ LogicalResult convertLRN(NodeContext &ctx) {
     return ctx.unsupportedAttr("size", Twine(size));
   double alpha = ctx.getFloat("alpha", 1e-4f), beta = ctx.getFloat("beta", 0.75f);
   double bias = ctx.getFloat("bias", 1.0f);
-  int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  // Window offsets t - lo for t in [0, size); only those within the C channels add anything,
+  // so a huge `size` costs no more than 2C - 1 slices.
+  int64_t channels = shape[1], lo = (size - 1) / 2;
+  int64_t first = std::max<int64_t>(0, lo - (channels - 1));
+  int64_t last = std::min<int64_t>(size - 1, lo + channels - 1);
   SmallVector<int64_t> pads(2 * shape.size(), 0);
-  pads[2] = lo;
-  pads[3] = hi;
+  pads[2] = lo - first;
+  pads[3] = last - lo;
   Value sq = createPad(b, createMul(b, x, x), pads, 0);
   Value sum;
-  for (int64_t t = 0; t < size; ++t) {
-    Value part = createSliceAxis(b, sq, 1, t, shape[1]);
+  for (int64_t t = first; t <= last; ++t) {
+    Value part = createSliceAxis(b, sq, 1, t - first, channels);
     sum = sum ? createBinary<tosa::AddOp>(b, sum, part) : part;
   }
   Value base = createBinary<tosa::AddOp>(

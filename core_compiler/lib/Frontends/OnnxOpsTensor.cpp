@@ -138,6 +138,8 @@ LogicalResult convertConstantOfShape(NodeContext &ctx) {
   auto shape = ctx.constantIntsInput(0);
   if (failed(shape))
     return failure();
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }) || exceedsElementLimit(*shape))
+    return ctx.fail("the shape must be non-negative and hold at most 2^37 elements");
   DenseElementsAttr value;
   if (ctx.hasAttr("value")) {
     auto tensor = ctx.getTensor("value");

@@ -83,6 +83,16 @@ LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &i
                 ": the runtime binds only statically shaped tensors";
         return failure();
       }
+      // A size no machine holds (a dim of 1e12) is refused here, not when a run allocates it.
+      constexpr int64_t kMaxElements = int64_t(1) << 37;
+      int64_t elements = 1;
+      for (int64_t d : sig.shape)
+        elements = d != 0 && elements > kMaxElements / d ? kMaxElements + 1 : elements * d;
+      if (elements > kMaxElements) {
+        error = "@" + info.entry + " " + what + " " + std::to_string(i) + " has more than 2^37 " +
+                "elements: more than a run can allocate";
+        return failure();
+      }
       out.push_back(std::move(sig));
     }
     return success();

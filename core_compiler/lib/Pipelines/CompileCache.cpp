@@ -259,13 +259,22 @@ std::optional<CompileResult> lookupCompile(const std::string &key, const std::st
   fs::path so = fs::path(base) += ".so";
   if (storedKey && *storedKey == key && stored && fs::exists(so)) {
     try {
-      CompileResult result = resultFromJson(json::parse(*stored));
+      json entry = json::parse(*stored);
+      // A truncated or replaced artifact is never served (it would crash the loader): the
+      // entry goes, and the compile runs again.
+      std::error_code ec;
+      if (!entry.contains("artifact_bytes") ||
+          entry.at("artifact_bytes").get<int64_t>() != int64_t(fs::file_size(so, ec)) || ec) {
+        removeEntry(dir, hash);
+        ++misses;
+        return std::nullopt;
+      }
+      CompileResult result = resultFromJson(entry);
       result.artifactPath = so.string();
       {
         std::lock_guard<std::mutex> lock(memoryMutex);
         memory[base.string()] = {key, result};
       }
-      std::error_code ec;
       fs::last_write_time(fs::path(base) += ".key", fs::file_time_type::clock::now(), ec);
       if (auto hit = withArtifact(result, artifactPath)) {
         ++diskHits;
@@ -280,19 +289,22 @@ std::optional<CompileResult> lookupCompile(const std::string &key, const std::st
   return std::nullopt;
 }
 
-void storeCompile(const std::string &key, const std::string &dir, const CompileResult &result) {
+std::string storeCompile(const std::string &key, const std::string &dir,
+                         const CompileResult &result) {
   if (!result.ok() || result.artifactPath.empty())
-    return;
+    return "";
   std::error_code ec;
   fs::create_directories(dir, ec);
   fs::path base = fs::path(dir) / hashText(key);
   std::optional<std::string> artifact = readFile(result.artifactPath);
   fs::path so = fs::path(base) += ".so";
   // The .key goes last: an entry counts only once its key matches.
+  json entry = resultJson(result);
+  entry["artifact_bytes"] = artifact ? int64_t(artifact->size()) : int64_t(-1);
   if (!artifact || !writeAtomically(so, *artifact) ||
-      !writeAtomically(fs::path(base) += ".json", resultJson(result).dump()) ||
+      !writeAtomically(fs::path(base) += ".json", entry.dump()) ||
       !writeAtomically(fs::path(base) += ".key", key))
-    return;
+    return "";
   CompileResult cached = result;
   cached.artifactPath = so.string();
   {
@@ -300,6 +312,7 @@ void storeCompile(const std::string &key, const std::string &dir, const CompileR
     memory[base.string()] = {key, std::move(cached)};
   }
   evictLeastRecentlyUsed(dir);
+  return so.string();
 }
 
 CompileCacheUsage compileCacheUsage(const std::string &dir) {

@@ -24,14 +24,17 @@ std::string compileCacheKey(const std::string &moduleText, const CompileOptions 
 /// $XDG_CACHE_HOME/loupe/compile, else $HOME/.cache/loupe/compile.
 std::string compileCacheDir(const CompileOptions &options);
 
-/// The cached result for `key`, its artifact copied to `artifactPath`, with `cache` set to
-/// "memory" or "disk"; nullopt on a miss. A corrupt or unreadable entry is a miss.
+/// The cached result for `key`, its artifact copied to `artifactPath` (empty: the cache's own
+/// copy), with `cache` set to "memory" or "disk"; nullopt on a miss. A corrupt or unreadable
+/// entry, or one whose artifact is not the size stored with it, is a miss (and removed).
 std::optional<CompileResult> lookupCompile(const std::string &key, const std::string &dir,
                                            const std::string &artifactPath);
 
-/// Stores a successful artifact compile (its artifact is copied into `dir`). Failures to write
-/// are ignored: the cache is an optimisation.
-void storeCompile(const std::string &key, const std::string &dir, const CompileResult &result);
+/// Stores a successful artifact compile (its artifact is copied into `dir`, with its size) and
+/// returns the cache's copy of the artifact. Failures to write give "" and are otherwise
+/// ignored: the cache is an optimisation.
+std::string storeCompile(const std::string &key, const std::string &dir,
+                         const CompileResult &result);
 
 } // namespace loupe::compiler
 

@@ -27,6 +27,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace loupe::compiler;
@@ -163,11 +168,48 @@ std::vector<WeightSummary> summarizeWeights(ArrayRef<DenseResourceElementsAttr> 
   return weights;
 }
 
+/// $TMPDIR/loupe when it is a directory of this user (created 0700 if missing), else a fresh
+/// private directory: a symlink or another user's directory there is never followed.
+llvm::SmallString<128> privateTempDir() {
+  llvm::SmallString<128> dir;
+  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, dir);
+  llvm::sys::path::append(dir, "loupe");
+  ::mkdir(dir.c_str(), 0700);
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid())
+    return dir;
+  llvm::SmallString<128> unique;
+  llvm::sys::fs::createUniqueDirectory("loupe", unique);
+  return unique;
+}
+
+/// Why the artifact of `modelPath` may not be written to `outPath` (a path the user gave), or
+/// "": its directory must exist, and an existing file there must be a regular file that is
+/// not the model and already an ELF file (an earlier artifact), so nothing else is replaced.
+std::string outputPathProblem(const std::string &outPath, const std::string &modelPath) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path parent = fs::path(outPath).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    return "the directory of the output '" + outPath + "' does not exist";
+  fs::file_status status = fs::status(outPath, ec);
+  if (status.type() == fs::file_type::not_found)
+    return "";
+  if (status.type() == fs::file_type::directory)
+    return "the output '" + outPath + "' is a directory";
+  if (status.type() != fs::file_type::regular)
+    return "the output '" + outPath + "' is not a regular file";
+  if (fs::equivalent(outPath, modelPath, ec))
+    return "the output '" + outPath + "' is the model itself";
+  char magic[4] = {};
+  std::ifstream(outPath, std::ios::binary).read(magic, sizeof magic);
+  if (fs::file_size(outPath, ec) > 0 && std::memcmp(magic, "\x7f" "ELF", 4) != 0)
+    return "the output '" + outPath + "' exists and is not an artifact; not replacing it";
+  return "";
+}
+
 std::string defaultArtifactPath(const std::string &modelPath) {
-  llvm::SmallString<128> path;
-  llvm::sys::path::system_temp_directory(/*erasedOnReboot=*/true, path);
-  llvm::sys::path::append(path, "loupe");
-  llvm::sys::fs::create_directories(path);
+  llvm::SmallString<128> path = privateTempDir();
   llvm::sys::path::append(path, llvm::sys::path::stem(modelPath) + "-%%%%%%.so");
   llvm::SmallString<128> unique;
   llvm::sys::fs::createUniquePath(path, unique, /*MakeAbsolute=*/false);
@@ -198,6 +240,9 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   if (options.target == "cuda" && options.gpuArch != "sm_80" && options.gpuArch != "sm_90")
     return fail(CompileError::Kind::BadInput,
                 "unsupported GPU architecture '" + options.gpuArch + "' (sm_80, sm_90)");
+  if (!options.artifactPath.empty() && phaseIndex(options.phaseTo) >= phaseIndex("artifact"))
+    if (std::string why = outputPathProblem(options.artifactPath, modelPath); !why.empty())
+      return fail(CompileError::Kind::BadInput, why);
 
   registerPipelines();
   DialectRegistry registry;
@@ -245,7 +290,9 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
     }
     cacheKey = compileCacheKey(moduleText + "\nresources " + hashResourceBlobs(blobs), options);
     cacheDir = compileCacheDir(options);
-    if (std::optional<CompileResult> hit = lookupCompile(cacheKey, cacheDir, outPath)) {
+    // Without an output path the cache's own copy is the artifact (no temporary file).
+    if (std::optional<CompileResult> hit =
+            lookupCompile(cacheKey, cacheDir, options.artifactPath)) {
       hit->totalNs = nsSince(compileStart);
       hit->modelInputs = result.modelInputs;
       hit->weights = result.weights;
@@ -316,7 +363,11 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   result.totalNs = nsSince(compileStart);
   if (!cacheKey.empty()) {
     result.cache = "miss";
-    storeCompile(cacheKey, cacheDir, result);
+    std::string cached = storeCompile(cacheKey, cacheDir, result);
+    if (options.artifactPath.empty() && !cached.empty()) { // The temporary file goes.
+      llvm::sys::fs::remove(outPath);
+      result.artifactPath = cached;
+    }
   }
   return result;
 }

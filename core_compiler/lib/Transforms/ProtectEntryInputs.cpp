@@ -14,8 +14,9 @@ namespace {
 struct ProtectEntryInputsPass : loupe::impl::ProtectEntryInputsBase<ProtectEntryInputsPass> {
   void runOnOperation() override {
     func::FuncOp entry = loupe::lookupEntryFunction(getOperation());
-    if (!entry) {
-      getOperation().emitError("no entry function: expected @main or a single public function");
+    if (!entry || entry.isExternal()) {
+      getOperation().emitError("no entry function: expected @main or a single public function "
+                               "with a body");
       return signalPassFailure();
     }
     auto readOnly = BoolAttr::get(&getContext(), false);

@@ -11,7 +11,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fstream>
+#include <limits>
+#include <optional>
 #include <random>
 #include <filesystem>
 #include <sys/stat.h>
@@ -96,9 +101,11 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                                  t.at("dtype").get<std::string>() + "'");
         out.push_back({*dtype, t.at("shape").get<std::vector<int64_t>>(),
                        t.value("specialized", std::vector<double>())});
-        int64_t n = 1;
-        for (int64_t d : out.back().shape)
-          n *= d;
+        std::optional<int64_t> elements = checkedNumElements(out.back().shape);
+        if (!elements || *elements > std::numeric_limits<int64_t>::max() / 16)
+          return invalidArgument("artifact manifest: the shape of " + out.back().typeString() +
+                                 " is negative or its size overflows");
+        int64_t n = *elements;
         if (!out.back().specialized.empty() &&
             out.back().specialized.size() != static_cast<size_t>(n))
           return invalidArgument("artifact manifest: a specialized value of " +
@@ -133,10 +140,46 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
   return m;
 }
 
+/// Checks that the file holds every byte its ELF headers name (the segments the loader maps
+/// and the section headers): dlopen maps a truncated file, and touching a page past its end
+/// raises SIGBUS.
+static Status checkElfComplete(const std::string &path, uint64_t size) {
+  std::ifstream in(path, std::ios::binary);
+  Elf64_Ehdr header{};
+  if (!in.read(reinterpret_cast<char *>(&header), sizeof header) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return invalidArgument(path + ": not a loadable artifact (not a 64-bit ELF file)");
+  auto beyond = [&](uint64_t offset, uint64_t bytes) {
+    return offset > size || bytes > size - offset;
+  };
+  auto truncated = [&](const std::string &what) {
+    return invalidArgument(path + ": truncated artifact (" + std::to_string(size) +
+                           " bytes, " + what + " lies beyond the end); recompile it");
+  };
+  if (beyond(header.e_shoff, uint64_t(header.e_shnum) * header.e_shentsize))
+    return truncated("the section header table");
+  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
+      beyond(header.e_phoff, uint64_t(header.e_phnum) * sizeof(Elf64_Phdr)))
+    return truncated("the program header table");
+  in.seekg(std::streamoff(header.e_phoff));
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    if (!in.read(reinterpret_cast<char *>(&segment), sizeof segment))
+      return truncated("program header " + std::to_string(i));
+    if (segment.p_type == PT_LOAD && beyond(segment.p_offset, segment.p_filesz))
+      return truncated("segment " + std::to_string(i));
+  }
+  return Status::ok();
+}
+
 StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0)
     return notFound(path + ": no such artifact");
+  if (!S_ISREG(st.st_mode))
+    return invalidArgument(path + ": not a loadable artifact (not a regular file)");
+  if (Status s = checkElfComplete(path, static_cast<uint64_t>(st.st_size)); !s)
+    return s;
   // An absolute path, so dlopen never searches the library path for a bare file name.
   std::string absolute = std::filesystem::absolute(path).string();
   void *handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -587,6 +587,50 @@ TEST_F(StoreFileTest, ForeignDatabasesAreRejected) {
   EXPECT_EQ(readBytes(path), before);
 }
 
+TEST_F(StoreFileTest, OtherApplicationsVersionedDatabasesStayUnchanged) {
+  // No application_id, a user_version a Loupe schema also has, tables of its own.
+  for (int version : {1, 2, 5}) {
+    std::string path = file("app" + std::to_string(version) + ".db");
+    ASSERT_TRUE(execSql(path, "CREATE TABLE notes(text); PRAGMA user_version = " +
+                                  std::to_string(version) + ";"));
+    std::string before = readBytes(path);
+    auto store = Store::open(path);
+    ASSERT_FALSE(store.isOk()) << version;
+    EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(store.status().message().find("another application"), std::string::npos)
+        << store.status().message();
+    EXPECT_EQ(readBytes(path), before) << version;
+    EXPECT_FALSE(fs::exists(path + "-wal")) << version;
+  }
+  // A Loupe file whose user_version reads -1.
+  std::string path = file("negative.db");
+  ASSERT_TRUE(Store::open(path).isOk());
+  patchHeader(path, 60, 0xFFFFFFFFu); // -1 as SQLite reads it
+  std::string before = readBytes(path);
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_EQ(store.status().code(), StatusCode::kInvalidArgument) << store.status().message();
+  EXPECT_EQ(readBytes(path), before);
+}
+
+TEST_F(StoreFileTest, ShortAndSpecialFilesAreRejected) {
+  std::string path = file("one.db");
+  writeBytes(path, "x");
+  auto store = Store::open(path);
+  ASSERT_FALSE(store.isOk());
+  EXPECT_NE(store.status().message().find("not an SQLite database"), std::string::npos)
+      << store.status().message();
+  EXPECT_EQ(readBytes(path), "x");
+  auto device = Store::open("/dev/null");
+  ASSERT_FALSE(device.isOk());
+  EXPECT_EQ(device.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(device.status().message().find("not a regular file"), std::string::npos)
+      << device.status().message();
+  // An empty file is a new database.
+  writeBytes(file("empty.db"), "");
+  EXPECT_TRUE(Store::open(file("empty.db")).isOk());
+}
+
 TEST_F(StoreFileTest, CorruptFileGivesErrorAndStaysUnchanged) {
   std::string path = file("garbage.db");
   std::mt19937_64 rng(1234);

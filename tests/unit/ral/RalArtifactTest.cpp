@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 using namespace loupe::ral;
 
@@ -127,3 +129,34 @@ TEST(RalArtifact, WrongInputsAreRejectedBeforeTheEntryRuns) {
 }
 
 } // namespace
+
+TEST(RalArtifact, ManifestShapesThatOverflowAreRejected) {
+  auto manifest = [](const std::string &shape) {
+    return R"({"version": 1, "abi": "loupe-ral-v1", "target": "cpu", "entry": "main",
+               "inputs": [{"dtype": "f32", "shape": )" +
+           shape + R"(}], "outputs": [], "dispatches": []})";
+  };
+  EXPECT_TRUE(parseManifest(manifest("[4, 8]")).isOk());
+  for (const char *shape : {"[4294967296, 4294967296]", "[-1, 8]"}) {
+    auto parsed = parseManifest(manifest(shape));
+    ASSERT_FALSE(parsed.isOk()) << shape;
+    EXPECT_NE(parsed.status().message().find("size overflows"), std::string::npos)
+        << parsed.status().message();
+  }
+}
+
+TEST(RalArtifact, TruncatedArtifactsAreRefusedBeforeLoading) {
+  std::string full = fixture("core");
+  std::ifstream in(full, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 8192u);
+  std::string path = ::testing::TempDir() + "/truncated_fixture.so";
+  for (size_t keep : {bytes.size() / 2, size_t(200), size_t(10)}) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), keep);
+    auto loaded = Artifact::load(path);
+    ASSERT_FALSE(loaded.isOk()) << keep;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(loaded.status().message().find(path), std::string::npos)
+        << loaded.status().message();
+  }
+}

@@ -28,7 +28,12 @@ nlohmann::json buildReport(const ReplayResult &replay, const Session &session);
 /// Renders a report document (either kind) as Markdown.
 std::string renderMarkdown(const nlohmann::json &report);
 
-/// Writes the report to `path`; the format follows the extension (.md or .json).
+/// Whether a report may be written to `path`: its extension is .md or .json, its directory
+/// exists, and it is not `protectedPath` (the session file a replay reports on). Checked before
+/// a replay starts; kInvalidArgument naming the path otherwise.
+ral::Status checkReportPath(const std::string &path, const std::string &protectedPath = "");
+
+/// Writes the report to `path` (checkReportPath); the format follows the extension.
 ral::Status writeReport(const nlohmann::json &report, const std::string &path);
 
 } // namespace loupe::sessions

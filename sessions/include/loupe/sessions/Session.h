@@ -21,6 +21,7 @@
 #ifndef LOUPE_SESSIONS_SESSION_H
 #define LOUPE_SESSIONS_SESSION_H
 
+#include "loupe/profiler/Run.h"
 #include "loupe/ral/Status.h"
 
 #include <cstdint>
@@ -28,6 +29,12 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace loupe::profiler {
+/// Field-wise equality of run settings, over Session.cpp's field list (runFields).
+bool operator==(const RunSettings &a, const RunSettings &b);
+inline bool operator!=(const RunSettings &a, const RunSettings &b) { return !(a == b); }
+} // namespace loupe::profiler
 
 namespace loupe::sessions {
 
@@ -62,28 +69,12 @@ constexpr int64_t kMaxShapeDim = int64_t(1) << 40;
 /// dim that is not a number in [0, kMaxShapeDim) or more than kMaxShapeRank dims.
 bool parseShape(const std::string &text, std::vector<int64_t> &dims, std::string &why);
 
-/// How to run a compiled model (fields listed once in Session.cpp: runFields).
-/// The measuring fields mirror profiler::MeasureOptions (Runner.h: measureOptionsFor).
-struct RunSettings {
-  int warmup = 2;          ///< Untimed repetitions before measuring; -1: by time (warmupMs).
-  int reps = 20;           ///< Measured repetitions; 0: adaptive (minReps..maxReps, noise).
-  double warmupMs = 100;   ///< Warmup budget when warmup is -1, ms.
-  int minReps = 10;        ///< Adaptive: samples before the noise rule may stop (>= 10).
-  int maxReps = 1000;      ///< Adaptive: at most this many samples.
-  double maxMs = 5000;     ///< Adaptive: sampling time limit, ms (after minReps).
-  double noise = 0.02;     ///< Adaptive: target relative noise of the median (0.02 = 2%).
-  std::string mode = "hot"; ///< "hot", "cold" (caches flushed before each sample) or "both".
-  uint64_t seed = 0;       ///< Seed of random inputs, when `inputsDir` is empty.
-  std::string inputsDir;   ///< ONNX test-data folder with input_N.pb|.npy; empty: random.
-  std::string checkDir;    ///< Folder with expected output_N.pb|.npy; empty: no check.
-  double rtol = 1e-3;      ///< Check passes when |actual - expected| <= atol + rtol*|expected|.
-  double atol = 1e-5;
-};
+/// How to run a compiled model: the run path's own settings (loupe/profiler/Run.h), whose JSON
+/// fields Session.cpp lists once (runFields).
+using profiler::RunSettings;
 
 bool operator==(const PipelineSettings &a, const PipelineSettings &b);
-bool operator==(const RunSettings &a, const RunSettings &b);
 inline bool operator!=(const PipelineSettings &a, const PipelineSettings &b) { return !(a == b); }
-inline bool operator!=(const RunSettings &a, const RunSettings &b) { return !(a == b); }
 
 /// A named set of settings: the top level with the variant's overrides applied.
 struct Variant {

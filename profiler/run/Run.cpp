@@ -1,0 +1,261 @@
+//===- Run.cpp - Run an artifact: bind inputs, measure, check, store ----------===//
+#include "loupe/profiler/Run.h"
+
+#include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/Store.h"
+#include "loupe/ral/Context.h"
+#include "loupe/ral/CudaDriver.h"
+#include "loupe/ral/TensorIO.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+
+namespace loupe::profiler {
+
+namespace {
+
+/// Counts the artifact's kernel fallbacks into `fallbacks` (the measurement forwards every
+/// event of warmup and measured repetitions here).
+class FallbackCounter : public ral::Tracer {
+public:
+  explicit FallbackCounter(std::vector<FallbackRecord> &fallbacks) : fallbacks_(fallbacks) {}
+  void onFallback(const ral::FallbackEvent &e) override {
+    for (FallbackRecord &r : fallbacks_)
+      if (r.dispatchId == e.dispatchId && r.failedKernel == e.failedKernel &&
+          r.fallbackKernel == e.fallbackKernel) {
+        ++r.executions;
+        return;
+      }
+    fallbacks_.push_back({e.dispatchId, e.failedKernel, e.fallbackKernel, e.message, 1});
+  }
+
+private:
+  std::vector<FallbackRecord> &fallbacks_;
+};
+
+/// The summaries of one mode's measurement.
+ModeOutcome modeOutcome(const Measurement &m, const ral::Manifest &manifest) {
+  ModeOutcome out;
+  out.measurement = m.record;
+  out.repNs = m.collector.repDurations();
+  out.runSummary = summarize(out.repNs);
+  out.smClockMhz = medianSmClockMhz(m.smClockMhz);
+  out.kernels = m.kernels;
+  out.memcpys = m.memcpys;
+  out.samples = m.samples();
+  double totalMedian = 0;
+  for (const ral::DispatchInfo &info : manifest.dispatches) {
+    DispatchStats stats;
+    stats.info = info;
+    stats.samplesNs = m.dispatchDurations(info.id);
+    stats.summary = summarize(stats.samplesNs);
+    if (!stats.samplesNs.empty())
+      totalMedian += stats.summary.median;
+    out.dispatches.push_back(std::move(stats));
+  }
+  for (DispatchStats &d : out.dispatches)
+    d.share = totalMedian > 0 && !d.samplesNs.empty() ? d.summary.median / totalMedian : 0;
+  return out;
+}
+
+/// ONNX's backend test data stores bfloat16 tensors as uint16 bits: a u16 input where the
+/// artifact takes bf16 of the same shape is taken as those bits.
+void adoptBFloat16Bits(std::vector<ral::Tensor> &inputs, const std::vector<ral::TensorSpec> &specs) {
+  for (size_t i = 0; i < inputs.size() && i < specs.size(); ++i)
+    if (inputs[i].dtype() == ral::DType::U16 && specs[i].dtype == ral::DType::BF16 &&
+        inputs[i].shape() == specs[i].shape) {
+      ral::Tensor bits(ral::DType::BF16, inputs[i].shape());
+      std::memcpy(bits.data(), inputs[i].data(), inputs[i].byteSize());
+      inputs[i] = std::move(bits);
+    }
+}
+
+bool isGpuTarget(const std::string &target) { return target == "cuda" || target == "gpu"; }
+
+} // namespace
+
+int exitCodeFor(const ral::Status &status) {
+  return status.code() == ral::StatusCode::kInternal ? kExitInternal : kExitBadInput;
+}
+
+MeasureOptions measureOptionsFor(const RunSettings &run) {
+  MeasureOptions o;
+  o.warmupReps = run.warmup;
+  o.warmupMs = run.warmupMs;
+  o.reps = run.reps;
+  o.minReps = run.minReps;
+  o.maxReps = run.maxReps;
+  o.maxMs = run.maxMs;
+  o.noise = run.noise;
+  return o;
+}
+
+void setMeasureOptions(RunSettings &run, const MeasureOptions &o) {
+  run.warmup = o.warmupReps;
+  run.warmupMs = o.warmupMs;
+  run.reps = o.reps;
+  run.minReps = o.minReps;
+  run.maxReps = o.maxReps;
+  run.maxMs = o.maxMs;
+  run.noise = o.noise;
+}
+
+bool validTolerance(double tolerance) { return std::isfinite(tolerance) && tolerance >= 0; }
+
+bool ArtifactRun::passed() const {
+  if (!checked)
+    return false;
+  for (const OutputCheck &c : checks)
+    if (!c.record.passed)
+      return false;
+  return true;
+}
+
+/// runArtifact, but a failed allocation throws std::bad_alloc (ral::Tensor's contract).
+static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
+                               const RunSettings &settings, const RunEnv &env) {
+  out.artifactPath = path;
+  out.deviceName = cpuDeviceName();
+  auto fail = [&](int code, std::string message) {
+    out.exitCode = code;
+    out.error = std::move(message);
+  };
+  if (!validTolerance(settings.rtol) || !validTolerance(settings.atol))
+    return fail(kExitBadInput, "rtol and atol must be finite and >= 0");
+  std::optional<std::vector<CacheMode>> modes = parseCacheModes(settings.mode);
+  if (!modes)
+    return fail(kExitBadInput, "unknown measuring mode '" + settings.mode + "'");
+  MeasureOptions options = measureOptionsFor(settings);
+  if (ral::Status s = validate(options); !s)
+    return fail(kExitBadInput, s.message());
+
+  auto artifact = ral::Artifact::load(path);
+  if (!artifact)
+    return fail(exitCodeFor(artifact.status()), artifact.status().message());
+  out.manifest = (*artifact)->manifest();
+
+  // Inputs (read here unless the caller read them) and expected outputs.
+  std::optional<ral::StatusOr<std::vector<ral::Tensor>>> given = env.inputs;
+  if (!given && !settings.inputsDir.empty())
+    given = ral::readTensorDir(settings.inputsDir, "input");
+  std::vector<ral::Tensor> inputs;
+  if (!given || out.manifest.inputs.empty())
+    inputs = (*artifact)->randomInputs(settings.seed);
+  else if (!given->isOk())
+    return fail(exitCodeFor(given->status()), given->status().message());
+  else
+    inputs = **given;
+  adoptBFloat16Bits(inputs, out.manifest.inputs);
+  if (ral::Status s = (*artifact)->checkInputs(inputs); !s)
+    return fail(kExitBadInput,
+                (settings.inputsDir.empty() ? std::string("inputs") : settings.inputsDir) + ": " +
+                    s.message());
+  std::vector<ral::Tensor> expected;
+  if (!settings.checkDir.empty()) {
+    auto read = ral::readTensorDir(settings.checkDir, "output");
+    if (!read)
+      return fail(exitCodeFor(read.status()), read.status().message());
+    expected = std::move(*read);
+  }
+
+  // Warm up and sample in each mode.
+  if (isGpuTarget(out.manifest.target) && (*artifact)->context())
+    if (auto cuda = (*artifact)->context()->cuda())
+      out.deviceName = (*cuda)->describe();
+  std::vector<ral::Tensor> outputs = (*artifact)->allocateOutputs();
+  FallbackCounter fallbacks(out.fallbacks);
+  MeasureEnv measureEnv;
+  measureEnv.next = &fallbacks;
+  measureEnv.cancel = env.cancel;
+  measureEnv.progress = env.progress;
+  auto measured = measureArtifact(**artifact, inputs, outputs, options, *modes, measureEnv);
+  if (!measured)
+    return fail(exitCodeFor(measured.status()), measured.status().message());
+  if (measured->empty() || measured->back().cancelled) {
+    out.cancelled = true;
+    return fail(kExitBadInput, "cancelled");
+  }
+  for (const Measurement &m : *measured)
+    out.modes.push_back(modeOutcome(m, out.manifest));
+  out.repNs = out.modes.front().repNs;
+  out.runSummary = out.modes.front().runSummary;
+  out.dispatches = out.modes.front().dispatches;
+  out.outputs = std::move(outputs);
+
+  if (!settings.checkDir.empty()) {
+    out.checked = true;
+    out.checks = checkOutputs(out.outputs, expected, settings.rtol, settings.atol);
+    if (!out.passed())
+      out.exitCode = kExitMismatch;
+  }
+}
+
+ArtifactRun runArtifact(const std::string &path, const RunSettings &settings, const RunEnv &env) {
+  ArtifactRun out;
+  try {
+    runArtifactOrThrow(out, path, settings, env);
+  } catch (const std::bad_alloc &) {
+    out.exitCode = kExitBadInput;
+    out.error = path + ": out of memory allocating the run's tensors (inputs " +
+                std::to_string(out.manifest.inputs.size()) + ", outputs " +
+                std::to_string(out.manifest.outputs.size()) + ")";
+  }
+  return out;
+}
+
+ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, ArtifactRun &run,
+                     size_t mode) {
+  ModeOutcome &measured = run.modes.at(mode);
+  info.deviceKind = isGpuTarget(run.manifest.target) ? "cuda" : "cpu";
+  info.deviceName = run.deviceName;
+  // Hot and cold runs of one request differ in their config's mode (docs/db-schema.md).
+  nlohmann::json config = nlohmann::json::parse(info.configJson, nullptr, false);
+  if (!config.is_object())
+    config = nlohmann::json::object();
+  config["mode"] = cacheModeName(measured.measurement.mode);
+  info.configJson = config.dump();
+  auto runId = store.beginRun(info);
+  if (!runId)
+    return runId.status();
+  measured.runId = *runId;
+  if (mode == 0)
+    run.runId = *runId;
+
+  auto write = [&]() -> ral::Status {
+    if (compile)
+      if (auto compileId = store.addCompile(*runId, *compile); !compileId)
+        return compileId.status();
+    std::vector<DispatchRecord> dispatches;
+    for (const ral::DispatchInfo &d : run.manifest.dispatches)
+      dispatches.push_back({d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend,
+                            d.cluster, d.bytes, d.flops});
+    if (ral::Status s = store.addDispatches(*runId, dispatches); !s)
+      return s;
+    if (ral::Status s = store.addMeasurement(*runId, measured.measurement); !s)
+      return s;
+    if (ral::Status s = store.addSamples(*runId, measured.samples); !s)
+      return s;
+    if (ral::Status s = store.addFallbacks(*runId, run.fallbacks); !s)
+      return s;
+    if (ral::Status s = store.addKernels(*runId, measured.kernels); !s)
+      return s;
+    if (ral::Status s = store.addMemcpys(*runId, measured.memcpys); !s)
+      return s;
+    std::vector<CheckRecord> checks;
+    for (const OutputCheck &c : run.checks)
+      checks.push_back(c.record);
+    return store.addChecks(*runId, checks);
+  };
+  ral::Status status = write();
+  bool ok = status.isOk() && run.exitCode == kExitOk;
+  std::string error = !status.isOk()                 ? status.message()
+                      : run.exitCode == kExitMismatch ? "numerical mismatch"
+                                                      : "";
+  if (ral::Status s = store.finishRun(*runId, ok, error); !s && status)
+    status = s;
+  return status;
+}
+
+} // namespace loupe::profiler

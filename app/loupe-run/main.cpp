@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
                                      {"max_reps", settings.maxReps}, {"max_ms", settings.maxMs},
                                      {"noise", settings.noise}, {"seed", settings.seed},
                                      {"inputs", settings.inputsDir}, {"check", settings.checkDir}}
-                          .dump();
+                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto store = profiler::Store::open(cl.get("--db"));
     ral::Status s = store ? ral::Status::ok() : store.status();
     for (size_t i = 0; s && i < run.modes.size(); ++i)
@@ -122,7 +122,7 @@ int main(int argc, char **argv) {
   if (!run.modes.empty() && !run.modes.front().measurement.clockNote.empty())
     std::fprintf(stderr, "loupe-run: note: %s\n", run.modes.front().measurement.clockNote.c_str());
   if (cl.has("--json")) {
-    std::cout << app::runJson(run).dump(2) << "\n";
+    std::cout << app::runJson(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (run.error.empty()) {
     std::printf("artifact: %s (%s)\n", path.c_str(), run.manifest.abi.c_str());
     app::printRun(run);

@@ -84,7 +84,7 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
   std::ofstream out(fs::path(dir) / "index.json", std::ios::binary | std::ios::trunc);
   out << nlohmann::json{{"passes", index}, {"total_ns", result.totalNs},
                         {"last_phase", result.lastPhase}}
-             .dump(2)
+             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
       << "\n";
   return true;
 }

@@ -45,7 +45,7 @@ int runCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "loupe run: note: %s\n",
                  outcome.modes.front().measurement.clockNote.c_str());
   if (cl.has("--json"))
-    std::cout << runJson(outcome).dump(2) << "\n";
+    std::cout << runJson(outcome).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else if (outcome.error.empty())
     printRun(outcome);
   if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())

@@ -215,7 +215,7 @@ ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, A
   if (!config.is_object())
     config = nlohmann::json::object();
   config["mode"] = cacheModeName(measured.measurement.mode);
-  info.configJson = config.dump();
+  info.configJson = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto runId = store.beginRun(info);
   if (!runId)
     return runId.status();

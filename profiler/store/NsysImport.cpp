@@ -253,7 +253,7 @@ Status readDevice(sqlite::Connection &conn, bool hasGpuTable, bool hasStartTable
     for (const std::string &n : names)
       out.run.deviceName += (out.run.deviceName.empty() ? "" : ", ") + n;
   }
-  out.run.deviceDetailsJson = details.dump();
+  out.run.deviceDetailsJson = details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (hasStartTable) {
     std::set<std::string> columns;
     if (requireColumns(conn, path, "TARGET_INFO_SESSION_START_TIME", {"utcEpochNs"}, &columns)) {
@@ -292,7 +292,7 @@ StatusOr<NsysExport> readNsysExport(const std::string &path) {
   NsysExport out;
   out.run.model = path;
   out.run.configJson =
-      nlohmann::json{{"source", "nsys import"}, {"file", fs::absolute(path).string()}}.dump();
+      nlohmann::json{{"source", "nsys import"}, {"file", fs::absolute(path).string()}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   Warnings warnings;
   Status s = readKernels(*conn, path, out, warnings);
   if (s && tables->count(kMemcpyTable))

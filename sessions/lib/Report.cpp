@@ -435,7 +435,7 @@ std::string renderMarkdown(const json &r) {
     md += renderComparison(r["comparison"]);
   for (const json &v : r["variants"])
     md += "\n## Variant `" + v["name"].get<std::string>() + "`\n\n- Settings: `" +
-          v["settings"].dump() + "`\n" + renderRunBody(v, "###");
+          v["settings"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "`\n" + renderRunBody(v, "###");
   return md;
 }
 
@@ -462,7 +462,7 @@ ral::Status writeReport(const json &report, const std::string &path) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     return ral::invalidArgument(path + ": cannot write report");
-  out << (isJson ? report.dump(2) + "\n" : renderMarkdown(report));
+  out << (isJson ? report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : renderMarkdown(report));
   return out ? ral::Status::ok() : ral::internalError(path + ": write failed");
 }
 

@@ -505,7 +505,7 @@ std::string sessionToJson(const Session &session, const std::string &path) {
   }
   if (!session.compare.empty())
     doc["compare"] = session.compare;
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 Status saveSession(const Session &session, const std::string &path) {
@@ -529,7 +529,7 @@ std::string runConfigJson(const PipelineSettings &pipeline, const RunSettings &r
   auto absolute = [](const std::string &p) { return fs::absolute(p).lexically_normal().string(); };
   json config = fieldsJson<PipelineSettings>(pipeline, nullptr, absolute, /*allFields=*/true);
   config.update(fieldsJson<RunSettings>(run, nullptr, absolute, /*allFields=*/true));
-  return config.dump();
+  return config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 StatusOr<Variant> variantFromRunConfig(const Session &session, std::string name,

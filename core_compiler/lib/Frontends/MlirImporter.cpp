@@ -24,12 +24,17 @@ namespace loupe::frontends {
 
 OwningOpRef<ModuleOp> importMlirFile(const std::string &path,
                                      MLIRContext &context, std::string &error) {
-  error.clear();
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
     error = path + ": cannot open file: " + buffer.getError().message();
     return nullptr;
   }
+  return importMlirText((*buffer)->getBuffer().str(), path, context, error);
+}
+
+OwningOpRef<ModuleOp> importMlirText(const std::string &text, const std::string &name,
+                                     MLIRContext &context, std::string &error) {
+  error.clear();
   context.loadDialect<func::FuncDialect, tosa::TosaDialect,
                       linalg::LinalgDialect, arith::ArithDialect,
                       tensor::TensorDialect, math::MathDialect,
@@ -37,7 +42,7 @@ OwningOpRef<ModuleOp> importMlirFile(const std::string &path,
                       bufferization::BufferizationDialect>();
 
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
   // Diagnostics print as "file:line:col: error: message" with the source line.
   llvm::raw_string_ostream os(error);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, os);
@@ -55,7 +60,7 @@ OwningOpRef<ModuleOp> importMlirFile(const std::string &path,
   }
   os.flush();
   if (!module && error.empty())
-    error = path + ": failed to parse";
+    error = name + ": failed to parse";
   return module;
 }
 

@@ -221,7 +221,7 @@ static std::string manifestJson(const ArtifactInfo &info,
   };
   if (info.weightBytes > 0)
     manifest["weights"] = {{"bytes", info.weightBytes}, {"constants", info.weights.size()}};
-  return manifest.dump();
+  return manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 /// Every RAL API name the module passes to ral_api_call (its second argument, a string global).

@@ -302,7 +302,7 @@ std::string storeCompile(const std::string &key, const std::string &dir,
   json entry = resultJson(result);
   entry["artifact_bytes"] = artifact ? int64_t(artifact->size()) : int64_t(-1);
   if (!artifact || !writeAtomically(so, *artifact) ||
-      !writeAtomically(fs::path(base) += ".json", entry.dump()) ||
+      !writeAtomically(fs::path(base) += ".json", entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) ||
       !writeAtomically(fs::path(base) += ".key", key))
     return "";
   CompileResult cached = result;

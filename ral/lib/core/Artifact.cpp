@@ -79,15 +79,35 @@ std::string TensorSpec::typeString() const {
   return s + "]";
 }
 
+/// `j` as an int64_t: a float or an integer beyond int64_t is a JSON type error (converting it
+/// would be undefined behaviour).
+static int64_t integerOf(const nlohmann::json &j) {
+  if (!j.is_number_integer() ||
+      (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())))
+    throw nlohmann::json::type_error::create(302, "expected an integer", &j);
+  return j.get<int64_t>();
+}
+
+/// The integers of JSON array `j` (integerOf each).
+static std::vector<int64_t> integersOf(const nlohmann::json &j) {
+  if (!j.is_array())
+    throw nlohmann::json::type_error::create(302, "expected an array of integers", &j);
+  std::vector<int64_t> out;
+  for (const auto &e : j)
+    out.push_back(integerOf(e));
+  return out;
+}
+
 StatusOr<Manifest> parseManifest(const std::string &text) {
   nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object())
     return invalidArgument("artifact manifest is not a JSON object");
   Manifest m;
   try {
-    m.version = json.at("version").get<int>();
+    int64_t version = integerOf(json.at("version"));
+    m.version = version == 1 ? 1 : 0;
     if (m.version != 1)
-      return invalidArgument("artifact manifest version " + std::to_string(m.version) +
+      return invalidArgument("artifact manifest version " + std::to_string(version) +
                              " is not supported (expected 1)");
     m.abi = json.at("abi").get<std::string>();
     m.model = json.value("model", "");
@@ -99,7 +119,7 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
         if (!dtype)
           return invalidArgument("artifact manifest: unknown dtype '" +
                                  t.at("dtype").get<std::string>() + "'");
-        out.push_back({*dtype, t.at("shape").get<std::vector<int64_t>>(),
+        out.push_back({*dtype, integersOf(t.at("shape")),
                        t.value("specialized", std::vector<double>())});
         std::optional<int64_t> elements = checkedNumElements(out.back().shape);
         if (!elements || *elements > std::numeric_limits<int64_t>::max() / 16)
@@ -119,17 +139,18 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
     if (Status s = tensors(json.at("outputs"), m.outputs); !s)
       return s;
     for (const auto &d : json.at("dispatches"))
-      m.dispatches.push_back({d.at("id").get<int64_t>(), d.at("name").get<std::string>(),
+      m.dispatches.push_back({integerOf(d.at("id")), d.at("name").get<std::string>(),
                               d.at("op").get<std::string>(), d.at("loc").get<std::string>(),
                               d.value("backend", std::string()), d.value("kind", std::string()),
                               d.value("reason", std::string()),
-                              d.value("cluster", int64_t(-1)),
+                              d.contains("cluster") ? integerOf(d["cluster"]) : -1,
                               d.value("fallbacks", std::vector<std::string>()),
-                              d.value("bytes", int64_t(0)), d.value("flops", int64_t(0)),
+                              d.contains("bytes") ? integerOf(d["bytes"]) : 0,
+                              d.contains("flops") ? integerOf(d["flops"]) : 0,
                               d.value("schedule", std::string()),
                               d.value("launch", std::string())});
     if (json.contains("weights"))
-      m.weightBytes = json.at("weights").at("bytes").get<int64_t>();
+      m.weightBytes = integerOf(json.at("weights").at("bytes"));
     if (m.weightBytes < 0)
       return invalidArgument("artifact manifest: negative weight bytes");
     if (json.contains("ral_apis"))

@@ -171,6 +171,17 @@ TEST_F(NsysImportTest, ImportsOneCompleteRunWithNamesInOurStrings) {
   EXPECT_EQ(runs->size(), 2u);
 }
 
+TEST_F(NsysImportTest, NamesThatAreNotUtf8AreImported) {
+  // Found by fuzz_nsys_import: a GPU name with a byte that is not UTF-8 made the JSON of the
+  // device details throw (std::terminate).
+  auto data = readNsysExport(
+      makeExport("latin1.sqlite", "UPDATE TARGET_INFO_GPU SET name = CAST(X'48FF31' AS TEXT);"));
+  ASSERT_TRUE(data.isOk()) << data.status().message();
+  EXPECT_EQ(data->run.deviceName, "H\xff" "1");
+  EXPECT_NE(data->run.deviceDetailsJson.find("H\ufffd1"), std::string::npos)
+      << data->run.deviceDetailsJson;
+}
+
 TEST_F(NsysImportTest, OptionalTablesMayBeAbsent) {
   std::string path = file("minimal.sqlite");
   makeDb(path, "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"

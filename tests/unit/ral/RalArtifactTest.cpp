@@ -142,6 +142,12 @@ TEST(RalArtifact, ManifestShapesThatOverflowAreRejected) {
     ASSERT_FALSE(parsed.isOk()) << shape;
     EXPECT_NE(parsed.status().message().find("size overflows"), std::string::npos)
         << parsed.status().message();
+  }  // Found by fuzz_manifest: a float dim was converted to int64_t (undefined behaviour).
+  for (const char *shape : {"[1.5e124, 2]", "[18446744073709551615]", "[2.5]"}) {
+    auto parsed = parseManifest(manifest(shape));
+    ASSERT_FALSE(parsed.isOk()) << shape;
+    EXPECT_NE(parsed.status().message().find("expected an integer"), std::string::npos)
+        << parsed.status().message();
   }
 }
 

@@ -14,6 +14,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importMlirFile(const std::string &path,
                                                  mlir::MLIRContext &context,
                                                  std::string &error);
 
+/// Same, from the text of a file; `name` stands for the file in messages.
+mlir::OwningOpRef<mlir::ModuleOp> importMlirText(const std::string &text, const std::string &name,
+                                                 mlir::MLIRContext &context, std::string &error);
+
 } // namespace loupe::frontends
 
 #endif // LOUPE_FRONTENDS_MLIRIMPORTER_H

@@ -1,4 +1,5 @@
 //===- GraphPanel.cpp - The op graph coloured by cluster and backend ----------===//
+#include "loupe/common/Fnv1a.h"
 #include "loupe/visualizer/panels/GraphPanel.h"
 
 #include "loupe/Backends/BackendRegistry.h"
@@ -14,12 +15,6 @@ namespace {
 constexpr size_t kCacheEntries = 4;
 constexpr float kDetailsWidth = 380;
 
-uint64_t fnv(uint64_t h, const void *data, size_t n) {
-  const auto *p = static_cast<const unsigned char *>(data);
-  for (size_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
 } // namespace
 
 graph::LayoutInput GraphPanel::layoutInput(const graph::GraphModel &model, bool scopes) {
@@ -76,10 +71,9 @@ void GraphPanel::groupByScope(const graph::GraphModel &model, graph::LayoutInput
 }
 
 uint64_t GraphPanel::keyOf(const graph::LayoutInput &input) {
-  uint64_t h = 1469598103934665603ull;
-  h = fnv(h, input.sizes.data(), input.sizes.size() * sizeof(input.sizes[0]));
-  h = fnv(h, input.groups.data(), input.groups.size() * sizeof(input.groups[0]));
-  return fnv(h, input.edges.data(), input.edges.size() * sizeof(input.edges[0]));
+  uint64_t h = fnv1a(input.sizes.data(), input.sizes.size() * sizeof(input.sizes[0]));
+  h = fnv1a(input.groups.data(), input.groups.size() * sizeof(input.groups[0]), h);
+  return fnv1a(input.edges.data(), input.edges.size() * sizeof(input.edges[0]), h);
 }
 
 std::shared_ptr<const graph::GraphLayout>

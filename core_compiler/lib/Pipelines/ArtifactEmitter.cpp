@@ -1,4 +1,5 @@
 //===- ArtifactEmitter.cpp - LLVM dialect -> shared object -------------------===//
+#include "loupe/common/ArtifactAbi.h"
 #include "ArtifactEmitter.h"
 
 #include "loupe/Transforms/Passes.h"
@@ -212,7 +213,7 @@ static std::string manifestJson(const ArtifactInfo &info,
     return list;
   };
   nlohmann::json manifest = {
-      {"version", 1},          {"abi", "loupe-ral-v1"},
+      {"version", LOUPE_MANIFEST_VERSION}, {"abi", LOUPE_RAL_ABI},
       {"ral_apis", ralApis},
       {"model", info.modelPath}, {"target", info.target},
       {"entry", info.entry},   {"inputs", tensors(info.inputs)},
@@ -258,7 +259,7 @@ static bool addEntryAbi(llvm::Module &module, const ArtifactInfo &info, std::str
   llvm::IRBuilder<> b(ctx);
   auto *wrapperTy = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()}, false);
   auto *wrapper = llvm::Function::Create(wrapperTy, llvm::GlobalValue::ExternalLinkage,
-                                         "loupe_ral_entry", module);
+                                         LOUPE_RAL_ENTRY_SYMBOL, module);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wrapper));
   b.CreateCall(entry, {wrapper->getArg(0)});
   b.CreateRetVoid();
@@ -266,7 +267,7 @@ static bool addEntryAbi(llvm::Module &module, const ArtifactInfo &info, std::str
   auto *text = llvm::ConstantDataArray::getString(
       ctx, manifestJson(info, ralApiNames(module)), /*AddNull=*/true);
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
-                           llvm::GlobalValue::ExternalLinkage, text, "loupe_manifest");
+                           llvm::GlobalValue::ExternalLinkage, text, LOUPE_MANIFEST_SYMBOL);
   return true;
 }
 
@@ -341,7 +342,7 @@ static bool writeWeights(const ArtifactInfo &info, llvm::StringRef blobPath,
   }
   if (!ec) {
     llvm::raw_fd_ostream os(asmPath, ec);
-    const char *symbol = "loupe_weights"; // LOUPE_RAL_WEIGHTS_SYMBOL
+    const char *symbol = LOUPE_RAL_WEIGHTS_SYMBOL;
     os << "\t.section .loupe.weights,\"a\",@progbits\n"
        << "\t.globl " << symbol << "\n\t.type " << symbol << ",@object\n"
        << "\t.balign 64\n" << symbol << ":\n"

@@ -11,14 +11,6 @@
 using namespace mlir;
 using namespace loupe::compiler;
 
-uint64_t loupe::compiler::fnv1a(llvm::StringRef bytes, uint64_t hash) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
 std::vector<DenseResourceElementsAttr> loupe::compiler::resourceBlobsOf(Operation *root) {
   std::vector<DenseResourceElementsAttr> blobs;
   llvm::SmallPtrSet<DialectResourceBlobManager::BlobEntry *, 16> seen;

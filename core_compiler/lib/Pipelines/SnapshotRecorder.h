@@ -17,13 +17,14 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "loupe/common/Fnv1a.h"
+
 #include <chrono>
 #include <optional>
 
 namespace loupe::compiler {
 
-/// FNV-1a 64 over a byte range, continuing from `hash`.
-uint64_t fnv1a(llvm::StringRef bytes, uint64_t hash = 0xcbf29ce484222325ull);
+using loupe::fnv1a;
 
 /// The distinct resource blobs with bytes (the weights) that `root` and the ops in it refer to,
 /// in walk order: what printing hides, the compile cache hashes and the GUI summarizes.
@@ -37,11 +38,11 @@ public:
 
 private:
   void write_impl(const char *ptr, size_t size) override {
-    hash_ = fnv1a(llvm::StringRef(ptr, size), hash_);
+    hash_ = fnv1a(ptr, size, hash_);
     pos_ += size;
   }
   uint64_t current_pos() const override { return pos_; }
-  uint64_t hash_ = 0xcbf29ce484222325ull;
+  uint64_t hash_ = kFnv1aOffset;
   uint64_t pos_ = 0;
 };
 

@@ -4,6 +4,7 @@
 // execution context's tracer (ral/lib/core/CoreApis.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "loupe/common/Fnv1a.h"
 #include "OpPatterns.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -65,10 +66,8 @@ std::string loupe::describeLoc(Location loc) {
 
 Value loupe::globalStringAddress(OpBuilder &builder, Location loc, ModuleOp module,
                                  StringRef text) {
-  uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a: a stable symbol per text.
-  for (unsigned char c : text)
-    hash = (hash ^ c) * 0x100000001b3ull;
-  std::string symbol = "__loupe_str_" + llvm::utohexstr(hash);
+  // A stable symbol per text.
+  std::string symbol = "__loupe_str_" + llvm::utohexstr(fnv1a(std::string_view(text)));
   auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol);
   if (!global) {
     OpBuilder::InsertionGuard guard(builder);

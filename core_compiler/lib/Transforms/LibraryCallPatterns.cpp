@@ -7,12 +7,15 @@
 #include "LibraryCallPatterns.h"
 #include "OpPatterns.h"
 
+#include "loupe/common/ArtifactAbi.h"
+
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
+namespace abi = loupe::abi;
 using namespace loupe::ralir;
 
 /// The op right before `op` that writes `output` (a linalg op or a memref.copy into it;
@@ -182,7 +185,7 @@ namespace {
 struct BiasActivation {
   linalg::GenericOp generic;
   Value bias;         ///< [N] or [1, N].
-  int32_t activation; ///< ral Activation code: 0 none, 1 relu, 3 gelu_erf.
+  abi::Activation activation; ///< None, ReLU or the exact GELU.
 };
 } // namespace
 
@@ -261,11 +264,11 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
     return std::nullopt;
   if (ops.size() == 1 && yielded == ops[0]->getResult(0))
-    return BiasActivation{generic, bias, 0};
+    return BiasActivation{generic, bias, abi::Activation::kNone};
   if (ops.size() == 6 && isGeluErf(ops, yielded))
-    return BiasActivation{generic, bias, 3};
+    return BiasActivation{generic, bias, abi::Activation::kGeluErf};
   if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
-    return BiasActivation{generic, bias, 1};
+    return BiasActivation{generic, bias, abi::Activation::kRelu};
   return std::nullopt;
 }
 
@@ -306,7 +309,8 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
     bias = b.create<memref::CollapseShapeOp>(loc, bias,
                                              llvm::ArrayRef<ReassociationIndices>{{0, 1}});
   Value noTranspose = b.create<arith::ConstantIntOp>(loc, 0, 1);
-  Value activation = b.create<arith::ConstantIntOp>(loc, epilogue->activation, 32);
+  Value activation =
+      b.create<arith::ConstantIntOp>(loc, static_cast<int32_t>(epilogue->activation), 32);
   Value args[] = {asMatrix(b, loc, op->getOperand(0)), asMatrix(b, loc, op->getOperand(1)), bias,
                   epilogue->generic.getDpsInits()[0], noTranspose, noTranspose, activation};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
@@ -414,9 +418,13 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     return v;
   };
   auto strides = ints("strides"), dilations = ints("dilations");
-  // Kernels.h: stride h/w, pad top/left/bottom/right, dilation h/w, groups[, activation].
-  llvm::SmallVector<int64_t, 10> values = {
-      strides[0], strides[1], 0, 0, 0, 0, dilations[0], dilations[1], 1};
+  // The params memref (abi::ConvParam): no padding (the IR pads explicitly), one group.
+  llvm::SmallVector<int64_t, abi::kConvParamsWithActivation> values(abi::kConvParams, 0);
+  values[abi::kConvStrideH] = strides[0];
+  values[abi::kConvStrideW] = strides[1];
+  values[abi::kConvDilationH] = dilations[0];
+  values[abi::kConvDilationW] = dilations[1];
+  values[abi::kConvGroups] = 1;
   // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
   // it in the conv's cluster; the dispatch goes there, so the operands must not change.
   linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, init, output);
@@ -436,7 +444,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     bias = b.create<memref::AllocaOp>(
         loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
   if (relu)
-    values.push_back(1); // Activation::kRelu
+    values.push_back(static_cast<int64_t>(abi::Activation::kRelu)); // kConvActivation
   Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
   Value result = channelsFirst(b, loc, relu ? relu.getDpsInits()[0] : output);
   llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter),

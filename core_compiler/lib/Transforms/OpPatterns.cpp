@@ -1,6 +1,8 @@
 //===- OpPatterns.cpp - How ops fuse and which backend runs them ----------------===//
 #include "OpPatterns.h"
 
+#include "loupe/common/ArtifactAbi.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -9,6 +11,7 @@
 #include <limits>
 
 using namespace mlir;
+namespace abi = loupe::abi;
 
 const char *loupe::opPatternName(OpPattern pattern) {
   switch (pattern) {
@@ -236,12 +239,13 @@ static int64_t product(llvm::ArrayRef<int64_t> dims) {
 /// the code-generated payload would: ReLU 1 (max); exact GELU 5 (x/sqrt(2), erf, 1 +, * x,
 /// * 0.5); tanh GELU 8 (x^3 as 2, * 0.044715, + x, * sqrt(2/pi), tanh, 1 +, * 0.5x).
 static int64_t activationFlops(int64_t activation) {
-  switch (activation) {
-  case 1: return 1;
-  case 2: return 8;
-  case 3: return 5;
-  default: return 0;
+  switch (static_cast<abi::Activation>(activation)) {
+  case abi::Activation::kRelu: return 1;
+  case abi::Activation::kGeluTanh: return 8;
+  case abi::Activation::kGeluErf: return 5;
+  case abi::Activation::kNone: return 0;
   }
+  return 0;
 }
 
 /// The integer value of `v` if it is a constant scalar, else the entry `index` of the constant
@@ -298,7 +302,7 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
     if (filter.size() != 4)
       return 0;
     return 2 * outputs * filter[1] * filter[2] * filter[3] +
-           epilogue(constantEntry(args[4], 9)); // params[9]: the activation (ConvParam)
+           epilogue(constantEntry(args[4], abi::kConvActivation));
   }
   return 0;
 }

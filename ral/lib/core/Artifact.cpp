@@ -105,10 +105,11 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
   Manifest m;
   try {
     int64_t version = integerOf(json.at("version"));
-    m.version = version == 1 ? 1 : 0;
-    if (m.version != 1)
+    if (version != LOUPE_MANIFEST_VERSION)
       return invalidArgument("artifact manifest version " + std::to_string(version) +
-                             " is not supported (expected 1)");
+                             " is not supported (expected " +
+                             std::to_string(LOUPE_MANIFEST_VERSION) + ")");
+    m.version = LOUPE_MANIFEST_VERSION;
     m.abi = json.at("abi").get<std::string>();
     m.model = json.value("model", "");
     m.target = json.at("target").get<std::string>();
@@ -209,9 +210,9 @@ StatusOr<std::shared_ptr<Artifact>> Artifact::load(const std::string &path) {
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->path_ = path;
   artifact->handle_ = handle;
-  auto *manifest = static_cast<const char *>(dlsym(handle, "loupe_manifest"));
+  auto *manifest = static_cast<const char *>(dlsym(handle, LOUPE_MANIFEST_SYMBOL));
   if (!manifest)
-    return invalidArgument(path + ": not a Loupe artifact (no loupe_manifest)");
+    return invalidArgument(path + ": not a Loupe artifact (no " LOUPE_MANIFEST_SYMBOL ")");
   auto parsed = parseManifest(manifest);
   if (!parsed)
     return Status(parsed.status().code(), path + ": " + parsed.status().message());

@@ -54,33 +54,27 @@
 #ifndef LOUPE_RAL_KERNELS_H
 #define LOUPE_RAL_KERNELS_H
 
+#include "loupe/common/ArtifactAbi.h"
+
 #include <cstdint>
 
 namespace loupe::ral {
 
-/// Activation of the GEMM/convolution epilogues (the int32 argument).
-enum class Activation : int32_t {
-  kNone = 0,
-  kRelu = 1,
-  kGeluTanh = 2, ///< 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
-  kGeluErf = 3,  ///< 0.5x(1 + erf(x/sqrt(2)))
-};
-
-/// Entries of the convolution params memref.
-enum ConvParam : int {
-  kConvStrideH = 0,
-  kConvStrideW,
-  kConvPadTop,
-  kConvPadLeft,
-  kConvPadBottom,
-  kConvPadRight,
-  kConvDilationH,
-  kConvDilationW,
-  kConvGroups,
-  kConvActivation, ///< Optional (an Activation code).
-};
-inline constexpr int kConvParams = 9;
-inline constexpr int kConvParamsWithActivation = 10;
+// The parameter codes are the artifact ABI's (loupe/common/ArtifactAbi.h).
+using abi::Activation;
+using abi::ConvParam;
+using abi::kConvActivation;
+using abi::kConvDilationH;
+using abi::kConvDilationW;
+using abi::kConvGroups;
+using abi::kConvPadBottom;
+using abi::kConvPadLeft;
+using abi::kConvPadRight;
+using abi::kConvPadTop;
+using abi::kConvParams;
+using abi::kConvParamsWithActivation;
+using abi::kConvStrideH;
+using abi::kConvStrideW;
 
 } // namespace loupe::ral
 

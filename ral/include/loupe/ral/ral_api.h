@@ -24,19 +24,15 @@
 #ifndef LOUPE_RAL_RAL_API_H
 #define LOUPE_RAL_RAL_API_H
 
+/* The artifact ABI, its symbols and the kernels' parameter layouts: one header the compiler
+ * shares (LOUPE_RAL_ABI, LOUPE_RAL_ENTRY_SYMBOL, LOUPE_RAL_WEIGHTS_SYMBOL...). */
+#include "loupe/common/ArtifactAbi.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The artifact ABI that uses this header (manifest "abi" field; docs/artifact-abi.md). */
-#define LOUPE_RAL_ABI "loupe-ral-v1"
-/* The artifact's entry point: `void loupe_ral_entry(void *ctx)`, ctx an ExecutionContext*.
- * Inputs come from recv_input, outputs go out through send_output. */
-#define LOUPE_RAL_ENTRY_SYMBOL "loupe_ral_entry"
 typedef void (*loupe_ral_entry_fn)(void *ctx);
-/* The artifact's weight blob (optional; manifest "weights": {"bytes": N}): N bytes of constants,
- * each at a 64-byte aligned offset, that ral_constant hands out. */
-#define LOUPE_RAL_WEIGHTS_SYMBOL "loupe_weights"
 
 /* Dispatches one call of a registered RAL function (see the file comment). Unknown names set
  * a kNotFound status naming `api_name` on the execution context and return. */

@@ -2,7 +2,7 @@
 #ifndef LOUPE_PIPELINES_GRAPHCAPTURE_H
 #define LOUPE_PIPELINES_GRAPHCAPTURE_H
 
-#include "loupe/Pipelines/Compiler.h"
+#include "loupe/Pipelines/CompileResult.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -9,7 +9,7 @@
 #ifndef LOUPE_PIPELINES_SNAPSHOTRECORDER_H
 #define LOUPE_PIPELINES_SNAPSHOTRECORDER_H
 
-#include "loupe/Pipelines/Compiler.h"
+#include "loupe/Pipelines/CompileResult.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OperationSupport.h"

@@ -13,7 +13,7 @@
 #ifndef LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H
 #define LOUPE_TESTS_VISUALIZER_GENERATEDGRAPH_H
 
-#include "loupe/Pipelines/Compiler.h"
+#include "loupe/Pipelines/CompileResult.h"
 
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@
 #ifndef LOUPE_VISUALIZER_GRAPH_GRAPHMODEL_H
 #define LOUPE_VISUALIZER_GRAPH_GRAPHMODEL_H
 
-#include "loupe/Pipelines/Compiler.h"
+#include "loupe/Pipelines/CompileResult.h"
 
 #include <map>
 #include <memory>

@@ -104,6 +104,11 @@ int compileCommand(int argc, char **argv, int first) {
   }
   options.target = cl.get("--target", "cpu");
   options.gpuArch = cl.get("--gpu-arch", options.gpuArch);
+  if (!isGpuArch(options.gpuArch)) {
+    std::fprintf(stderr, "loupe compile: --gpu-arch must be sm_80 or sm_90, not '%s'\n",
+                 options.gpuArch.c_str());
+    return 2;
+  }
   std::string emit = cl.get("--emit", "artifact");
   if (emit != "mlir" && emit != "llvm" && emit != "ptx" && emit != "artifact") {
     std::fprintf(stderr, "loupe compile: --emit must be mlir, llvm, ptx or artifact\n");
@@ -145,6 +150,8 @@ int compileCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "loupe compile: %s\n", result.error->message.c_str());
     return result.error->kind == CompileError::Kind::BadInput ? 2 : 3;
   }
+  for (const std::string &w : result.warnings)
+    std::fprintf(stderr, "loupe compile: warning: %s\n", w.c_str());
   int changed = 0;
   for (const auto &s : result.snapshots)
     changed += s.changed;

@@ -65,6 +65,11 @@ int replayCommand(int argc, char **argv, int first) {
     std::fprintf(stderr, "report: %s\n", cl.get("--report").c_str());
   }
   for (const VariantRun &r : replay.runs)
+    if (r.outcome.compile)
+      for (const std::string &w : r.outcome.compile->warnings)
+        std::fprintf(stderr, "loupe replay: %swarning: %s\n",
+                     named ? ("variant '" + r.variant.name + "': ").c_str() : "", w.c_str());
+  for (const VariantRun &r : replay.runs)
     if (!r.outcome.error.empty())
       std::fprintf(stderr, "loupe replay: %s%s\n",
                    named ? ("variant '" + r.variant.name + "': ").c_str() : "",

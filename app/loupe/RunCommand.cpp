@@ -30,6 +30,8 @@ int runCommand(int argc, char **argv, int first) {
   std::string device = cl.get("--device", cl.get("--target", "cpu"));
   if (ok && device != "cpu" && device != "cuda")
     error = "--device must be cpu or cuda, not '" + device + "'", ok = false;
+  if (ok && cl.has("--gpu-arch") && !compiler::isGpuArch(cl.get("--gpu-arch")))
+    error = "--gpu-arch must be sm_80 or sm_90, not '" + cl.get("--gpu-arch") + "'", ok = false;
   if (!ok) {
     std::fprintf(stderr, "loupe run: %s\n", error.c_str());
     return 2;
@@ -41,6 +43,9 @@ int runCommand(int argc, char **argv, int first) {
   request.dbPath = cl.get("--db");
 
   RunOutcome outcome = runModel(request);
+  if (outcome.compile)
+    for (const std::string &w : outcome.compile->warnings)
+      std::fprintf(stderr, "loupe run: warning: %s\n", w.c_str());
   if (!outcome.modes.empty() && !outcome.modes.front().measurement.clockNote.empty())
     std::fprintf(stderr, "loupe run: note: %s\n",
                  outcome.modes.front().measurement.clockNote.c_str());

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -209,6 +210,38 @@ json buildReport(const ReplayResult &replay, const Session &session) {
 }
 
 /// "1.23 ms", "456 us", "789 ns".
+/// `s` as Markdown text in a line or a table cell: characters GitHub Markdown would read as
+/// syntax are escaped, line breaks become spaces (names and messages come from the user's model and
+/// session).
+static std::string text(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    if (std::strchr("\\`*[]<>|~", c)) // Not `_`: GFM emphasizes no underscore inside a word.
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+/// `s` as an inline code span (a cell-safe one: `|` escaped, line breaks as spaces), fenced
+/// with more backticks than any run inside it.
+static std::string code(const std::string &s) {
+  std::string body;
+  size_t run = 0, longest = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    body += c == '\n' || c == '\r' ? std::string(" ") : c == '|' ? std::string("\\|") : std::string(1, c);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
 static std::string formatNs(double ns) {
   char buf[32];
   if (std::isnan(ns))
@@ -266,17 +299,17 @@ static std::string renderClusters(const json &r, const std::string &h) {
       kernels += (kernels.empty() ? "" : ", ") + std::to_string(id.get<int64_t>());
     md += "| " + std::to_string(c["id"].get<int64_t>()) + " | " + c["kind"].get<std::string>() +
           " | " + c["backend"].get<std::string>() + " | " + c["pattern"].get<std::string>() +
-          " | " + c["loc"].get<std::string>() + " | " + (kernels.empty() ? "-" : kernels) +
-          " | " + formatNs(c["median_ns"]) + " | " + c["reason"].get<std::string>() + " |\n";
+          " | " + text(c["loc"].get<std::string>()) + " | " + (kernels.empty() ? "-" : kernels) +
+          " | " + formatNs(c["median_ns"]) + " | " + text(c["reason"].get<std::string>()) + " |\n";
   }
   if (!r["refused_merges"].empty()) {
     md += "\n" + h + " Refused merges\n\n| producer | consumer | rule |\n|---|---|---|\n";
     for (const json &m : r["refused_merges"])
-      md += "| " + m["producer"].get<std::string>() + " (cluster " +
+      md += "| " + text(m["producer"].get<std::string>()) + " (cluster " +
             std::to_string(m["producer_cluster"].get<int64_t>()) + ") | " +
-            m["consumer"].get<std::string>() + " (cluster " +
+            text(m["consumer"].get<std::string>()) + " (cluster " +
             std::to_string(m["consumer_cluster"].get<int64_t>()) + ") | " +
-            m["rule"].get<std::string>() + " |\n";
+            text(m["rule"].get<std::string>()) + " |\n";
   }
   return md;
 }
@@ -288,7 +321,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
   if (r.contains("run_id"))
     md += "- Run id: " + std::to_string(r["run_id"].get<int64_t>()) + "\n";
   if (r.contains("error"))
-    md += "- **Error**: " + r["error"].get<std::string>() + "\n";
+    md += "- **Error**: " + text(r["error"].get<std::string>()) + "\n";
   if (r.contains("run")) {
     const json &run = r["run"];
     md += "- Whole run: median " + formatNs(run["median_ns"]) + ", IQR " +
@@ -332,7 +365,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
           "` | `" + d["op"].get<std::string>() + "` | " + d.value("kind", "") + " | " +
           d.value("backend", "") + " | " +
           (gpu ? d.value("schedule", "") + " | " + d.value("launch", "") + " | " : "") +
-          clusterText(d.value("cluster", int64_t(-1))) + " | " + d["loc"].get<std::string>() +
+          clusterText(d.value("cluster", int64_t(-1))) + " | " + text(d["loc"].get<std::string>()) +
           " | " + std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) +
           " | " + formatNs(d["iqr_ns"]) + " | " + share + " |\n";
   }
@@ -341,7 +374,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
   for (const json &d : r["dispatches"])
     if (!d.value("reason", "").empty())
       backends += "| `" + d["name"].get<std::string>() + "` | " + d.value("backend", "") + " | " +
-                  d.value("reason", "") + " |\n";
+                  text(d.value("reason", "")) + " |\n";
   if (!backends.empty())
     md += "\n" + h + " Backend choices\n\n| dispatch | backend | why |\n|---|---|---|\n" + backends;
   // Library kernels that failed at run time, and what the runtime ran instead.
@@ -353,7 +386,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
       md += "| `" + f.value("dispatch", "") + "` | `" + f["failed_kernel"].get<std::string>() +
             "` | `" + f["fallback_kernel"].get<std::string>() + "` | " +
             std::to_string(f["executions"].get<int64_t>()) + " | " +
-            f["message"].get<std::string>() + " |\n";
+            text(f["message"].get<std::string>()) + " |\n";
   }
 
   md += renderClusters(r, h);
@@ -367,7 +400,7 @@ static std::string renderRunBody(const json &r, const std::string &h) {
                     o["max_rel_err"].get<double>());
       md += "| " + std::to_string(o["output"].get<int64_t>()) + " | " +
             (o["passed"].get<bool>() ? "pass" : "**FAIL**") + " | " + errs + " | " +
-            o.value("message", "") + " |\n";
+            text(o.value("message", "")) + " |\n";
     }
   }
   return md;
@@ -416,26 +449,28 @@ static std::string renderComparison(const json &c) {
 
 std::string renderMarkdown(const json &r) {
   std::string md = "# Loupe report: " +
-                   (r.value("session", "").empty() ? r.value("model", "") : r["session"].get<std::string>()) +
+                   text(r.value("session", "").empty() ? r.value("model", "")
+                                                       : r["session"].get<std::string>()) +
                    "\n\n";
-  md += "- Model: `" + r.value("model", "") + "`\n";
-  md += "- Device: " + r.value("device", "") + "\n";
+  md += "- Model: " + code(r.value("model", "")) + "\n";
+  md += "- Device: " + text(r.value("device", "")) + "\n";
   if (!r.contains("variants"))
     return md + renderRunBody(r, "##");
 
   std::string list;
   for (const json &v : r["variants"])
-    list += (list.empty() ? "`" : ", `") + v["name"].get<std::string>() + "`" +
+    list += (list.empty() ? "" : ", ") + code(v["name"].get<std::string>()) +
             (v.contains("run_id") ? " (run " + std::to_string(v["run_id"].get<int64_t>()) + ")"
                                   : std::string(" (not stored)"));
   md += "- Variants: " + list + "\n";
   if (r.contains("error"))
-    md += "- **Error**: " + r["error"].get<std::string>() + "\n";
+    md += "- **Error**: " + text(r["error"].get<std::string>()) + "\n";
   if (r.contains("comparison"))
     md += renderComparison(r["comparison"]);
   for (const json &v : r["variants"])
-    md += "\n## Variant `" + v["name"].get<std::string>() + "`\n\n- Settings: `" +
-          v["settings"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "`\n" + renderRunBody(v, "###");
+    md += "\n## Variant " + code(v["name"].get<std::string>()) + "\n\n- Settings: " +
+          code(v["settings"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+          "\n" + renderRunBody(v, "###");
   return md;
 }
 

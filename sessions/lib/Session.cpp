@@ -2,6 +2,7 @@
 #include "loupe/sessions/Session.h"
 
 #include "loupe/Backends/BackendRegistry.h"
+#include "loupe/Pipelines/Compiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -240,6 +241,13 @@ void validate(const PipelineSettings &pipeline, ObjectReader &r) {
         return r.failAt(at + std::to_string(i), "backend '" + name + "' listed twice (also at " +
                                                     at + std::to_string(j) + ")");
   }
+  if (!compiler::isPhase(pipeline.phaseTo))
+    return r.fail("'phase_to' must be one of import, graph, cluster, lower, ral, llvm, artifact",
+                  "phase_to");
+  if (pipeline.target != "cpu" && pipeline.target != "cuda")
+    return r.fail("'target' must be \"cpu\" or \"cuda\"", "target");
+  if (!compiler::isGpuArch(pipeline.gpuArch))
+    return r.fail("'gpu_arch' must be \"sm_80\" or \"sm_90\"", "gpu_arch");
   for (const auto &[loc, backend] : pipeline.overrides) {
     std::string where = r.pointer() + "/overrides/" + pointerToken(loc);
     if (loc.empty())

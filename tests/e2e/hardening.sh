@@ -182,4 +182,17 @@ assert os.path.exists(os.path.join(d, "notes.txt"))
 PY
 }
 
+# Settings that would be ignored or fail late are refused up front; an override naming no op
+# says so.
+case_harden_settings() {
+  expect_exit 2 "--gpu-arch must be sm_80 or sm_90, not 'sm_1'" \
+    "$LOUPE" compile "$MODELS/mlp.onnx" --gpu-arch sm_1 -o "$WORK/m.so"
+  expect_exit 2 "--gpu-arch must be sm_80 or sm_90" "$LOUPE" run "$MODELS/mlp.onnx" --gpu-arch sm_1
+  session_like "$WORK/phase.json" 's/"phase_to": "artifact"/"phase_to": "nope"/'
+  expect_exit 2 "/pipeline/phase_to: 'phase_to' must be one of" \
+    "$LOUPE" replay "$WORK/phase.json" --db "$WORK/p.db"
+  expect_exit 0 "warning: the override fc9=openblas names no op" \
+    "$LOUPE" compile "$MODELS/mlp.onnx" --override fc9=openblas -o "$WORK/m.so"
+}
+
 "case_$CASE"

@@ -30,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,6 +209,21 @@ std::string outputPathProblem(const std::string &outPath, const std::string &mod
   return "";
 }
 
+/// Warns about each backend override whose loc is in no dispatch's loc list (a typo, or an op
+/// of another model): it changed nothing.
+void warnAboutUnusedOverrides(const CompileOptions &options, CompileResult &result) {
+  if (result.dispatches.empty())
+    return; // The ral phase did not run.
+  std::set<std::string> locs;
+  for (const DispatchSummary &d : result.dispatches)
+    for (llvm::StringRef loc : llvm::split(d.loc, ','))
+      locs.insert(loc.trim().str());
+  for (const auto &[loc, backend] : options.backendOverrides)
+    if (!locs.count(loc))
+      result.warnings.push_back("the override " + loc + "=" + backend +
+                                " names no op of the model's dispatches; it changed nothing");
+}
+
 std::string defaultArtifactPath(const std::string &modelPath) {
   llvm::SmallString<128> path = privateTempDir();
   llvm::sys::path::append(path, llvm::sys::path::stem(modelPath) + "-%%%%%%.so");
@@ -237,7 +253,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
   if (options.target != "cpu" && options.target != "cuda")
     return fail(CompileError::Kind::BadInput,
                 "unsupported target '" + options.target + "' (targets: cpu, cuda)");
-  if (options.target == "cuda" && options.gpuArch != "sm_80" && options.gpuArch != "sm_90")
+  if (options.target == "cuda" && !isGpuArch(options.gpuArch))
     return fail(CompileError::Kind::BadInput,
                 "unsupported GPU architecture '" + options.gpuArch + "' (sm_80, sm_90)");
   if (!options.artifactPath.empty() && phaseIndex(options.phaseTo) >= phaseIndex("artifact"))
@@ -296,6 +312,7 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       hit->totalNs = nsSince(compileStart);
       hit->modelInputs = result.modelInputs;
       hit->weights = result.weights;
+      warnAboutUnusedOverrides(options, *hit);
       return *hit;
     }
   }
@@ -369,5 +386,6 @@ CompileResult loupe::compiler::compileModel(const std::string &modelPath,
       result.artifactPath = cached;
     }
   }
+  warnAboutUnusedOverrides(options, result);
   return result;
 }

@@ -17,16 +17,6 @@ using namespace mlir;
 
 namespace loupe::compiler {
 
-const std::vector<std::string> &phaseNames() {
-  static const std::vector<std::string> names = {"import", "graph", "cluster", "lower", "ral", "llvm", "artifact"};
-  return names;
-}
-
-bool isPhase(const std::string &name) {
-  const auto &names = phaseNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 const char *irKindName(IrKind kind) {
   switch (kind) {
   case IrKind::Mlir: return "mlir";

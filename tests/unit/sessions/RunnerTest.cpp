@@ -229,4 +229,19 @@ TEST(RunnerTest, ReportListsFallbacks) {
             std::string::npos)
       << md;
 }
+TEST(RunnerTest, ReportEscapesNamesFromTheModelAndSession) {
+  // A session name, a model path and an ONNX node name with Markdown syntax in them.
+  RunOutcome out;
+  DispatchStats d;
+  d.info.id = 0;
+  d.info.name = "dispatch_0_generic";
+  d.info.loc = "a|b,*c*";
+  out.dispatches.push_back(d);
+  nlohmann::json report = buildReport(out, "dir/m`x.onnx", "s|*1*");
+  std::string md = renderMarkdown(report);
+  EXPECT_NE(md.find("# Loupe report: s\\|\\*1\\*\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("- Model: ``dir/m`x.onnx``"), std::string::npos) << md;
+  EXPECT_NE(md.find("| a\\|b,\\*c\\* |"), std::string::npos) << md;
+}
+
 } // namespace

@@ -143,6 +143,9 @@ struct CompileResult {
   /// The compile cache's answer: "memory" or "disk" (a hit: snapshots and tables are the
   /// cached compile's, totalNs the lookup's), "miss" (compiled and stored), "" (not used).
   std::string cache;
+  /// What the user asked for that had no effect, e.g. "--override 'fc9' names no op of the
+  /// model's dispatches"; the CLI prints them, the compile still succeeds.
+  std::vector<std::string> warnings;
   bool ok() const { return !error.has_value(); }
 };
 

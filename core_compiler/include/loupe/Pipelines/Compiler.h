@@ -10,6 +10,7 @@
 
 #include "loupe/Pipelines/CompileResult.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,10 +19,20 @@
 
 namespace loupe::compiler {
 
-/// Pipeline phases in order (docs/pipeline.md lists the passes of each).
-const std::vector<std::string> &phaseNames();
+/// Pipeline phases in order (docs/pipeline.md lists the passes of each). Inline, like the
+/// checks below, so session validation needs no compiler library.
+inline const std::vector<std::string> &phaseNames() {
+  static const std::vector<std::string> names = {"import", "graph", "cluster", "lower",
+                                                 "ral",    "llvm",  "artifact"};
+  return names;
+}
 /// True when `name` is one of phaseNames().
-bool isPhase(const std::string &name);
+inline bool isPhase(const std::string &name) {
+  const auto &names = phaseNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+/// True when `arch` is an NVIDIA architecture the cuda target compiles for (sm_80, sm_90).
+inline bool isGpuArch(const std::string &arch) { return arch == "sm_80" || arch == "sm_90"; }
 
 /// A compile's options. Everything here is reproducible from a session file or the CLI.
 struct CompileOptions {

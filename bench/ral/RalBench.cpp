@@ -301,7 +301,7 @@ void BM_RalCpuLaunchTinyInline(benchmark::State &state) {
   float a[16] = {}, b[16] = {}, c[16];
   void *params[] = {a, b, c};
   for (auto _ : state)
-    context->cpu().launch(dims, 1, &addKernel, params);
+    benchmark::DoNotOptimize(context->cpu().launch(dims, 1, &addKernel, params));
 }
 BENCHMARK(BM_RalCpuLaunchTinyInline)->Name("ral_launch_inline");
 

@@ -100,9 +100,9 @@ class CudaFlusher : public CacheFlusher {
 public:
   CudaFlusher(const ral::CudaDriver &driver, uint64_t buffer, void *stream, size_t bytes)
       : driver_(driver), buffer_(buffer), stream_(stream), bytes_(bytes) {}
-  ~CudaFlusher() override {
-    driver_.free(buffer_);
-    driver_.destroyStream(stream_);
+  ~CudaFlusher() override { // Cleanup: nothing to report to.
+    (void)driver_.free(buffer_);
+    (void)driver_.destroyStream(stream_);
   }
   ral::Status flush() override {
     if (ral::Status s = driver_.memsetAsync(buffer_, static_cast<uint8_t>(++round_), bytes_,
@@ -145,7 +145,7 @@ ral::StatusOr<std::unique_ptr<CacheFlusher>> makeCudaFlusher(const ral::CudaDriv
     return stream.status();
   auto buffer = driver.alloc(bytes);
   if (!buffer) {
-    driver.destroyStream(*stream);
+    (void)driver.destroyStream(*stream); // The allocation's error is the one to report.
     return buffer.status();
   }
   return std::unique_ptr<CacheFlusher>(new CudaFlusher(driver, *buffer, *stream, bytes));

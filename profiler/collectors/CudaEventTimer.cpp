@@ -16,7 +16,7 @@ class DriverEventClock : public GpuEventClock {
 public:
   explicit DriverEventClock(const ral::CudaDriver &driver) : driver_(driver) {}
   ral::StatusOr<void *> createEvent() override { return driver_.createEvent(); }
-  void destroyEvent(void *event) override { driver_.destroyEvent(event); }
+  void destroyEvent(void *event) override { (void)driver_.destroyEvent(event); } // Cleanup.
   ral::Status record(void *event, void *stream) override {
     return driver_.recordEvent(event, stream);
   }
@@ -85,7 +85,7 @@ size_t CudaEventTimer::recordNext(void *stream, const Pair &pair, const char *wh
 
 void CudaEventTimer::beginRep(bool measured) {
   if (inRep_)
-    endRep();
+    (void)endRep(); // A repetition left open: its events are counted as unmatched.
   inRep_ = true;
   rep_ = measured ? measuredReps_ : -1;
   repStatus_ = ral::Status::ok();

@@ -242,7 +242,7 @@ CuptiCollector::Start CuptiCollector::start(const CuptiOptions &options) {
       status = ral::unavailable(raw->error(rc, "cuptiActivityFlushPeriod"));
   }
   if (!status) {
-    collector->stop(); // Disables what was enabled, unsubscribes.
+    (void)collector->stop(); // Disables what was enabled, unsubscribes; `status` says why.
     return fail(CuptiState::kError, status);
   }
   gActiveForHooks.store(collector.get(), std::memory_order_release);
@@ -301,7 +301,7 @@ Status CuptiCollector::stop() {
 }
 
 CuptiCollector::~CuptiCollector() {
-  stop();
+  (void)stop(); // Cleanup: a caller that cares called stop() itself.
   delete impl_;
 }
 

@@ -372,7 +372,7 @@ Status Artifact::runRal(const std::vector<Tensor> &inputs, std::vector<Tensor> &
   auto cleanup = [&] {
     if (auto cuda = context_->cuda(); cuda && onGpu)
       for (uint64_t p : deviceInputs)
-        (*cuda)->free(p);
+        (void)(*cuda)->free(p); // Cleanup: the run's own status is what counts.
   };
   for (size_t i = 0; i < inputs.size(); ++i) {
     Status s;
@@ -405,7 +405,8 @@ Status Artifact::runRal(const std::vector<Tensor> &inputs, std::vector<Tensor> &
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i)
-    execution.bindOutput(static_cast<int64_t>(i), &outputs[i]);
+    if (Status s = execution.bindOutput(static_cast<int64_t>(i), &outputs[i]); !s)
+      return s;
   ralEntry_(&execution);
   Status status = execution.finish();
   cleanup();

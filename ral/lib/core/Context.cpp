@@ -233,7 +233,7 @@ ExecutionContext::ExecutionContext(Context &context)
   context_.executions_.fetch_add(1, std::memory_order_relaxed);
 }
 
-ExecutionContext::~ExecutionContext() { finish(); }
+ExecutionContext::~ExecutionContext() { (void)finish(); } // The status was the caller's to read.
 
 static std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> strides(shape.size());
@@ -614,9 +614,12 @@ Status ExecutionContext::finish() {
       if (Status s = (*cuda)->synchronize(cudaStream_); !s)
         signalError(s);
       for (void *p : deviceTemporaries_)
-        (*cuda)->freeAsync(reinterpret_cast<uint64_t>(p), cudaStream_);
-      (*cuda)->synchronize(cudaStream_);
-      (*cuda)->destroyStream(cudaStream_);
+        if (Status s = (*cuda)->freeAsync(reinterpret_cast<uint64_t>(p), cudaStream_); !s)
+          signalError(s);
+      if (Status s = (*cuda)->synchronize(cudaStream_); !s)
+        signalError(s);
+      if (Status s = (*cuda)->destroyStream(cudaStream_); !s)
+        signalError(s);
     }
     deviceTemporaries_.clear();
     cudaStream_ = nullptr;

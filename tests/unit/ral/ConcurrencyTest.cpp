@@ -51,8 +51,10 @@ Status runOnce(Context &context, const Tensor &input, Tensor &output, float scal
                CountingTracer &tracer) {
   ExecutionContext execution(context);
   execution.setTracer(&tracer);
-  execution.bindInput(0, input);
-  execution.bindOutput(0, &output);
+  if (Status s = execution.bindInput(0, input); !s)
+    return s;
+  if (Status s = execution.bindOutput(0, &output); !s)
+    return s;
   MemRef<float, 1> in{};
   RalArgs(&execution).add(int64_t(0)).result(&in).call("ral_recv_input___cpu___pvoid_i64___m1df32");
   const char *name = "scale", *backend = "codegen", *loc = "Mul";
@@ -136,7 +138,7 @@ TEST(RalConcurrency, ResourcesAndKernelsAreCreatedOnce) {
         if (!fn || *fn != reinterpret_cast<void *>(0x1234))
           resourceCreations.fetch_add(1000);
         seen[t] = r;
-        execution.finish();
+        (void)execution.finish(); // Errors are checked through the tracer below.
       }
     });
   for (std::thread &t : threads)

@@ -143,7 +143,7 @@ TEST(RalContext, RecvInputMismatchesAreStatusesNamingTheInput) {
   auto context = makeContext();
   {
     ExecutionContext execution(*context);
-    execution.bindInput(0, Tensor(DType::F32, {2, 3}));
+    EXPECT_TRUE(execution.bindInput(0, Tensor(DType::F32, {2, 3})));
     MemRef<float, 3> m{};
     RalArgs(&execution).add(int64_t(0)).result(&m).call(
         "ral_recv_input___cpu___pvoid_i64___m3df32");
@@ -165,7 +165,7 @@ TEST(RalContext, RecvInputMismatchesAreStatusesNamingTheInput) {
   {
     ExecutionContext execution(*context);
     Tensor wrong(DType::F32, {2});
-    execution.bindOutput(0, &wrong);
+    EXPECT_TRUE(execution.bindOutput(0, &wrong));
     float v[3] = {1, 2, 3};
     RalArgs(&execution).add(int64_t(0)).add(makeMemRef<float, 1>(v, {3})).call(
         "ral_send_output___cpu___pvoid_i64_m1df32___void");

@@ -158,18 +158,19 @@ protected:
   float *upload(const std::vector<float> &host) {
     auto ptr = cuda_->alloc(host.size() * sizeof(float));
     EXPECT_TRUE(ptr);
-    cuda_->memcpyHtoD(*ptr, host.data(), host.size() * sizeof(float));
+    EXPECT_TRUE(cuda_->memcpyHtoD(*ptr, host.data(), host.size() * sizeof(float)));
     buffers_.push_back(*ptr);
     return reinterpret_cast<float *>(*ptr);
   }
   std::vector<float> download(const float *device, size_t n) {
     std::vector<float> host(n);
-    cuda_->memcpyDtoH(host.data(), reinterpret_cast<uint64_t>(device), n * sizeof(float));
+    EXPECT_TRUE(
+        cuda_->memcpyDtoH(host.data(), reinterpret_cast<uint64_t>(device), n * sizeof(float)));
     return host;
   }
   void TearDown() override {
     for (uint64_t p : buffers_)
-      cuda_->free(p);
+      EXPECT_TRUE(cuda_->free(p));
   }
   std::vector<float> random(size_t n, uint32_t seed) {
     std::mt19937 rng(seed);

@@ -22,7 +22,7 @@ enum class StatusCode {
   kInternal,        ///< A bug or an unexpected failure (exit code 3).
 };
 
-class Status {
+class [[nodiscard]] Status {
 public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
@@ -44,7 +44,7 @@ inline Status unavailable(std::string m) { return {StatusCode::kUnavailable, std
 inline Status internalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 /// A value or the Status saying why there is none.
-template <typename T> class StatusOr {
+template <typename T> class [[nodiscard]] StatusOr {
 public:
   StatusOr(T value) : value_(std::move(value)) {}
   StatusOr(Status status) : status_(std::move(status)) {}

@@ -20,10 +20,8 @@
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/Artifact.h"
 #include "loupe/ral/Context.h"
-#include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/CudaDriver.h"
 #include "loupe/ral/Registry.h"
-#include "loupe/ral/TensorIO.h"
 
 #include <nlohmann/json.hpp>
 

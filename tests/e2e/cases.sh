@@ -86,7 +86,7 @@ PY
   # The MLP's GELU needs libdevice's erf: without the toolkit the compile says so (not the driver).
   CUDA_ROOT=/nonexistent expect_exit 3 "calls libdevice's __nv_erff but libdevice was not linked" \
     "$LOUPE" compile "$MODELS/mlp.onnx" --target cuda --emit ptx --cache off
-  expect_exit 2 "unsupported GPU architecture 'sm_70'" \
+  expect_exit 2 "--gpu-arch must be sm_80 or sm_90, not 'sm_70'" \
     "$LOUPE" compile "$MODELS/mlp.onnx" --target cuda --gpu-arch sm_70
   if ! ldconfig -p | grep -q "libcuda.so.1 "; then
     expect_exit 2 "no NVIDIA driver" "$BIN/loupe-run" "$WORK/tb.so" \

@@ -144,6 +144,10 @@ case_harden_entry_without_body() {
   printf 'func.func private @main(%%x: tensor<4xf32>) -> tensor<4xf32>\n' >"$WORK/decl.mlir"
   expect_exit 2 "decl.mlir:1:1: error: the entry function @main is a declaration" \
     "$LOUPE" compile "$WORK/decl.mlir" -o "$WORK/decl.so"
+  # An op with loc(unknown): its error still names the file.
+  printf 'func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%y = tosa.exp %%x : (tensor<4xf32>) -> tensor<5xf32> loc(unknown)\n  return %%x : tensor<4xf32>\n}\n' >"$WORK/unknown.mlir"
+  expect_exit 2 "unknown.mlir: error: 'tosa.exp' op" "$LOUPE" compile "$WORK/unknown.mlir" -o "$WORK/u.so"
+  ! grep -q "<unknown>" "$WORK/err" || fail "an error without the file name: $(cat "$WORK/err")"
   printf 'func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n' >"$WORK/bad.mlir"
   expect_exit 2 "bad.mlir" "$BIN/loupe-opt" "$WORK/bad.mlir"
 }

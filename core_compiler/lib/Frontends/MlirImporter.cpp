@@ -59,6 +59,11 @@ OwningOpRef<ModuleOp> importMlirText(const std::string &text, const std::string 
     }
   }
   os.flush();
+  // A diagnostic without a source location (an op the parser built without one) still names
+  // the file.
+  for (size_t at = error.find("<unknown>:0: "); at != std::string::npos;
+       at = error.find("<unknown>:0: ", at + name.size()))
+    error.replace(at, 13, name + ": ");
   if (!module && error.empty())
     error = name + ": failed to parse";
   return module;

@@ -3,13 +3,7 @@
 # `loupe replay` compiles and runs library, codegen-only and fusion-off variants, checks every
 # one against the ONNX expected outputs and compares library with codegen.
 # Usage: backend_sessions.sh BIN_DIR SRC_DIR CASE
-set -euo pipefail
-BIN=$1 SRC=$2 CASE=$3
-LOUPE=$BIN/loupe
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/loupe-e2e-$CASE.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 # replay_backends MODEL: replays examples/sessions/MODEL_backends.json and checks the report.
 replay_backends() {

@@ -1,26 +1,10 @@
 #!/usr/bin/env bash
 # Regression tests of the defects hostile input found (issue 15): each case fails before its
 # fix. Usage: hardening.sh BIN_DIR SRC_DIR CASE (tests/e2e/CMakeLists.txt runs one case per test).
-set -euo pipefail
-BIN=$1 SRC=$2 CASE=$3
-LOUPE=$BIN/loupe
+source "$(dirname "$0")/lib.sh"
 LOUPE_RUN=$BIN/loupe-run
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/loupe-harden-$CASE.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-MODELS=$SRC/examples/models
 DATA=$MODELS/mlp/test_data_set_0
 export LOUPE_CACHE_DIR=$WORK/cache
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# expect_exit CODE PATTERN CMD...: runs CMD, checks its exit code and that stderr matches PATTERN.
-expect_exit() {
-  local code=$1 pattern=$2; shift 2
-  local rc=0
-  "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
-  [ "$rc" -eq "$code" ] || { cat "$WORK/err" >&2; fail "'$*' exited $rc, expected $code"; }
-  grep -Eq -- "$pattern" "$WORK/err" || { cat "$WORK/err" >&2; fail "stderr of '$*' lacks /$pattern/"; }
-}
 
 # unchanged FILE CMD...: runs CMD (any exit code) and checks FILE's bytes did not change.
 unchanged() {

@@ -73,6 +73,19 @@ c.execute('CREATE TABLE notes(text)'); c.execute('PRAGMA user_version = $version
   unchanged "$WORK/one.db" "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db "$WORK/one.db"
   expect_exit 2 "not an SQLite database" "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db "$WORK/one.db"
   expect_exit 2 "not a regular file" "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db /dev/null
+  # Another writer holding the lock for 9 s (more than the old 5-s busy timeout): the run waits
+  # and is stored.
+  "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db "$WORK/shared.db" >/dev/null
+  python3 -c "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); \
+c.execute('BEGIN EXCLUSIVE'); open(sys.argv[2], 'w').close(); time.sleep(9); c.execute('COMMIT')" \
+    "$WORK/shared.db" "$WORK/locked" &
+  local holder=$!
+  while [ ! -e "$WORK/locked" ]; do sleep 0.1; done
+  "$LOUPE" run "$MODELS/mlp.onnx" --reps 1 --db "$WORK/shared.db" --json >"$WORK/run.json" ||
+    fail "a run lost its measurement to another writer's lock"
+  wait "$holder"
+  python3 -c "import json, sys; assert isinstance(json.load(open(sys.argv[1]))['run_id'], int)" \
+    "$WORK/run.json" || fail "the run was not stored"
 }
 
 # A truncated artifact is refused before the loader maps it (it died of SIGBUS); a truncated

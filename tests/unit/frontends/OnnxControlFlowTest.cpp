@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -133,39 +134,12 @@ void constantBool(GraphBuilder &g, const std::string &output, bool value) {
   a->mutable_t()->add_int32_data(value);
 }
 
-class OnnxControlFlowTest : public ::testing::Test {
+class OnnxControlFlowTest : public loupe::test::OnnxConverterTest {
 protected:
-  OnnxControlFlowTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-  std::string importError(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-  std::string resultType(ModuleOp module, unsigned i = 0) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << module.lookupSymbol<func::FuncOp>("main").getFunctionType().getResult(i);
-    return text;
-  }
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
   static bool hasLoc(ModuleOp module, const std::string &name) {
     return loupe::test::printWithLocs(module).find("loc(\"" + name + "\")") !=
            std::string::npos;
   }
-
-  MLIRContext ctx;
 };
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -36,30 +37,8 @@ std::string locName(Operation *op) {
   return "<not a NameLoc>";
 }
 
-class OnnxImporterTest : public ::testing::Test {
+class OnnxImporterTest : public loupe::test::OnnxConverterTest {
 protected:
-  OnnxImporterTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  /// Imports `mb`; on failure records the error and returns null.
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    error.clear();
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  /// Imports `mb` expecting failure; returns the error.
-  std::string importError(const ModelBuilder &mb) {
-    error.clear();
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  func::FuncOp mainOf(ModuleOp module) {
-    return module.lookupSymbol<func::FuncOp>("main");
-  }
-
   Operation *firstOp(ModuleOp module, StringRef name) {
     Operation *found = nullptr;
     module.walk([&](Operation *op) {
@@ -68,23 +47,6 @@ protected:
     });
     return found;
   }
-
-  /// The result type of @main as text, e.g. "tensor<2x3xf32>".
-  std::string resultType(ModuleOp module, unsigned i = 0) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << mainOf(module).getFunctionType().getResult(i);
-    return text;
-  }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
-  std::string error;
 };
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -31,61 +32,7 @@ namespace {
 constexpr int32_t kI8 = onnx::TensorProto::INT8;
 constexpr int32_t kU8 = onnx::TensorProto::UINT8;
 
-class OnnxQuantizationTest : public ::testing::Test {
-protected:
-  OnnxQuantizationTest() {
-    loupe::frontends::registerOnnxImporterDialects(ctx);
-  }
-
-  /// Imports `mb`; on failure records the error and returns null.
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  /// Imports `mb` expecting failure; returns the error.
-  std::string importError(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  /// Result `i` of @main as text, e.g. "tensor<2x3xf32>" (unsigned results
-  /// are returned in their N-bit storage: uint8 as i8).
-  std::string resultType(ModuleOp module, unsigned i = 0) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << module.lookupSymbol<func::FuncOp>("main").getFunctionType().getResult(i);
-    return text;
-  }
-
-  /// The operand and result types of the first op named `name`, e.g.
-  /// "(tensor<1x4x3xi32>, tensor<1x3x2xi32>) -> tensor<1x4x2xi32>".
-  std::string opTypes(ModuleOp module, llvm::StringRef name) {
-    std::string text;
-    module.walk([&](Operation *op) {
-      if (!text.empty() || op->getName().getStringRef() != name)
-        return;
-      llvm::raw_string_ostream os(text);
-      os << "(";
-      llvm::interleaveComma(op->getOperandTypes(), os);
-      os << ") -> ";
-      llvm::interleaveComma(op->getResultTypes(), os);
-    });
-    return text;
-  }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
-};
+class OnnxQuantizationTest : public loupe::test::OnnxConverterTest {};
 
 //===----------------------------------------------------------------------===//
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear

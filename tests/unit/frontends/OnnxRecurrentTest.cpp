@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -118,42 +119,7 @@ void setStrings(onnx::NodeProto &n, const std::string &name,
     a->add_strings(s);
 }
 
-class OnnxRecurrentTest : public ::testing::Test {
-protected:
-  OnnxRecurrentTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    error.clear();
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  std::string importError(const ModelBuilder &mb) {
-    error.clear();
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  /// The type of @main's result `i` as text, e.g. "tensor<2x3xf32>".
-  std::string resultType(ModuleOp module, unsigned i) {
-    auto main = module.lookupSymbol<func::FuncOp>("main");
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << main.getFunctionType().getResult(i);
-    return text;
-  }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
-  std::string error;
-};
+class OnnxRecurrentTest : public loupe::test::OnnxConverterTest {};
 
 TEST_F(OnnxRecurrentTest, LstmBidirectionalAllOutputs) {
   // seq 5, batch 2, input 3, hidden 4; every optional input given.

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -114,42 +115,7 @@ void setInts(onnx::NodeProto &n, const std::string &name,
     a->add_ints(x);
 }
 
-class OnnxSamplingTest : public ::testing::Test {
-protected:
-  OnnxSamplingTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  /// Imports `mb`; on failure records the error and returns null.
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  /// Imports `mb` expecting failure; returns the error.
-  std::string importError(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  /// Result `i` of @main as text, e.g. "tensor<2x3xf32>".
-  std::string resultType(ModuleOp module, unsigned i = 0) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << module.lookupSymbol<func::FuncOp>("main").getFunctionType().getResult(i);
-    return text;
-  }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
-};
+class OnnxSamplingTest : public loupe::test::OnnxConverterTest {};
 
 //===----------------------------------------------------------------------===//
 // GridSample

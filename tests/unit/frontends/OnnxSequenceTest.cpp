@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -115,33 +116,11 @@ private:
   onnx::ModelProto model;
 };
 
-class OnnxSequenceTest : public ::testing::Test {
+class OnnxSequenceTest : public loupe::test::OnnxConverterTest {
 protected:
-  OnnxSequenceTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  /// Imports `mb`; on failure records the error and returns null.
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  /// Imports `mb` expecting failure; returns the error.
-  std::string importError(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  static func::FuncOp mainFunc(ModuleOp module) {
-    return module.lookupSymbol<func::FuncOp>("main");
-  }
-
   /// Type `i` of @main's results (or, with `argument`, its arguments) as text.
   static std::string typeText(ModuleOp module, unsigned i, bool argument = false) {
-    FunctionType type = mainFunc(module).getFunctionType();
+    FunctionType type = mainOf(module).getFunctionType();
     std::string text;
     llvm::raw_string_ostream os(text);
     os << (argument ? type.getInput(i) : type.getResult(i));
@@ -151,20 +130,12 @@ protected:
   /// The op kinds @main's body holds, besides tosa.const and func.return.
   static int countComputeOps(ModuleOp module) {
     int n = 0;
-    mainFunc(module).walk([&](Operation *op) {
+    mainOf(module).walk([&](Operation *op) {
       StringRef name = op->getName().getStringRef();
       n += name != "tosa.const" && name != "func.return" && name != "func.func";
     });
     return n;
   }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
 };
 
 //===----------------------------------------------------------------------===//
@@ -184,8 +155,8 @@ TEST_F(OnnxSequenceTest, InsertEraseAndAtPickTensorsAtImport) {
   ASSERT_TRUE(module);
   EXPECT_EQ(typeText(*module, 0), "tensor<4xf32>");
   // The result is argument d itself: the sequence ops leave no op behind.
-  auto ret = cast<func::ReturnOp>(mainFunc(*module).getBody().front().getTerminator());
-  EXPECT_EQ(ret.getOperand(0), mainFunc(*module).getArgument(3));
+  auto ret = cast<func::ReturnOp>(mainOf(*module).getBody().front().getTerminator());
+  EXPECT_EQ(ret.getOperand(0), mainOf(*module).getArgument(3));
   EXPECT_EQ(countComputeOps(*module), 0);
 }
 
@@ -205,7 +176,7 @@ TEST_F(OnnxSequenceTest, EmptySequenceInsertsAtTheEndAndCountsLength) {
   ASSERT_TRUE(module);
   EXPECT_EQ(typeText(*module, 0), "tensor<3xf32>");
   EXPECT_EQ(typeText(*module, 1), "tensor<i64>");
-  auto ret = cast<func::ReturnOp>(mainFunc(*module).getBody().front().getTerminator());
+  auto ret = cast<func::ReturnOp>(mainOf(*module).getBody().front().getTerminator());
   auto length = ret.getOperand(1).getDefiningOp<tosa::ConstOp>();
   ASSERT_TRUE(length);
   EXPECT_EQ(cast<DenseElementsAttr>(length.getValue()).getSplatValue<int64_t>(), 2);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "OnnxModelBuilder.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
@@ -95,41 +96,11 @@ private:
 };
 
 
-class OnnxSignalTest : public ::testing::Test {
+class OnnxSignalTest : public loupe::test::OnnxConverterTest {
 protected:
-  OnnxSignalTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  /// Imports `mb`; on failure records the error and returns null.
-  OwningOpRef<ModuleOp> import(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  /// Imports `mb` expecting failure; returns the error.
-  std::string importError(const ModelBuilder &mb) {
-    std::string error;
-    auto module = importOnnxBytes(mb.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  static func::FuncOp mainFunc(ModuleOp module) {
-    return module.lookupSymbol<func::FuncOp>("main");
-  }
-
-  /// Result `i` of @main as text, e.g. "tensor<2x3xf32>".
-  static std::string resultType(ModuleOp module, unsigned i = 0) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << mainFunc(module).getFunctionType().getResult(i);
-    return text;
-  }
-
   /// The values of result `i` of @main when a constant produces it; empty otherwise.
   static std::vector<double> resultConstant(ModuleOp module, unsigned i = 0) {
-    Operation *terminator = mainFunc(module).getBody().front().getTerminator();
+    Operation *terminator = mainOf(module).getBody().front().getTerminator();
     Operation *def = terminator->getOperand(i).getDefiningOp();
     auto attr = def ? def->getAttrOfType<DenseElementsAttr>("value") : nullptr;
     std::vector<double> values;
@@ -138,14 +109,6 @@ protected:
         values.push_back(v.convertToDouble());
     return values;
   }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
 };
 
 void expectNear(const std::vector<double> &got, const std::vector<double> &want,

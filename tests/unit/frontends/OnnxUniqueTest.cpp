@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FrontendTestUtils.h"
+#include "OnnxConverterTest.h"
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -89,40 +90,7 @@ private:
   onnx::NodeProto *node;
 };
 
-class OnnxUniqueTest : public ::testing::Test {
-protected:
-  OnnxUniqueTest() { loupe::frontends::registerOnnxImporterDialects(ctx); }
-
-  OwningOpRef<ModuleOp> import(const UniqueModel &model) {
-    std::string error;
-    auto module = importOnnxBytes(model.bytes(), "test.onnx", ctx, error);
-    EXPECT_TRUE(module) << error;
-    return module;
-  }
-
-  std::string importError(const UniqueModel &model) {
-    std::string error;
-    auto module = importOnnxBytes(model.bytes(), "test.onnx", ctx, error);
-    EXPECT_FALSE(module);
-    return error;
-  }
-
-  /// Result `i` of @main as text, e.g. "tensor<2x3xf32>".
-  std::string resultType(ModuleOp module, unsigned i) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << module.lookupSymbol<func::FuncOp>("main").getFunctionType().getResult(i);
-    return text;
-  }
-
-  void expectLowers(ModuleOp module) {
-    std::string diagnostics;
-    EXPECT_TRUE(succeeded(loupe::test::lowerTosaToLinalg(module, diagnostics)))
-        << diagnostics << "\n" << loupe::test::printWithLocs(module);
-  }
-
-  MLIRContext ctx;
-};
+class OnnxUniqueTest : public loupe::test::OnnxConverterTest {};
 
 TEST_F(OnnxUniqueTest, SortedFlattenedTakesTheDeclaredCount) {
   UniqueModel model({2, 3}, kI32, {4}, 4);

@@ -8,6 +8,8 @@
 #ifndef LOUPE_LIB_FRONTENDS_ONNXOPS_H
 #define LOUPE_LIB_FRONTENDS_ONNXOPS_H
 
+#include "loupe/common/TensorLimits.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -157,11 +159,7 @@ int64_t getNumElements(llvm::ArrayRef<int64_t> shape);
 /// Normalizes a possibly negative axis; nullopt when out of [-rank, rank).
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
-/// The most elements a tensor may have (2^37, 512 GiB of f32): beyond, no machine holds it,
-/// and importing it would exhaust the compiler's memory first.
-constexpr int64_t kMaxTensorElements = int64_t(1) << 37;
-/// True when a tensor of `shape` has more than kMaxTensorElements elements (no overflow).
-bool exceedsElementLimit(llvm::ArrayRef<int64_t> shape);
+using loupe::exceedsElementLimit; // loupe/common/TensorLimits.h
 
 /// The constant behind `value` when it is defined by `tosa.const`.
 mlir::DenseElementsAttr getConstant(mlir::Value value);

@@ -35,16 +35,6 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-bool exceedsElementLimit(ArrayRef<int64_t> shape) {
-  int64_t elements = 1;
-  for (int64_t d : shape) {
-    if (d != 0 && elements > kMaxTensorElements / d)
-      return true;
-    elements *= d;
-  }
-  return elements > kMaxTensorElements;
-}
-
 DenseElementsAttr getConstant(Value value) {
   if (auto op = value.getDefiningOp<tosa::ConstOp>())
     return dyn_cast<DenseElementsAttr>(op.getValue());

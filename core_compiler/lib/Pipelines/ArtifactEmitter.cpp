@@ -1,5 +1,6 @@
 //===- ArtifactEmitter.cpp - LLVM dialect -> shared object -------------------===//
 #include "loupe/common/ArtifactAbi.h"
+#include "loupe/common/TensorLimits.h"
 #include "ArtifactEmitter.h"
 
 #include "loupe/Transforms/Passes.h"
@@ -85,11 +86,7 @@ LogicalResult loupe::compiler::captureSignature(ModuleOp module, ArtifactInfo &i
         return failure();
       }
       // A size no machine holds (a dim of 1e12) is refused here, not when a run allocates it.
-      constexpr int64_t kMaxElements = int64_t(1) << 37;
-      int64_t elements = 1;
-      for (int64_t d : sig.shape)
-        elements = d != 0 && elements > kMaxElements / d ? kMaxElements + 1 : elements * d;
-      if (elements > kMaxElements) {
+      if (exceedsElementLimit(sig.shape)) {
         error = "@" + info.entry + " " + what + " " + std::to_string(i) + " has more than 2^37 " +
                 "elements: more than a run can allocate";
         return failure();

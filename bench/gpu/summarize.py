@@ -1,11 +1,17 @@
-"""Summarises run_all.sh's results as Markdown: the examples (numerics, GPU time per variant)
-and the benchmark patterns (GPU time from CUPTI, bandwidth as a share of the HBM peak, GEMM
-FLOP rate, PyTorch eager in the same run).
+"""Summarises run_all.sh's results as Markdown:
+- every model run (numerics, GPU time, how kernels were timed, CUPTI kernel rows in the profile
+  DB and how many of them no dispatch claimed);
+- CUPTI against the CUDA-events fallback, dispatch by dispatch, for the runs done both ways;
+- the benchmark patterns: GPU time, bandwidth as a share of the HBM peak and of the measured
+  copy bandwidth, PyTorch eager and torch.compile in the same run; the GEMM's FLOP rate.
 
-usage: python3 summarize.py BENCH_JSON RESULTS_DIR
+usage: python3 summarize.py BENCH_JSON RESULTS_DIR   (RESULTS_DIR/logs holds the runs' JSON)
 """
+import glob
 import json
 import os
+import sqlite3
+import statistics
 import sys
 
 
@@ -21,56 +27,119 @@ def gpu_ns(run):
     return sum(d["median_ns"] for d in run["dispatches"] if d.get("calls", 0) > 0)
 
 
-def main():
-    benches = json.load(open(sys.argv[1]))
-    results = sys.argv[2]
-    torch = load(os.path.join(results, "torch.json")) or {"benches": {}}
-    peak = torch.get("peak_bytes_per_s")
-    print(f"# GPU run: {torch.get('device', 'unknown device')}"
-          + (f", HBM peak {peak / 1e9:.0f} GB/s" if peak else "") + "\n")
+def kernel_rows(db, run_id):
+    """(kernel rows, rows with no dispatch) of one run in the profile DB."""
+    if db is None or run_id is None:
+        return None, None
+    total, unclaimed = db.execute(
+        "SELECT count(*), coalesce(sum(dispatch_id < 0), 0) FROM kernels WHERE run_id = ?",
+        (run_id,)).fetchone()
+    return total, unclaimed
 
-    print("## Examples\n")
-    print("| model | variant | check | dispatches | run median (us) | sum of dispatch medians (us) | timing |")
-    print("|---|---|---|---|---|---|---|")
-    for example in ["mlp", "cnn", "transformer_block"]:
-        for variant in ["cuda", "cuda-codegen", "cpu-codegen"]:
-            run = load(os.path.join(results, f"{example}.{variant}.json"))
-            if not run:
-                print(f"| {example} | {variant} | did not run | | | | |")
-                continue
-            print(f"| {example} | {variant} | {run.get('check')} | {len(run['dispatches'])} | "
-                  f"{run['median_ns'] / 1e3:.1f} | {gpu_ns(run) / 1e3:.1f} | {run.get('kernel_timing', '')} |")
 
-    print("\n## Patterns (GPU time = sum of dispatch medians from CUPTI)\n")
-    print("| pattern | Loupe kernels | Loupe (us) | Loupe GB/s | % HBM peak | PyTorch eager (us) | eager GB/s | Loupe / eager |")
+def models(runs, db):
+    print("## Models\n")
+    print("| artifact | exit | check | timing | dispatches | run median (us) | "
+          "sum of dispatch medians (us) | CUPTI kernel rows | rows without dispatch |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, run in sorted(runs.items()):
+        if name.endswith(".events") or "." not in name or name.split(".")[0] in BENCHES:
+            continue
+        if run is None:
+            print(f"| {name} | no JSON | | | | | | | |")
+            continue
+        total, unclaimed = kernel_rows(db, run.get("run_id"))
+        median = run.get("median_ns")
+        print(f"| {name} | {run.get('exit_code')} | {run.get('check')} | {run.get('kernel_timing', '')} | "
+              f"{len(run['dispatches'])} | {median / 1e3 if median else 0:.1f} | {gpu_ns(run) / 1e3:.1f} | "
+              f"{'' if total is None else total} | {'' if unclaimed is None else unclaimed} |"
+              + (f" {run['error'][:160]}" if run.get("error") else ""))
+
+
+def cupti_vs_events(runs):
+    print("\n## CUPTI vs the CUDA-events fallback (second subscriber holding CUPTI)\n")
+    print("Per dispatch: CUPTI's summed kernel time against the events' span on the stream, "
+          "over dispatches of at least 20 us (shorter ones are launch-bound under events).\n")
+    print("| artifact | events run timing | dispatches compared | sum CUPTI (us) | sum events (us) | "
+          "events / CUPTI | median deviation | worst deviation |")
     print("|---|---|---|---|---|---|---|---|")
+    for name in sorted(n for n in runs if n.endswith(".events")):
+        events, cupti = runs[name], runs.get(name[:-len(".events")])
+        if not events or not cupti or not events.get("dispatches"):
+            print(f"| {name} | {events and events.get('error', '')[:120]} | | | | | | |")
+            continue
+        by_id = {d["id"]: d["median_ns"] for d in cupti["dispatches"] if d.get("calls")}
+        pairs = [(by_id[d["id"]], d["median_ns"]) for d in events["dispatches"]
+                 if d.get("calls") and d["id"] in by_id and by_id[d["id"]] >= 20e3]
+        if not pairs:
+            print(f"| {name} | {events.get('kernel_timing')} | 0 | | | | | |")
+            continue
+        deviations = [e / c - 1 for c, e in pairs]
+        sum_c, sum_e = sum(c for c, _ in pairs), sum(e for _, e in pairs)
+        print(f"| {name[:-len('.events')]} | {events.get('kernel_timing')} | {len(pairs)} | "
+              f"{sum_c / 1e3:.1f} | {sum_e / 1e3:.1f} | {sum_e / sum_c:.3f} | "
+              f"{100 * statistics.median(deviations):+.1f}% | {100 * max(deviations, key=abs):+.1f}% |")
+
+
+def patterns(benches, runs, torch):
+    peak, copy = torch.get("peak_bytes_per_s"), torch.get("copy_bytes_per_s")
+    print("\n## Patterns (GPU time = sum of dispatch medians from CUPTI)\n")
+    if copy:
+        print(f"Measured device-to-device copy: {copy / 1e9:.0f} GB/s (read + write)"
+              + (f", {100 * copy / peak:.0f}% of the HBM peak" if peak else "") + ".\n")
+    print("| pattern | Loupe kernels | Loupe (us) | Loupe GB/s | % HBM peak | % copy | "
+          "eager (us) | compile (us) | Loupe / eager | Loupe / compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for bench in benches:
         name = bench["name"]
-        run = load(os.path.join(results, f"{name}.cuda.json"))
-        eager = torch["benches"].get(name, {}).get("median_ns")
-        if not run:
-            print(f"| {name} | did not run | | | | | | |")
+        run = runs.get(f"{name}.cuda")
+        t = torch.get("benches", {}).get(name, {})
+        eager, compiled = t.get("eager_ns"), t.get("compiled_ns")
+        if not run or not run.get("dispatches"):
+            print(f"| {name} | did not run | | | | | | | | |")
             continue
         ns = gpu_ns(run)
-        gbs = bench["bytes"] / ns if ns else 0
-        share = f"{100 * gbs * 1e9 / peak:.0f}%" if peak and ns else ""
-        eager_cols = (f"{eager / 1e3:.1f} | {bench['bytes'] / eager:.0f} | {ns / eager:.2f}x"
-                      if eager else " | | ")
-        print(f"| {name} | {len(run['dispatches'])} | {ns / 1e3:.1f} | {gbs:.0f} | {share} | {eager_cols} |")
+        gbs = bench["bytes"] / ns
+        pct = lambda ref: f"{100 * gbs * 1e9 / ref:.0f}%" if ref else ""
+        ratio = lambda ref: f"{ns / ref:.2f}x" if ref else ""
+        us = lambda v: f"{v / 1e3:.1f}" if v else t.get("compile_error", "")[:60]
+        print(f"| {name} | {len(run['dispatches'])} | {ns / 1e3:.1f} | {gbs:.0f} | {pct(peak)} | "
+              f"{pct(copy)} | {us(eager)} | {us(compiled)} | {ratio(eager)} | {ratio(compiled)} |")
 
     gemm = next((b for b in benches if b["name"] == "gemm"), None)
-    if gemm:
-        print("\n## GEMM " + "x".join(map(str, gemm["shape"])) + " f32\n")
-        print("| backend | us | TFLOP/s |")
-        print("|---|---|---|")
-        for label, file in [("cuBLAS (Loupe)", "gemm.cuda.json"), ("codegen (Loupe)", "gemm.cuda-codegen.json")]:
-            run = load(os.path.join(results, file))
-            if run:
-                ns = gpu_ns(run)
-                print(f"| {label} | {ns / 1e3:.1f} | {gemm['flops'] / ns / 1e3:.2f} |")
-        eager = torch["benches"].get("gemm", {}).get("median_ns")
-        if eager:
-            print(f"| PyTorch eager (cuBLAS, TF32 off) | {eager / 1e3:.1f} | {gemm['flops'] / eager / 1e3:.2f} |")
+    if not gemm:
+        return
+    print("\n## GEMM " + "x".join(map(str, gemm["shape"])) + " f32\n")
+    print("| backend | us | TFLOP/s |")
+    print("|---|---|---|")
+    t = torch.get("benches", {}).get("gemm", {})
+    rows = [(label, gpu_ns(runs[n])) for label, n in
+            [("cuBLAS (Loupe)", "gemm.cuda"), ("codegen (Loupe)", "gemm.cuda-codegen")]
+            if runs.get(n) and runs[n].get("dispatches")]
+    rows += [(label, t[key]) for label, key in
+             [("PyTorch eager (cuBLAS direct, TF32 off)", "eager_ns"),
+              ("torch.compile", "compiled_ns")] if t.get(key)]
+    for label, ns in rows:
+        print(f"| {label} | {ns / 1e3:.1f} | {gemm['flops'] / ns / 1e3:.2f} |")
+
+
+BENCHES = set()
+
+
+def main():
+    benches = json.load(open(sys.argv[1]))
+    BENCHES.update(b["name"] for b in benches)
+    results = sys.argv[2]
+    logs = os.path.join(results, "logs")
+    runs = {os.path.basename(p)[:-len(".json")]: load(p)
+            for p in glob.glob(os.path.join(logs, "*.json")) if not p.endswith("torch.json")}
+    torch = load(os.path.join(logs, "torch.json")) or {}
+    db_path = os.path.join(results, "profiles.db")
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) if os.path.exists(db_path) else None
+    print(f"# GPU run: {torch.get('device', 'unknown device')}, PyTorch {torch.get('torch', '?')}\n")
+    models(runs, db)
+    cupti_vs_events(runs)
+    patterns(benches, runs, torch)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Times the benchmark patterns of bench.json in PyTorch eager on GPU 0 (CUDA events, median
-of REPS after warmup) and reports the GPU's HBM peak from the driver's attributes.
+"""Times the benchmark patterns of bench.json in PyTorch on GPU 0, eager and under
+torch.compile (CUDA events, median of REPS after warmup), and reports the GPU's HBM peak from
+the driver's attributes and the measured device-to-device copy bandwidth (256 MiB).
 
 usage: python3 torch_eager.py BENCH_JSON REPS   -> JSON on stdout
 """
@@ -7,6 +8,7 @@ import ctypes
 import json
 import statistics
 import sys
+import time
 
 import torch
 
@@ -58,14 +60,35 @@ def median_ns(fn, reps):
     return statistics.median(times)
 
 
+def copy_bytes_per_s(reps):
+    """Bytes read plus written per second by a 256 MiB device-to-device copy."""
+    x = torch.empty(64 << 20, device="cuda")
+    y = torch.empty_like(x)
+    return 2 * x.numel() * 4 / (median_ns(lambda: y.copy_(x), reps) * 1e-9)
+
+
+def compiled_ns(fn, reps):
+    """torch.compile's time for fn, or the reason it did not compile (no network there)."""
+    try:
+        start = time.time()
+        compiled = torch.compile(fn)
+        compiled()
+        return {"compiled_ns": median_ns(compiled, reps), "compile_s": time.time() - start}
+    except Exception as e:  # inductor needs a C compiler and Triton; report what failed
+        return {"compile_error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
+
+
 def main():
     benches = json.load(open(sys.argv[1]))
     reps = int(sys.argv[2])
     torch.backends.cuda.matmul.allow_tf32 = False  # f32 GEMMs, as Loupe's cublasSgemm
     out = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-           "peak_bytes_per_s": hbm_peak_bytes_per_s(), "benches": {}}
+           "peak_bytes_per_s": hbm_peak_bytes_per_s(), "copy_bytes_per_s": copy_bytes_per_s(reps),
+           "benches": {}}
     for bench in benches:
-        out["benches"][bench["name"]] = {"median_ns": median_ns(pattern(bench), reps)}
+        fn = pattern(bench)
+        out["benches"][bench["name"]] = {"eager_ns": median_ns(fn, reps), **compiled_ns(fn, reps)}
+        print(bench["name"], out["benches"][bench["name"]], file=sys.stderr)
     json.dump(out, sys.stdout, indent=1)
 
 

@@ -97,6 +97,7 @@ def vision(name):
 MODELS = {
     "resnet50": vision("resnet50"),
     "mobilenet_v3_large": vision("mobilenet_v3_large"),
+    "mobilenet_v3_small": vision("mobilenet_v3_small"),  # the GPU bundle's CNN (bench/gpu)
     "efficientnet_b0": vision("efficientnet_b0"),
     "convnext_tiny": vision("convnext_tiny"),
     "vit_b_16": vision("vit_b_16"),

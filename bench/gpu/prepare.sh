@@ -18,9 +18,9 @@ LOUPE=$BUILD/bin/loupe
 CUDA=${CUDA_HOME:-/usr/local/cuda}
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE"/{bin,lib,artifacts,data,models}
-# Stripped (dynamic symbols kept): the bundle travels with the working tree (64 MiB in all).
-strip --strip-unneeded -o "$BUNDLE/bin/loupe-run" "$BUILD/bin/loupe-run"
-strip --strip-unneeded -o "$BUNDLE/lib/libloupe_ral.so" "$(readlink -f "$BUILD/lib/libloupe_ral.so")"
+# Without debug info (symbol tables kept, for backtraces): the bundle travels with the working tree (64 MiB in all).
+strip --strip-debug -o "$BUNDLE/bin/loupe-run" "$BUILD/bin/loupe-run"
+strip --strip-debug -o "$BUNDLE/lib/libloupe_ral.so" "$(readlink -f "$BUILD/lib/libloupe_ral.so")"
 # The C++ runtime it was built with (GLIBCXX_3.4.30, GCC 12): the GPU machine's may be older.
 # loupe-run's RUNPATH ($ORIGIN/../lib) finds these first; glibc itself (2.34 needed) is not copied.
 for lib in libstdc++.so.6 libgcc_s.so.1; do

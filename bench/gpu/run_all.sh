@@ -58,6 +58,18 @@ for so in "$BUNDLE"/artifacts/*.cuda.so; do
 done
 RUN_ENV=()
 
+# Nsight Compute's duration of each pattern's kernels, to set beside CUPTI's (ncu is a CUPTI
+# subscriber itself, so these runs take the events fallback too; they are not stored).
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+for bench in ew_chain softmax layernorm gemm; do
+  [ -n "$NCU" ] || { echo "ncu not found: no Nsight Compute comparison"; break; }
+  timeout 180 "$NCU" --csv --log-file "$LOGS/$bench.ncu.csv" --metrics gpu__time_duration.sum \
+    --clock-control none --cache-control none \
+    "$RUN" "$BUNDLE/artifacts/$bench.cuda.so" --seed 1 --reps 10 --warmup 2 \
+    >/dev/null 2>"$LOGS/$bench.ncu.err"
+  echo "$bench under ncu: exit $? ($(grep -c gpu__time_duration "$LOGS/$bench.ncu.csv" 2>/dev/null) kernel rows)"
+done
+
 PYTHONUNBUFFERED=1 timeout 300 python3 "$BUNDLE/torch_eager.py" "$BUNDLE/bench.json" "$REPS" \
   >"$LOGS/torch.json" 2>"$LOGS/torch.err" ||
   { echo "torch_eager.py failed: $(tail -3 "$LOGS/torch.err")"; status=1; }

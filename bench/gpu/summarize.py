@@ -1,12 +1,14 @@
 """Summarises run_all.sh's results as Markdown:
 - every model run (numerics, GPU time, how kernels were timed, CUPTI kernel rows in the profile
   DB and how many of them no dispatch claimed);
-- CUPTI against the CUDA-events fallback, dispatch by dispatch, for the runs done both ways;
+- CUPTI against the CUDA-events fallback, dispatch by dispatch, for the runs done both ways,
+  and against Nsight Compute's duration of the same kernels;
 - the benchmark patterns: GPU time, bandwidth as a share of the HBM peak and of the measured
   copy bandwidth, PyTorch eager and torch.compile in the same run; the GEMM's FLOP rate.
 
 usage: python3 summarize.py BENCH_JSON RESULTS_DIR   (RESULTS_DIR/logs holds the runs' JSON)
 """
+import csv
 import glob
 import json
 import os
@@ -81,6 +83,49 @@ def cupti_vs_events(runs):
               f"{100 * statistics.median(deviations):+.1f}% | {100 * max(deviations, key=abs):+.1f}% |")
 
 
+def ncu_durations(path):
+    """Kernel name -> median gpu__time_duration (ns) from an `ncu --csv` log."""
+    scale = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
+    by_name = {}
+    try:
+        lines = [l for l in open(path) if l.startswith('"')]
+    except OSError:
+        return by_name
+    for row in csv.DictReader(lines):
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            value = float(row["Metric Value"].replace(",", "")) * scale.get(row["Metric Unit"], 1)
+            by_name.setdefault(row["Kernel Name"], []).append(value)
+    return {name: statistics.median(v) for name, v in by_name.items()}
+
+
+def cupti_durations(db, run_id):
+    """Kernel name -> median CUPTI kernel duration (ns) of one stored run."""
+    by_name = {}
+    if db is None or run_id is None:
+        return by_name
+    for name, ns in db.execute("SELECT s.value, k.\"end\" - k.start FROM kernels k "
+                               "JOIN strings s ON s.id = k.demangledName WHERE k.run_id = ?",
+                               (run_id,)):
+        by_name.setdefault(name, []).append(ns)
+    return {name: statistics.median(v) for name, v in by_name.items()}
+
+
+def cupti_vs_ncu(benches, runs, db, logs):
+    print("\n## CUPTI vs Nsight Compute (gpu__time_duration, same kernels, medians)\n")
+    print("| pattern | kernel | CUPTI (us) | ncu (us) | CUPTI / ncu |")
+    print("|---|---|---|---|---|")
+    for bench in benches:
+        run = runs.get(f"{bench['name']}.cuda") or {}
+        cupti = cupti_durations(db, run.get("run_id"))
+        ncu = ncu_durations(os.path.join(logs, f"{bench['name']}.ncu.csv"))
+        if not ncu:
+            print(f"| {bench['name']} | no ncu rows | | | |")
+        for name, ns in sorted(ncu.items()):
+            c = cupti.get(name)
+            print(f"| {bench['name']} | {name[:60]} | {c / 1e3 if c else 0:.1f} | {ns / 1e3:.1f} | "
+                  f"{f'{c / ns:.3f}' if c else 'no CUPTI row'} |")
+
+
 def patterns(benches, runs, torch):
     peak, copy = torch.get("peak_bytes_per_s"), torch.get("copy_bytes_per_s")
     print("\n## Patterns (GPU time = sum of dispatch medians from CUPTI)\n")
@@ -139,6 +184,7 @@ def main():
     print(f"# GPU run: {torch.get('device', 'unknown device')}, PyTorch {torch.get('torch', '?')}\n")
     models(runs, db)
     cupti_vs_events(runs)
+    cupti_vs_ncu(benches, runs, db, logs)
     patterns(benches, runs, torch)
 
 

@@ -326,7 +326,8 @@ static Value channelsFirst(OpBuilder &b, Location loc, Value v) {
   return b.create<memref::TransposeOp>(loc, v, AffineMapAttr::get(perm));
 }
 
-/// A private constant i64 global holding `values` (one per distinct vector).
+/// A private constant i64 global holding `values` (one per distinct vector), read on the host
+/// (ralir::kHostReadAttr: the library kernels read their params before any launch).
 static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
                                llvm::ArrayRef<int64_t> values) {
   auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
@@ -340,7 +341,9 @@ static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
                                  DenseElementsAttr::get(tensorType, values),
                                  /*constant=*/true, /*alignment=*/nullptr);
   }
-  return b.create<memref::GetGlobalOp>(loc, type, name);
+  auto global = b.create<memref::GetGlobalOp>(loc, type, name);
+  global->setAttr(loupe::ralir::kHostReadAttr, b.getUnitAttr());
+  return global;
 }
 
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the

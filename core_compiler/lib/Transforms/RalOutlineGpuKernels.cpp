@@ -155,8 +155,9 @@ struct RalOutlineGpuKernelsPass
     IRRewriter b(&getContext());
 
     // Weights live on the host (the weight blob, small globals): the kernels read device copies.
+    // Library descriptors stay on the host (ralir::kHostReadAttr).
     entry.walk([&](Operation *op) {
-      if (!isa<memref::GetGlobalOp, ConstantOp>(op))
+      if (!isa<memref::GetGlobalOp, ConstantOp>(op) || op->hasAttr(ralir::kHostReadAttr))
         return;
       Value host = op->getResult(0);
       b.setInsertionPointAfter(op);

@@ -102,7 +102,7 @@ func.func @shared_zeros(%ctx: !ral.context, %a: memref<1x4x8xf32>, %b: memref<1x
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x9x8x3xf32>, %[[W:.*]]: memref<4x3x3x3xf32>, %[[BIAS:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x6x4xf32>)
 // CHECK-NOT: linalg.generic
-// CHECK-DAG: %[[P:.*]] = memref.get_global @__loupe_conv_params_2_1_0_0_0_0_1_1_1
+// CHECK-DAG: %[[P:.*]] = memref.get_global @__loupe_conv_params_2_1_0_0_0_0_1_1_1 : memref<9xi64> {ral.host_read}
 // CHECK-DAG: %[[INT:.*]] = memref.transpose %[[IN]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)

@@ -330,3 +330,28 @@ func.func @main(%ctx: !ral.context) {
   %v = memref.load %x[%c0] : memref<4xf32>
   return
 }
+
+// -----
+
+// A library dispatch's descriptor (ral.host_read, as ral-lower-to-library-call marks conv
+// params) stays the host global: ral_conv_cudnn reads it on the host, and a device copy made
+// the first GPU run segfault. The weight beside it gets its device copy.
+
+// CHECK-LABEL: func.func @main
+// CHECK: %[[P:.*]] = memref.get_global @params : memref<9xi64> {ral.host_read}
+// CHECK-NOT: ral.device_constant %{{.*}}, %[[P]]
+// CHECK: %[[W:.*]] = memref.get_global @weight : memref<4x3x3x3xf32>
+// CHECK: %[[DW:.*]] = ral.device_constant %{{.*}}, %[[W]] : memref<4x3x3x3xf32>
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %[[DW]], %{{.*}}, %{{.*}}, %[[P]] {{.*}}callee = "ral_conv_cudnn"
+memref.global "private" constant @params : memref<9xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1]>
+memref.global "private" constant @weight : memref<4x3x3x3xf32> = dense<0.5>
+func.func @main(%ctx: !ral.context) attributes {loupe.dispatches = []} {
+  %x = ral.recv_input %ctx, 0 : memref<1x3x8x8xf32>
+  %p = memref.get_global @params : memref<9xi64> {ral.host_read}
+  %w = memref.get_global @weight : memref<4x3x3x3xf32>
+  %bias = memref.alloca() : memref<0xf32>
+  %y = memref.alloc() : memref<1x4x6x6xf32>
+  ral.dispatch %ctx, %x, %w, %bias, %y, %p {callee = "ral_conv_cudnn", device = "gpu", has_side_effect} : (memref<1x3x8x8xf32>, memref<4x3x3x3xf32>, memref<0xf32>, memref<1x4x6x6xf32>, memref<9xi64>) -> ()
+  ral.send_output %ctx, 0, %y : memref<1x4x6x6xf32>
+  return
+}

@@ -18,6 +18,10 @@
 #include "loupe/Dialect/Ral/IR/RalOps.h.inc"
 
 namespace loupe::ralir {
+/// A unit attribute on `memref.get_global`: the buffer is read on the host by the library API
+/// it is passed to (a descriptor such as ral_conv_cudnn's params), so the cuda target passes
+/// the host global itself, not a `ral.device_constant` copy.
+inline constexpr llvm::StringLiteral kHostReadAttr = "ral.host_read";
 /// The RAL type code of `type` (docs/ral.md): i1..i64, ui8..ui64, f16, bf16, f32, f64,
 /// pvoid (context, pointers), m<rank>d<element> for memrefs; index is i64. Empty when the
 /// type has no code.

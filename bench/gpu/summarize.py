@@ -12,6 +12,7 @@ import csv
 import glob
 import json
 import os
+import re
 import sqlite3
 import statistics
 import sys
@@ -61,7 +62,9 @@ def models(runs, db):
 def cupti_vs_events(runs):
     print("\n## CUPTI vs the CUDA-events fallback (second subscriber holding CUPTI)\n")
     print("Per dispatch: CUPTI's summed kernel time against the events' span on the stream, "
-          "over dispatches of at least 20 us (shorter ones are launch-bound under events).\n")
+          "over dispatches of at least 20 us. A span also holds the time the stream waits for "
+          "the host to launch (docs/profiler.md, \"CUDA events\"), so it exceeds the kernel "
+          "time when the host launches slower than the GPU runs.\n")
     print("| artifact | events run timing | dispatches compared | sum CUPTI (us) | sum events (us) | "
           "events / CUPTI | median deviation | worst deviation |")
     print("|---|---|---|---|---|---|---|---|")
@@ -83,6 +86,12 @@ def cupti_vs_events(runs):
               f"{100 * statistics.median(deviations):+.1f}% | {100 * max(deviations, key=abs):+.1f}% |")
 
 
+def kernel_key(name):
+    """A kernel name without namespaces: ncu prints `Kernel2<...>(Params)` where CUPTI's
+    demangled name reads `cutlass::Kernel2<...>(...::Params)`."""
+    return re.sub(r"\w+::", "", name)
+
+
 def ncu_durations(path):
     """Kernel name -> median gpu__time_duration (ns) from an `ncu --csv` log."""
     scale = {"nsecond": 1, "usecond": 1e3, "msecond": 1e6, "second": 1e9}
@@ -94,7 +103,7 @@ def ncu_durations(path):
     for row in csv.DictReader(lines):
         if row.get("Metric Name") == "gpu__time_duration.sum":
             value = float(row["Metric Value"].replace(",", "")) * scale.get(row["Metric Unit"], 1)
-            by_name.setdefault(row["Kernel Name"], []).append(value)
+            by_name.setdefault(kernel_key(row["Kernel Name"]), []).append(value)
     return {name: statistics.median(v) for name, v in by_name.items()}
 
 
@@ -106,7 +115,7 @@ def cupti_durations(db, run_id):
     for name, ns in db.execute("SELECT s.value, k.\"end\" - k.start FROM kernels k "
                                "JOIN strings s ON s.id = k.demangledName WHERE k.run_id = ?",
                                (run_id,)):
-        by_name.setdefault(name, []).append(ns)
+        by_name.setdefault(kernel_key(name), []).append(ns)
     return {name: statistics.median(v) for name, v in by_name.items()}
 
 

@@ -2,10 +2,12 @@
 //
 // ral_conv_cudnn___gpu (Kernels.h): NCHW f32 convolution with cudnnConvolutionForward, the
 // algorithm from cudnnGetConvolutionForwardAlgorithm_v7, bias with cudnnAddTensor and ReLU with
-// cudnnActivationForward. The legacy descriptors take symmetric padding only; asymmetric
-// padding or a GELU epilogue is reported as unsupported.
+// cudnnActivationForward, all in f32 FMA math (ConvAlgorithm.h: no TF32). The legacy
+// descriptors take symmetric padding only; asymmetric padding or a GELU epilogue is reported as
+// unsupported.
 //
 //===----------------------------------------------------------------------===//
+#include "ConvAlgorithm.h"
 #include "CudaSymbols.h"
 
 #include "loupe/ral/Context.h"
@@ -119,19 +121,19 @@ void convCudnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> f
          "cudnnSetConvolution2dDescriptor");
     step(s.cudnnSetConvolutionGroupCount(conv, int(param(kConvGroups))),
          "cudnnSetConvolutionGroupCount");
-    step(s.cudnnSetConvolutionMathType(conv, CUDNN_DEFAULT_MATH), "cudnnSetConvolutionMathType");
+    step(s.cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
   }
   cudnnConvolutionFwdAlgoPerf_t perf[8];
   int returned = 0;
   if (st == CUDNN_STATUS_SUCCESS)
     step(s.cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 8, &returned, perf),
          "cudnnGetConvolutionForwardAlgorithm_v7 (shapes do not match the convolution?)");
-  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  std::vector<ConvAlgorithmCandidate> ranking;
   for (int i = 0; i < returned; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS) {
-      algo = perf[i].algo;
-      break;
-    }
+    ranking.push_back({perf[i].algo, perf[i].status == CUDNN_STATUS_SUCCESS,
+                       perf[i].mathType == CUDNN_FMA_MATH});
+  auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(
+      pickFp32ConvAlgorithm(ranking, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM));
   size_t workspaceBytes = 0;
   if (st == CUDNN_STATUS_SUCCESS)
     step(s.cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, algo, &workspaceBytes),

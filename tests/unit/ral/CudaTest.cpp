@@ -6,6 +6,7 @@
 // With a GPU: the GPU kernels run against naive references; without one they GTEST_SKIP.
 //
 //===----------------------------------------------------------------------===//
+#include "ConvAlgorithm.h" // ral/lib/cuda (internal)
 #include "RalTestUtils.h"
 
 #include "loupe/ral/Context.h"
@@ -268,3 +269,14 @@ TEST_F(RalGpu, AllocMemcpyAndStreamOrdering) {
 }
 
 } // namespace
+
+// The first GPU run: cuDNN's default math let a TF32 algorithm run an f32 conv (4% off). The
+// algorithm is the best one ranked in FMA math; without one, implicit GEMM.
+TEST(RalCuda, ConvAlgorithmIsNeverATensorCoreOne) {
+  using loupe::ral::pickFp32ConvAlgorithm;
+  const int implicitGemm = 0;
+  EXPECT_EQ(pickFp32ConvAlgorithm({{6, true, false}, {1, false, true}, {2, true, true}}, implicitGemm),
+            2);
+  EXPECT_EQ(pickFp32ConvAlgorithm({{6, true, false}, {7, true, false}}, implicitGemm), implicitGemm);
+  EXPECT_EQ(pickFp32ConvAlgorithm({}, implicitGemm), implicitGemm);
+}

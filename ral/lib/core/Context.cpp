@@ -135,6 +135,8 @@ Context::~Context() {
       entry.handle.release();
   kernels_.clear();
   resources_.clear();
+  for (void *stream : idleStreams_)
+    (void)cuda_->destroyStream(stream); // Cleanup: nothing to report to.
   cuda_.reset();
 }
 
@@ -151,6 +153,26 @@ StatusOr<CudaDriver *> Context::cuda() {
   if (!cuda_)
     return cudaStatus_;
   return cuda_.get();
+}
+
+StatusOr<void *> Context::acquireStream() {
+  auto cuda = this->cuda();
+  if (!cuda)
+    return cuda.status();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!idleStreams_.empty()) {
+      void *stream = idleStreams_.back();
+      idleStreams_.pop_back();
+      return stream;
+    }
+  }
+  return (*cuda)->createStream();
+}
+
+void Context::releaseStream(void *stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  idleStreams_.push_back(stream);
 }
 
 Context::Resource *Context::getOrCreateResource(const std::string &key,
@@ -432,12 +454,7 @@ void *ExecutionContext::allocatePersistent(size_t bytes) {
 void *ExecutionContext::cudaStream() {
   if (cudaStream_)
     return cudaStream_;
-  auto cuda = context_.cuda();
-  if (!cuda) {
-    signalError(cuda.status());
-    return nullptr;
-  }
-  auto stream = (*cuda)->createStream();
+  auto stream = context_.acquireStream();
   if (!stream) {
     signalError(stream.status());
     return nullptr;
@@ -616,10 +633,13 @@ Status ExecutionContext::finish() {
       for (void *p : deviceTemporaries_)
         if (Status s = (*cuda)->freeAsync(reinterpret_cast<uint64_t>(p), cudaStream_); !s)
           signalError(s);
-      if (Status s = (*cuda)->synchronize(cudaStream_); !s)
+      if (Status s = (*cuda)->synchronize(cudaStream_); !s) {
         signalError(s);
-      if (Status s = (*cuda)->destroyStream(cudaStream_); !s)
-        signalError(s);
+        if (Status d = (*cuda)->destroyStream(cudaStream_); !d)
+          signalError(d);
+      } else {
+        context_.releaseStream(cudaStream_); // idle: the next execution reuses it
+      }
     }
     deviceTemporaries_.clear();
     cudaStream_ = nullptr;

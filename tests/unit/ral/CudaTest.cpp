@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <dlfcn.h>
 #include <random>
 #include <sys/stat.h>
 
@@ -280,3 +281,47 @@ TEST(RalCuda, ConvAlgorithmIsNeverATensorCoreOne) {
   EXPECT_EQ(pickFp32ConvAlgorithm({{6, true, false}, {7, true, false}}, implicitGemm), implicitGemm);
   EXPECT_EQ(pickFp32ConvAlgorithm({}, implicitGemm), implicitGemm);
 }
+
+#ifdef LOUPE_FAKE_CUDA_DIR
+/// A counter of the fake driver (fixtures/fake_libcuda.c).
+static int fakeCudaCounter(const char *name) {
+  void *fake = dlopen(LOUPE_FAKE_CUDA_DIR "/libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  auto counter = fake ? reinterpret_cast<int (*)()>(dlsym(fake, name)) : nullptr;
+  return counter ? counter() : -1;
+}
+
+// The first GPU run stored 101 CUDA streams for 100 repetitions: every execution created and
+// destroyed its own. Executions now take an idle stream of the context's pool; concurrent ones
+// get their own, and the context destroys the pool.
+TEST(RalCuda, ExecutionsReuseTheContextsIdleStreams) {
+  ScopedEnv dirs("LOUPE_CUDA_LIB_DIRS", LOUPE_FAKE_CUDA_DIR);
+  ContextOptions options;
+  options.loadPlugins = false;
+  options.useCuda = true;
+  auto context = Context::create(options);
+  ASSERT_TRUE(context) << context.status().message();
+  ASSERT_TRUE((*context)->cuda());
+  ASSERT_NE((*(*context)->cuda())->libraryPath().find(LOUPE_FAKE_CUDA_DIR), std::string::npos);
+  void *first = nullptr;
+  for (int rep = 0; rep < 5; ++rep) {
+    ExecutionContext execution(**context);
+    void *stream = execution.cudaStream();
+    ASSERT_NE(stream, nullptr);
+    if (rep == 0)
+      first = stream;
+    EXPECT_EQ(stream, first) << "repetition " << rep;
+    EXPECT_TRUE(execution.finish());
+  }
+  EXPECT_EQ(fakeCudaCounter("fake_cuda_streams_created"), 1);
+  {
+    ExecutionContext a(**context), b(**context);
+    EXPECT_NE(a.cudaStream(), b.cudaStream());
+    EXPECT_TRUE(a.finish());
+    EXPECT_TRUE(b.finish());
+  }
+  EXPECT_EQ(fakeCudaCounter("fake_cuda_streams_created"), 2);
+  EXPECT_EQ(fakeCudaCounter("fake_cuda_streams_destroyed"), 0);
+  context->reset();
+  EXPECT_EQ(fakeCudaCounter("fake_cuda_streams_live"), 0);
+}
+#endif

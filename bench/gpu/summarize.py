@@ -31,31 +31,31 @@ def gpu_ns(run):
 
 
 def kernel_rows(db, run_id):
-    """(kernel rows, rows with no dispatch) of one run in the profile DB."""
+    """(kernel rows, rows with no dispatch, CUDA streams) of one run in the profile DB."""
     if db is None or run_id is None:
-        return None, None
-    total, unclaimed = db.execute(
-        "SELECT count(*), coalesce(sum(dispatch_id < 0), 0) FROM kernels WHERE run_id = ?",
-        (run_id,)).fetchone()
-    return total, unclaimed
+        return None, None, None
+    return db.execute(
+        "SELECT count(*), coalesce(sum(dispatch_id < 0), 0), count(DISTINCT streamId) "
+        "FROM kernels WHERE run_id = ?", (run_id,)).fetchone()
 
 
 def models(runs, db):
     print("## Models\n")
     print("| artifact | exit | check | timing | dispatches | run median (us) | "
-          "sum of dispatch medians (us) | CUPTI kernel rows | rows without dispatch |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "sum of dispatch medians (us) | CUPTI kernel rows | rows without dispatch | streams |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, run in sorted(runs.items()):
         if name.endswith(".events") or "." not in name or name.split(".")[0] in BENCHES:
             continue
         if run is None:
-            print(f"| {name} | no JSON | | | | | | | |")
+            print(f"| {name} | no JSON | | | | | | | | |")
             continue
-        total, unclaimed = kernel_rows(db, run.get("run_id"))
+        total, unclaimed, streams = kernel_rows(db, run.get("run_id"))
+        blank = lambda v: "" if v is None else v
         median = run.get("median_ns")
         print(f"| {name} | {run.get('exit_code')} | {run.get('check')} | {run.get('kernel_timing', '')} | "
               f"{len(run['dispatches'])} | {median / 1e3 if median else 0:.1f} | {gpu_ns(run) / 1e3:.1f} | "
-              f"{'' if total is None else total} | {'' if unclaimed is None else unclaimed} |"
+              f"{blank(total)} | {blank(unclaimed)} | {blank(streams)} |"
               + (f" {run['error'][:160]}" if run.get("error") else ""))
 
 

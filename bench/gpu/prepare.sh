@@ -3,6 +3,7 @@
 # NVIDIA driver, CUDA and PyTorch but none of Loupe's build dependencies):
 #   bin/loupe-run, lib/libloupe_ral.so        the runtime (docs/ral.md, "loupe-run"), with the
 #                                             C++ runtime libraries it was linked against
+#   bin/ral_cuda_test                         the RAL's GPU unit tests (RalGpu.*)
 #   lib/cupti_holder.so                       a second CUPTI subscriber (cupti_holder.c)
 #   artifacts/<model>.<variant>.so            the models for cuda: `cuda` (cuBLAS/cuDNN +
 #                                             codegen), `cuda-codegen`, `cuda-nofusion`; the
@@ -21,6 +22,7 @@ mkdir -p "$BUNDLE"/{bin,lib,artifacts,data,models}
 # Without debug info (symbol tables kept, for backtraces): the bundle travels with the working tree (64 MiB in all).
 strip --strip-debug -o "$BUNDLE/bin/loupe-run" "$BUILD/bin/loupe-run"
 strip --strip-debug -o "$BUNDLE/lib/libloupe_ral.so" "$(readlink -f "$BUILD/lib/libloupe_ral.so")"
+strip --strip-debug -o "$BUNDLE/bin/ral_cuda_test" "$BUILD/bin/ral_cuda_test" # RalGpu.* there
 # The C++ runtime it was built with (GLIBCXX_3.4.30, GCC 12): the GPU machine's may be older.
 # loupe-run's RUNPATH ($ORIGIN/../lib) finds these first; glibc itself (2.34 needed) is not copied.
 for lib in libstdc++.so.6 libgcc_s.so.1; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs the bundle of prepare.sh on this machine and summarises it:
+#  - the RAL's GPU unit tests (cuBLAS, cuDNN, allocation and stream ordering);
 #  - every model artifact (examples, mobilenet_v3_small) under each variant, numerics checked
 #    against the expected outputs;
 #  - the benchmark patterns (GPU time from CUPTI, bandwidth against the HBM peak and the
@@ -31,6 +32,9 @@ nvidia-smi >"$LOGS/nvidia-smi.txt" 2>&1
 head -30 "$LOGS/info.txt"
 
 status=0
+LD_LIBRARY_PATH=$BUNDLE/lib "$BUNDLE/bin/ral_cuda_test" --gtest_filter='RalGpu.*' >"$LOGS/ral_cuda_test.txt" 2>&1 ||
+  status=1
+echo "ral_cuda_test RalGpu.*: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$LOGS/ral_cuda_test.txt" | tr '\n' ' ')"
 RUN_ENV=() # extra environment of loupe-run (the events pass preloads the holder)
 run() { # NAME SUFFIX ARGS...: one loupe-run of artifacts/NAME.so, its JSON and stderr kept
   local name=$1 suffix=$2; shift 2

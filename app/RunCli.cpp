@@ -88,7 +88,7 @@ bool applyRunFlags(const CommandLine &cl, profiler::RunSettings &run, std::strin
       error = std::string(flag) + " must be finite and >= 0, got '" + cl.get(flag) + "'";
       return false;
     }
-  profiler::setMeasureOptions(run, measure);
+  run.measure = measure;
   run.seed = static_cast<uint64_t>(seed);
   run.inputsDir = cl.get("--inputs");
   run.checkDir = cl.get("--check");

@@ -98,11 +98,13 @@ int main(int argc, char **argv) {
     profiler::RunInfo info;
     info.model = run.manifest.model.empty() ? path : run.manifest.model;
     info.configJson = nlohmann::json{{"runner", "loupe-run"}, {"artifact", path},
-                                     {"abi", run.manifest.abi}, {"warmup", settings.warmup},
-                                     {"warmup_ms", settings.warmupMs}, {"reps", settings.reps},
-                                     {"min_reps", settings.minReps},
-                                     {"max_reps", settings.maxReps}, {"max_ms", settings.maxMs},
-                                     {"noise", settings.noise}, {"seed", settings.seed},
+                                     {"abi", run.manifest.abi}, {"warmup", settings.measure.warmupReps},
+                                     {"warmup_ms", settings.measure.warmupMs},
+                                     {"reps", settings.measure.reps},
+                                     {"min_reps", settings.measure.minReps},
+                                     {"max_reps", settings.measure.maxReps},
+                                     {"max_ms", settings.measure.maxMs},
+                                     {"noise", settings.measure.noise}, {"seed", settings.seed},
                                      {"inputs", settings.inputsDir}, {"check", settings.checkDir}}
                           .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto store = profiler::Store::open(cl.get("--db"));

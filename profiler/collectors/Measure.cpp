@@ -24,24 +24,30 @@ std::optional<std::vector<CacheMode>> parseCacheModes(const std::string &name) {
   return std::nullopt;
 }
 
+std::vector<MeasureOptionError> rangeErrors(const MeasureOptions &o) {
+  std::vector<MeasureOptionError> errors;
+  auto check = [&](bool ok, const char *field, const char *flag, std::string rule) {
+    if (!ok)
+      errors.push_back({field, flag, std::move(rule)});
+  };
+  check(o.warmupReps >= -1, "warmup", "--warmup", "must be >= 0, or -1 to warm up for warmup_ms");
+  check(o.warmupMs >= 0, "warmup_ms", "--warmup-ms", "must be >= 0");
+  check(o.reps >= 0, "reps", "--reps", "must be >= 1, or 0 to sample until the noise target");
+  check(o.minReps >= 10, "min_reps", "--min-reps",
+        "must be >= 10 (DESIGN.md: at least 10 samples)");
+  check(o.maxReps >= o.minReps, "max_reps", "--max-reps",
+        "(" + std::to_string(o.maxReps) + ") must be >= min_reps (" + std::to_string(o.minReps) +
+            ")");
+  check(o.maxMs > 0, "max_ms", "--max-ms", "must be > 0");
+  check(o.noise > 0 && o.noise < 1, "noise", "--noise", "must be in (0, 1), e.g. 0.02 for 2%");
+  return errors;
+}
+
 ral::Status validate(const MeasureOptions &o) {
-  auto bad = [](const std::string &m) { return ral::invalidArgument(m); };
-  if (o.warmupReps < -1)
-    return bad("--warmup must be >= 0");
-  if (!(o.warmupMs >= 0))
-    return bad("--warmup-ms must be >= 0");
-  if (o.reps < 0)
-    return bad("--reps must be >= 1");
-  if (o.minReps < 10)
-    return bad("--min-reps must be >= 10 (DESIGN.md: at least 10 samples)");
-  if (o.maxReps < o.minReps)
-    return bad("--max-reps (" + std::to_string(o.maxReps) + ") must be >= --min-reps (" +
-               std::to_string(o.minReps) + ")");
-  if (!(o.maxMs > 0))
-    return bad("--max-ms must be > 0");
-  if (!(o.noise > 0 && o.noise < 1))
-    return bad("--noise must be in (0, 1), e.g. 0.02 for 2%");
-  return ral::Status::ok();
+  std::vector<MeasureOptionError> errors = rangeErrors(o);
+  if (errors.empty())
+    return ral::Status::ok();
+  return ral::invalidArgument(errors.front().flag + " " + errors.front().rule);
 }
 
 double relativeNoise(const std::vector<int64_t> &durationsNs) {

@@ -169,6 +169,39 @@ const char *const kV5 = R"sql(
 ALTER TABLE measurements ADD COLUMN kernel_timing TEXT;
 )sql";
 
+/// Version 6: the process that began each run (host, boot, PID and its start time) and what
+/// surrounded it (RunProvenance.h: load, CPUs, thread and device environment), NULL in older
+/// rows and imports; and the status 'interrupted', which Store::open gives a run left
+/// 'running' by a process that no longer runs. A CHECK cannot be altered in SQLite, so runs is
+/// rebuilt (sqlite.org/lang_altertable.html, "Making Other Kinds Of Table Schema Changes"),
+/// with foreign keys off (migrate), so dropping the old table cascades to nothing.
+const char *const kV6 = R"sql(
+CREATE TABLE runs_v6(
+  id INTEGER PRIMARY KEY,
+  started_ns INTEGER NOT NULL,
+  finished_ns INTEGER,
+  status TEXT NOT NULL DEFAULT 'running'
+    CHECK (status IN ('running', 'complete', 'failed', 'interrupted')),
+  model_id INTEGER NOT NULL REFERENCES strings(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  config_id INTEGER NOT NULL REFERENCES configs(id),
+  session_id INTEGER REFERENCES strings(id),
+  variant_id INTEGER REFERENCES strings(id),
+  error TEXT,
+  host TEXT,
+  boot_id TEXT,
+  pid INTEGER,
+  pid_start INTEGER,
+  environment_json TEXT);
+INSERT INTO runs_v6(id, started_ns, finished_ns, status, model_id, device_id, config_id,
+                    session_id, variant_id, error)
+  SELECT id, started_ns, finished_ns, status, model_id, device_id, config_id, session_id,
+         variant_id, error FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v6 RENAME TO runs;
+CREATE INDEX IF NOT EXISTS runs_by_model ON runs(model_id);
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -181,6 +214,7 @@ const Step kSteps[] = {
     {3, kV3},
     {4, kV4},
     {5, kV5},
+    {6, kV6},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");
@@ -188,6 +222,10 @@ static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
 } // namespace
 
 ral::Status migrate(sqlite::Connection &conn, int from) {
+  // Off while the schema changes (a no-op inside a transaction, so here): a step that rebuilds
+  // a table drops the old one, which must not cascade to the rows that reference it.
+  if (ral::Status s = conn.exec("PRAGMA foreign_keys = OFF"); !s)
+    return s;
   for (const Step &step : kSteps) {
     if (step.toVersion <= from)
       continue;

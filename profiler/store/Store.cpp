@@ -3,6 +3,8 @@
 #include "Schema.h"
 #include "StoreImpl.h"
 
+#include "loupe/profiler/RunProvenance.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +32,8 @@ const char *runStatusName(RunStatus status) {
     return "complete";
   case RunStatus::Failed:
     return "failed";
+  case RunStatus::Interrupted:
+    return "interrupted";
   }
   return "running";
 }
@@ -146,6 +150,38 @@ static StatusOr<std::string> enableWal(sqlite::Connection &conn) {
   return mode;
 }
 
+/// Marks 'interrupted' the runs of this host left 'running' by a process that no longer runs
+/// (killed, crashed, or the host rebooted): finishRun never came. Runs of other hosts (a DB
+/// on a shared disk) and of live processes stay as they are.
+static Status markInterruptedRuns(sqlite::Connection &conn) {
+  ProcessIdentity me = currentProcess();
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt running,
+      conn.prepare("SELECT id, boot_id, pid, pid_start FROM runs WHERE status = 'running' AND "
+                   "host = ?1 AND pid IS NOT NULL"));
+  running.bind(1, me.host);
+  std::vector<std::pair<int64_t, ProcessIdentity>> interrupted;
+  while (true) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, running.step());
+    if (!row)
+      break;
+    ProcessIdentity owner{me.host, running.text(1), running.int64(2), running.int64(3)};
+    if (!stillRuns(owner))
+      interrupted.emplace_back(running.int64(0), owner);
+  }
+  for (const auto &[id, owner] : interrupted) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(
+        sqlite::Stmt update,
+        conn.prepare("UPDATE runs SET status = 'interrupted', error = ?2 WHERE id = ?1 AND "
+                     "status = 'running'"));
+    update.bind(1, id).bind(2, "process " + std::to_string(owner.pid) + " on " + owner.host +
+                                   " ended before finishing the run (killed, crashed, or the "
+                                   "host restarted)");
+    LOUPE_PROF_RETURN_IF_ERROR(update.run());
+  }
+  return Status::ok();
+}
+
 StatusOr<Store> Store::open(const std::string &path, const OpenOptions &options) {
   bool inMemory = path == ":memory:" || path.empty();
   if (options.readOnly && !inMemory && !std::filesystem::exists(path))
@@ -202,9 +238,11 @@ StatusOr<Store> Store::open(const std::string &path, const OpenOptions &options)
                                 mode + ")");
     LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA synchronous = NORMAL"));
   }
-  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA foreign_keys = ON"));
   if (version < kSchemaVersion)
     LOUPE_PROF_RETURN_IF_ERROR(schema::migrate(*conn, static_cast<int>(version)));
+  LOUPE_PROF_RETURN_IF_ERROR(conn->exec("PRAGMA foreign_keys = ON"));
+  if (!options.readOnly)
+    LOUPE_PROF_RETURN_IF_ERROR(markInterruptedRuns(*conn));
   return Store(std::make_unique<Impl>(std::move(conn)));
 }
 
@@ -301,7 +339,9 @@ static StatusOr<int64_t> insertRun(Store::Impl &s, const RunInfo &info, RunStatu
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt insert,
       s.conn->prepare("INSERT INTO runs(started_ns, finished_ns, status, model_id, device_id, "
-                      "config_id, session_id, variant_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+                      "config_id, session_id, variant_id, host, boot_id, pid, pid_start, "
+                      "environment_json) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
   int64_t now = wallNowNs();
   insert.bind(1, info.startedNs != 0 ? info.startedNs : now);
   if (status == RunStatus::Running)
@@ -312,6 +352,14 @@ static StatusOr<int64_t> insertRun(Store::Impl &s, const RunInfo &info, RunStatu
   insert.bind(6, config);
   bindId(insert, 7, session);
   bindId(insert, 8, variant);
+  if (status == RunStatus::Running) { // this process runs it (an import ran elsewhere)
+    ProcessIdentity me = currentProcess();
+    insert.bind(9, me.host).bind(10, me.bootId).bind(11, me.pid).bind(12, me.startTicks);
+    insert.bind(13, info.environmentJson.empty() ? runEnvironmentJson() : info.environmentJson);
+  } else {
+    for (int i = 9; i <= 13; ++i)
+      insert.bindNull(i);
+  }
   LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   return s.conn->lastInsertRowId();
 }

@@ -9,10 +9,11 @@ using ral::StatusOr;
 
 namespace {
 
-/// Columns 0-11 of a run row; WHERE/ORDER appended by the callers.
+/// Columns 0-14 of a run row; WHERE/ORDER appended by the callers.
 const char *const kRunSelect =
     "SELECT r.id, r.status, m.value, d.kind, d.name, s.value, v.value, r.started_ns, "
-    "r.finished_ns, r.error, d.details_json, c.json FROM runs r "
+    "r.finished_ns, r.error, d.details_json, c.json, r.host, r.pid, r.environment_json "
+    "FROM runs r "
     "JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.device_id "
     "JOIN configs c ON c.id = r.config_id "
     "LEFT JOIN strings s ON s.id = r.session_id LEFT JOIN strings v ON v.id = r.variant_id ";
@@ -22,6 +23,8 @@ RunStatus parseRunStatus(const std::string &s) {
     return RunStatus::Complete;
   if (s == "failed")
     return RunStatus::Failed;
+  if (s == "interrupted")
+    return RunStatus::Interrupted;
   return RunStatus::Running;
 }
 
@@ -98,6 +101,9 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
     data.summary = readRunSummary(q);
     data.deviceDetailsJson = q.text(10);
     data.configJson = q.text(11);
+    data.host = q.text(12);
+    data.pid = q.isNull(13) ? 0 : q.int64(13);
+    data.environmentJson = q.isNull(14) ? "{}" : q.text(14);
   }
 
   LOUPE_PROF_RETURN_IF_ERROR(collect(

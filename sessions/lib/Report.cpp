@@ -1,6 +1,8 @@
 //===- Report.cpp - Replay reports: JSON and Markdown -------------------------===//
 #include "loupe/sessions/Report.h"
 
+#include "loupe/profiler/RunProvenance.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -114,6 +116,10 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   // GPU runs: where the dispatch times come from (CUPTI, CUDA events, or the host clock).
   if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())
     report["kernel_timing"] = outcome.modes.front().measurement.kernelTiming;
+  // What surrounded the measurement (load, CPUs, thread settings): a loaded machine shows.
+  if (json environment = json::parse(outcome.environmentJson, nullptr, false);
+      environment.is_object())
+    report["environment"] = environment;
 
   json correctness = {{"checked", outcome.checked}};
   if (outcome.checked) {
@@ -330,6 +336,8 @@ static std::string renderRunBody(const json &r, const std::string &h) {
   }
   if (r.contains("kernel_timing"))
     md += "- Kernel timings: " + r["kernel_timing"].get<std::string>() + "\n";
+  if (r.contains("environment"))
+    md += "- Environment: " + text(profiler::describeEnvironment(r["environment"].dump())) + "\n";
   const json &corr = r["correctness"];
   if (corr.value("checked", false))
     md += std::string("- Correctness: ") + (corr.value("passed", false) ? "**PASS**" : "**FAIL**") + "\n";

@@ -42,27 +42,9 @@ void bindInputTensors(compiler::CompileOptions &options, const std::vector<ral::
 }
 
 compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline) {
-  compiler::CompileOptions options;
-  options.target = pipeline.target;
+  compiler::CompileOptions options{pipeline};
   options.phaseTo = "artifact"; // a run needs the artifact; phase_to only shapes the GUI view
-  options.backends = pipeline.backends;
-  options.backendOverrides = pipeline.overrides;
-  options.fusion = pipeline.fusion;
-  options.gpuArch = pipeline.gpuArch;
-  options.inputShapes = pipeline.inputShapes;
   return options;
-}
-
-PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options) {
-  PipelineSettings pipeline;
-  pipeline.target = options.target;
-  pipeline.gpuArch = options.gpuArch;
-  pipeline.phaseTo = options.phaseTo;
-  pipeline.backends = options.backends;
-  pipeline.overrides = options.backendOverrides;
-  pipeline.fusion = options.fusion;
-  pipeline.inputShapes = options.inputShapes;
-  return pipeline;
 }
 
 RunRequest requestFromSession(const Session &session, const std::string &dbPath) {
@@ -131,7 +113,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   info.model = request.model;
   info.session = request.sessionName;
   info.variant = request.variant;
-  info.configJson = runConfigJson(pipelineSettingsOf(request.compile), request.run);
+  info.configJson = runConfigJson(request.compile, request.run);
   std::optional<profiler::CompileRecord> compile;
   if (out.compile)
     compile = compileRecord(*out.compile, request.model, request.compile);

@@ -33,30 +33,39 @@ namespace {
 /// sessions that do not use it read as they did before the field existed.
 enum class FieldKind { Value, Path, Optional };
 
+/// A field's member, or a member of a member: field(settings) is a reference to it.
+template <auto... Path> struct Field {
+  template <typename S> auto &operator()(S &s) const { return (s .* ... .* Path); }
+};
+template <auto... Path> constexpr Field<Path...> field{};
+
 template <typename Visit> void pipelineFields(Visit &&visit) {
-  visit("target", &PipelineSettings::target, FieldKind::Value);
-  visit("gpu_arch", &PipelineSettings::gpuArch, FieldKind::Optional);
-  visit("phase_to", &PipelineSettings::phaseTo, FieldKind::Value);
-  visit("backends", &PipelineSettings::backends, FieldKind::Optional);
-  visit("fusion", &PipelineSettings::fusion, FieldKind::Optional);
-  visit("overrides", &PipelineSettings::overrides, FieldKind::Optional);
-  visit("input_shapes", &PipelineSettings::inputShapes, FieldKind::Optional);
+  visit("target", field<&PipelineSettings::target>, FieldKind::Value);
+  visit("gpu_arch", field<&PipelineSettings::gpuArch>, FieldKind::Optional);
+  visit("phase_to", field<&PipelineSettings::phaseTo>, FieldKind::Value);
+  visit("backends", field<&PipelineSettings::backends>, FieldKind::Optional);
+  visit("fusion", field<&PipelineSettings::fusion>, FieldKind::Optional);
+  visit("overrides", field<&PipelineSettings::backendOverrides>, FieldKind::Optional);
+  visit("input_shapes", field<&PipelineSettings::inputShapes>, FieldKind::Optional);
 }
 
+/// A field of RunSettings::measure.
+template <auto Member> constexpr auto measureField = field<&RunSettings::measure, Member>;
+
 template <typename Visit> void runFields(Visit &&visit) {
-  visit("warmup", &RunSettings::warmup, FieldKind::Value);
-  visit("reps", &RunSettings::reps, FieldKind::Value);
-  visit("warmup_ms", &RunSettings::warmupMs, FieldKind::Optional);
-  visit("min_reps", &RunSettings::minReps, FieldKind::Optional);
-  visit("max_reps", &RunSettings::maxReps, FieldKind::Optional);
-  visit("max_ms", &RunSettings::maxMs, FieldKind::Optional);
-  visit("noise", &RunSettings::noise, FieldKind::Optional);
-  visit("mode", &RunSettings::mode, FieldKind::Optional);
-  visit("seed", &RunSettings::seed, FieldKind::Value);
-  visit("inputs", &RunSettings::inputsDir, FieldKind::Path);
-  visit("check", &RunSettings::checkDir, FieldKind::Path);
-  visit("rtol", &RunSettings::rtol, FieldKind::Value);
-  visit("atol", &RunSettings::atol, FieldKind::Value);
+  visit("warmup", measureField<&profiler::MeasureOptions::warmupReps>, FieldKind::Value);
+  visit("reps", measureField<&profiler::MeasureOptions::reps>, FieldKind::Value);
+  visit("warmup_ms", measureField<&profiler::MeasureOptions::warmupMs>, FieldKind::Optional);
+  visit("min_reps", measureField<&profiler::MeasureOptions::minReps>, FieldKind::Optional);
+  visit("max_reps", measureField<&profiler::MeasureOptions::maxReps>, FieldKind::Optional);
+  visit("max_ms", measureField<&profiler::MeasureOptions::maxMs>, FieldKind::Optional);
+  visit("noise", measureField<&profiler::MeasureOptions::noise>, FieldKind::Optional);
+  visit("mode", field<&RunSettings::mode>, FieldKind::Optional);
+  visit("seed", field<&RunSettings::seed>, FieldKind::Value);
+  visit("inputs", field<&RunSettings::inputsDir>, FieldKind::Path);
+  visit("check", field<&RunSettings::checkDir>, FieldKind::Path);
+  visit("rtol", field<&RunSettings::rtol>, FieldKind::Value);
+  visit("atol", field<&RunSettings::atol>, FieldKind::Value);
 }
 
 /// Calls `visit` with the field list of settings type S.
@@ -69,7 +78,7 @@ template <typename S, typename Visit> void fieldsOf(Visit &&visit) {
 
 template <typename S> bool sameFields(const S &a, const S &b) {
   bool same = true;
-  fieldsOf<S>([&](const char *, auto member, FieldKind) { same = same && a.*member == b.*member; });
+  fieldsOf<S>([&](const char *, auto member, FieldKind) { same = same && member(a) == member(b); });
   return same;
 }
 
@@ -116,7 +125,7 @@ public:
 
   /// Reads every field of settings `s` that the object has (the others keep their value).
   template <typename S> void readFields(S &s) {
-    fieldsOf<S>([&](const char *key, auto member, FieldKind) { read(key, s.*member); });
+    fieldsOf<S>([&](const char *key, auto member, FieldKind) { read(key, member(s)); });
   }
 
   /// A nested object: calls `body` with a reader for it, when present.
@@ -248,7 +257,7 @@ void validate(const PipelineSettings &pipeline, ObjectReader &r) {
     return r.fail("'target' must be \"cpu\" or \"cuda\"", "target");
   if (!compiler::isGpuArch(pipeline.gpuArch))
     return r.fail("'gpu_arch' must be \"sm_80\" or \"sm_90\"", "gpu_arch");
-  for (const auto &[loc, backend] : pipeline.overrides) {
+  for (const auto &[loc, backend] : pipeline.backendOverrides) {
     std::string where = r.pointer() + "/overrides/" + pointerToken(loc);
     if (loc.empty())
       return r.failAt(where, "an override needs a non-empty loc");
@@ -257,20 +266,8 @@ void validate(const PipelineSettings &pipeline, ObjectReader &r) {
   }
 }
 void validate(const RunSettings &run, ObjectReader &r) {
-  if (run.reps < 0)
-    r.fail("'reps' must be >= 1, or 0 to sample until the noise target", "reps");
-  if (run.warmup < -1)
-    r.fail("'warmup' must be >= 0, or -1 to warm up for warmup_ms", "warmup");
-  if (!(run.warmupMs >= 0))
-    r.fail("'warmup_ms' must be >= 0", "warmup_ms");
-  if (run.minReps < 10)
-    r.fail("'min_reps' must be >= 10", "min_reps");
-  if (run.maxReps < run.minReps)
-    r.fail("'max_reps' must be >= 'min_reps'", "max_reps");
-  if (!(run.maxMs > 0))
-    r.fail("'max_ms' must be > 0", "max_ms");
-  if (!(run.noise > 0 && run.noise < 1))
-    r.fail("'noise' must be in (0, 1), e.g. 0.02 for 2%", "noise");
+  for (const profiler::MeasureOptionError &e : profiler::rangeErrors(run.measure))
+    r.fail("'" + e.field + "' " + e.rule, e.field);
   if (run.mode != "hot" && run.mode != "cold" && run.mode != "both")
     r.fail("'mode' must be \"hot\", \"cold\" or \"both\"", "mode");
   if (!profiler::validTolerance(run.rtol))
@@ -299,9 +296,9 @@ std::string resolve(const std::string &p, const fs::path &base) {
 
 template <typename S> void resolvePaths(S &s, const fs::path &base) {
   fieldsOf<S>([&](const char *, auto member, FieldKind kind) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(s.*member)>, std::string>)
+    if constexpr (std::is_same_v<std::decay_t<decltype(member(s))>, std::string>)
       if (kind == FieldKind::Path)
-        s.*member = resolve(s.*member, base);
+        member(s) = resolve(member(s), base);
   });
 }
 
@@ -313,10 +310,10 @@ json fieldsJson(const S &s, const S *base, const PathFn &path, bool allFields = 
   json out = json::object();
   const S defaults;
   fieldsOf<S>([&](const char *key, auto member, FieldKind kind) {
-    const auto &value = s.*member;
-    if (base && value == base->*member)
+    const auto &value = member(s);
+    if (base && value == member(*base))
       return;
-    if (!base && !allFields && kind == FieldKind::Optional && value == defaults.*member)
+    if (!base && !allFields && kind == FieldKind::Optional && value == member(defaults))
       return;
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
       if (kind == FieldKind::Path) {
@@ -382,8 +379,11 @@ void readCompare(ObjectReader &root, Session &session) {
 }
 } // namespace
 
-bool operator==(const PipelineSettings &a, const PipelineSettings &b) { return sameFields(a, b); }
 } // namespace loupe::sessions
+
+bool loupe::compiler::operator==(const PipelineOptions &a, const PipelineOptions &b) {
+  return sessions::sameFields(a, b);
+}
 
 bool loupe::profiler::operator==(const RunSettings &a, const RunSettings &b) {
   return sessions::sameFields(a, b);
@@ -434,6 +434,11 @@ StatusOr<Session> parseSession(const std::string &text, const std::string &path)
     root.fail("'loupe_session' must be >= 1", "loupe_session");
   root.read("name", session.name);
   root.read("model", session.model, /*required=*/true);
+  // The session format's own values for a file that leaves out warmup or reps (every version
+  // so far), so old files keep their meaning; without a file (the CLI, a new GUI session) the
+  // profiler's defaults apply.
+  session.run.measure.warmupReps = kFileWarmupReps;
+  session.run.measure.reps = kFileReps;
   readSettings(root, session.pipeline, session.run);
   if (status && version < 2)
     for (const char *key : {"variants", "compare"})

@@ -67,8 +67,8 @@ static std::string runDataSet(const fs::path &model, const fs::path &data,
   request.compile.keepIrText = false;
   request.compile.backends = backends;
   request.compile.fusion = fusion;
-  request.run.warmup = 0;
-  request.run.reps = 1;
+  request.run.measure.warmupReps = 0;
+  request.run.measure.reps = 1;
   request.run.inputsDir = data.string();
   request.run.checkDir = data.string();
   // The ONNX backend tests' own tolerances (onnx/backend/test/runner: rtol 1e-3, atol 1e-7).

@@ -47,14 +47,14 @@ ScreenRect DispatchPanel::popupItemRect(const std::string &backend) const {
 void DispatchPanel::syncWithSession(const ViewModel &vm) {
   // The session's overrides changed elsewhere (another session opened, Save, Recompile): the
   // edits start over from them.
-  if (!synced_ || basis_ != vm.session.pipeline.overrides) {
-    basis_ = edited_ = vm.session.pipeline.overrides;
+  if (!synced_ || basis_ != vm.session.pipeline.backendOverrides) {
+    basis_ = edited_ = vm.session.pipeline.backendOverrides;
     synced_ = true;
   }
 }
 
 bool DispatchPanel::hasPendingEdits(const ViewModel &vm) const {
-  return synced_ && edited_ != vm.session.pipeline.overrides;
+  return synced_ && edited_ != vm.session.pipeline.backendOverrides;
 }
 
 void DispatchPanel::setOverride(const std::string &loc, const std::string &backend) {
@@ -65,8 +65,8 @@ void DispatchPanel::setOverride(const std::string &loc, const std::string &backe
 }
 
 void DispatchPanel::recompile(ViewModel &vm, Actions &actions) {
-  if (vm.session.pipeline.overrides != edited_) {
-    vm.session.pipeline.overrides = edited_;
+  if (vm.session.pipeline.backendOverrides != edited_) {
+    vm.session.pipeline.backendOverrides = edited_;
     vm.sessionDirty = true;
   }
   basis_ = edited_;
@@ -74,8 +74,8 @@ void DispatchPanel::recompile(ViewModel &vm, Actions &actions) {
 }
 
 void DispatchPanel::save(ViewModel &vm) {
-  if (vm.session.pipeline.overrides != edited_) {
-    vm.session.pipeline.overrides = edited_;
+  if (vm.session.pipeline.backendOverrides != edited_) {
+    vm.session.pipeline.backendOverrides = edited_;
     vm.sessionDirty = true;
   }
   basis_ = edited_;
@@ -101,7 +101,7 @@ void DispatchPanel::drawToolbar(ViewModel &vm, Actions &actions) {
   ImGui::SameLine();
   ImGui::BeginDisabled(!pending);
   if (ImGui::Button("Revert"))
-    edited_ = vm.session.pipeline.overrides;
+    edited_ = vm.session.pipeline.backendOverrides;
   ImGui::EndDisabled();
   ImGui::SameLine();
   const graph::GraphModel &model = *vm.compile->graph;
@@ -237,9 +237,9 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       ImGui::TableNextColumn();
       if (!d.opKind.empty()) {
         auto edited = edited_.find(d.overrideLoc);
-        auto applied = vm.session.pipeline.overrides.find(d.overrideLoc);
+        auto applied = vm.session.pipeline.backendOverrides.find(d.overrideLoc);
         std::string current = edited == edited_.end() ? "" : edited->second;
-        std::string was = applied == vm.session.pipeline.overrides.end() ? "" : applied->second;
+        std::string was = applied == vm.session.pipeline.backendOverrides.end() ? "" : applied->second;
         std::string preview = (current.empty() ? std::string("default") : current) +
                               (current != was ? " *" : "");
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

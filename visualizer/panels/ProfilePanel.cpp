@@ -121,7 +121,8 @@ void ProfilePanel::drawRuns(ViewModel &vm, Actions &actions) {
       showText(formatWallTime(r.startedNs));
       ImGui::TableNextColumn();
       ImU32 statusColor = r.status == profiler::RunStatus::Complete ? IM_COL32(150, 150, 150, 255)
-                          : r.status == profiler::RunStatus::Failed
+                          : r.status == profiler::RunStatus::Failed ||
+                                    r.status == profiler::RunStatus::Interrupted
                               ? IM_COL32(235, 90, 80, 255)
                               : IM_COL32(230, 180, 60, 255);
       textColored(statusColor, profiler::runStatusName(r.status));
@@ -290,6 +291,11 @@ void ProfilePanel::draw(ViewModel &vm, Actions &actions) {
   }
   if (!p.kernelTiming.empty())
     ImGui::TextDisabled("dispatch times: %s", p.kernelTiming.c_str());
+  if (!p.provenance.empty()) {
+    ImGui::TextDisabled("%s", p.provenance.c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", p.environmentJson.c_str());
+  }
 
   // Kernels, clusters, fallbacks and GPU kernels above the timeline, each given a share of
   // the height.

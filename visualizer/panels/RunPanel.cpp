@@ -104,15 +104,15 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
     ImGui::EndCombo();
   }
   changed |= drawBackendSettings(vm.session.pipeline);
-  changed |= ImGui::InputInt("warmup", &run.warmup);
+  changed |= ImGui::InputInt("warmup", &run.measure.warmupReps);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("untimed repetitions; -1: for warmup_ms (%.0f ms)", run.warmupMs);
-  changed |= ImGui::InputInt("reps", &run.reps);
+    ImGui::SetTooltip("untimed repetitions; -1: for warmup_ms (%.0f ms)", run.measure.warmupMs);
+  changed |= ImGui::InputInt("reps", &run.measure.reps);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("measured repetitions; 0: until the median's noise is <= %.1f%%",
-                      100 * run.noise);
-  run.warmup = std::max(-1, run.warmup);
-  run.reps = std::max(0, run.reps);
+                      100 * run.measure.noise);
+  run.measure.warmupReps = std::max(-1, run.measure.warmupReps);
+  run.measure.reps = std::max(0, run.measure.reps);
 
   ImGui::TextUnformatted("inputs");
   int source = run.inputsDir.empty() ? 0 : 1;

@@ -292,10 +292,10 @@ void Controller::run() {
   vm_.running = true;
   runQueued_ = true;
   uint64_t generation = generation_;
-  std::string warmup = request.run.warmup < 0
-                           ? formatNs(request.run.warmupMs * 1e6)
-                           : std::to_string(request.run.warmup);
-  std::string reps = request.run.reps > 0 ? std::to_string(request.run.reps) : "adaptive";
+  const profiler::MeasureOptions &measure = request.run.measure;
+  std::string warmup = measure.warmupReps < 0 ? formatNs(measure.warmupMs * 1e6)
+                                              : std::to_string(measure.warmupReps);
+  std::string reps = measure.reps > 0 ? std::to_string(measure.reps) : "adaptive";
   vm_.log.info("run", label + ": warmup " + warmup + ", reps " + reps + ", " +
                           request.run.mode + ", inputs " +
                           (request.run.inputsDir.empty()

@@ -1,6 +1,7 @@
 //===- ViewModel.cpp - Building the GUI's immutable snapshots ----------------===//
 #include "loupe/visualizer/ViewModel.h"
 
+#include "loupe/profiler/RunProvenance.h"
 #include "loupe/visualizer/gpu/GpuActivity.h"
 
 #include <algorithm>
@@ -93,6 +94,12 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
   view->deviceDetailsJson = data.deviceDetailsJson;
   if (data.measurement)
     view->kernelTiming = data.measurement->kernelTiming;
+  if (!data.host.empty()) {
+    std::string environment = profiler::describeEnvironment(data.environmentJson);
+    view->provenance = "on " + data.host + " (pid " + std::to_string(data.pid) + ")" +
+                       (environment.empty() ? "" : ": " + environment);
+  }
+  view->environmentJson = data.environmentJson;
   view->checks = data.checks;
   view->fallbacks = data.fallbacks;
   view->gpu = gpu::buildGpuActivity(data);

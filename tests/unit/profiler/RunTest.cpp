@@ -20,8 +20,8 @@ const std::string kFixture = std::string(LOUPE_RAL_FIXTURE_DIR) + "/libral_fixtu
 
 RunSettings quick() {
   RunSettings s;
-  s.warmup = 1;
-  s.reps = 3;
+  s.measure.warmupReps = 1;
+  s.measure.reps = 3;
   return s;
 }
 

@@ -1,5 +1,6 @@
 //===- StoreTest.cpp - SQLite profile store ---------------------------------===//
 
+#include "loupe/profiler/RunProvenance.h"
 #include "loupe/profiler/Store.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <sys/wait.h>
 #include <thread>
 
 #include <unistd.h>
@@ -341,6 +343,63 @@ TEST_F(StoreFileTest, RunLeftRunningWhenNotFinished) {
   EXPECT_STREQ(runStatusName(run->summary.status), "running");
 }
 
+// A run whose process was killed stays 'running' forever unless someone notices: the next
+// read-write open marks it interrupted, naming the process. A live process's run stays
+// running.
+TEST_F(StoreFileTest, RunsOfProcessesThatNoLongerRunAreMarkedInterrupted) {
+  std::string path = file("interrupted.db");
+  ASSERT_TRUE(Store::open(path).isOk());
+  pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) { // begins a run and dies without finishing it, as under kill -9
+    auto store = Store::open(path);
+    _exit(store && store->beginRun(sampleRunInfo()) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  int64_t live = *store->beginRun(sampleRunInfo()); // this process: still running
+  auto reopened = Store::open(path);
+  ASSERT_TRUE(reopened.isOk()) << reopened.status().message();
+  auto runs = *reopened->listRuns();
+  ASSERT_EQ(runs.size(), 2u);
+  const RunSummary &dead = runs[1].id == live ? runs[0] : runs[1];
+  EXPECT_EQ(dead.status, RunStatus::Interrupted);
+  EXPECT_STREQ(runStatusName(dead.status), "interrupted");
+  EXPECT_EQ(dead.error.rfind("process " + std::to_string(child) + " on ", 0), 0u) << dead.error;
+  EXPECT_EQ(reopened->loadRun(live)->summary.status, RunStatus::Running);
+
+  // The run records where it ran and what surrounded it.
+  RunData data = *reopened->loadRun(live);
+  EXPECT_EQ(data.pid, getpid());
+  EXPECT_EQ(data.host, currentProcess().host);
+  EXPECT_NE(data.environmentJson.find("\"load\""), std::string::npos) << data.environmentJson;
+  EXPECT_NE(data.environmentJson.find("\"cpus\""), std::string::npos) << data.environmentJson;
+}
+
+TEST(RunProvenance, AProcessIsKnownByItsPidAndStartTime) {
+  ProcessIdentity me = currentProcess();
+  EXPECT_FALSE(me.host.empty());
+  EXPECT_FALSE(me.bootId.empty());
+  EXPECT_GT(me.startTicks, 0);
+  EXPECT_TRUE(stillRuns(me));
+  ProcessIdentity reused = me;
+  reused.startTicks += 1; // the same PID, another process
+  EXPECT_FALSE(stillRuns(reused));
+  ProcessIdentity rebooted = me;
+  rebooted.bootId = "another boot";
+  EXPECT_FALSE(stillRuns(rebooted));
+
+  EXPECT_EQ(describeEnvironment(R"({"load":[1.2,0.95,0.8],"cpus":2,"cpu_model":"X",)"
+                                R"("env":{"OMP_NUM_THREADS":"2"}})"),
+            "load 1.20 0.95 0.80, 2 CPUs, OMP_NUM_THREADS=2");
+  EXPECT_EQ(describeEnvironment("{}"), "");
+  EXPECT_EQ(describeEnvironment("not json"), "");
+}
+
 TEST_F(StoreFileTest, WalModeForFiles) {
   auto store = Store::open(file("wal.db"));
   ASSERT_TRUE(store.isOk()) << store.status().message();
@@ -525,6 +584,32 @@ TEST_F(StoreFileTest, VersionFourIsMigrated) {
   m.kernelTiming = "CUDA events (CUPTI is held by another subscriber: nsys)";
   ASSERT_TRUE(store->addMeasurement(gpuRun, m).isOk());
   EXPECT_EQ(store->loadRun(gpuRun)->measurement->kernelTiming, m.kernelTiming);
+}
+
+TEST_F(StoreFileTest, VersionFiveIsMigrated) {
+  // A version-5 DB: runs without the process columns. Version 6 rebuilds the runs table; the
+  // rows that reference a run survive it (no cascade). Its old 'running' run is left alone
+  // (nothing says which process owned it); a new run records its process.
+  std::string path = file("v5.db");
+  int64_t runId = fileWithOneRun(path);
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    ASSERT_TRUE(store->addSamples(runId, {{0, kWholeRep, 0, 10}, {1, kWholeRep, 20, 31}}).isOk());
+  }
+  ASSERT_TRUE(execSql(path, "ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN "
+                            "boot_id; ALTER TABLE runs DROP COLUMN pid; ALTER TABLE runs DROP "
+                            "COLUMN pid_start; ALTER TABLE runs DROP COLUMN environment_json; "
+                            "UPDATE runs SET status = 'running'; PRAGMA user_version = 5;"));
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  RunData old = *store->loadRun(runId);
+  EXPECT_EQ(old.summary.status, RunStatus::Running);
+  EXPECT_EQ(old.samples.at(kWholeRep).size(), 2u) << "samples survive the rebuild of runs";
+  EXPECT_EQ(old.pid, 0);
+  EXPECT_EQ(old.environmentJson, "{}");
+  EXPECT_EQ(store->loadRun(*store->beginRun(sampleRunInfo()))->pid, getpid());
 }
 
 TEST(Store, MeasurementAndClockColumns) {

@@ -18,8 +18,8 @@ const std::string kModels = std::string(LOUPE_SOURCE_DIR) + "/examples/models/";
 RunRequest mlpRequest() {
   RunRequest r;
   r.model = kModels + "mlp_tosa.mlir";
-  r.run.warmup = 1;
-  r.run.reps = 9;
+  r.run.measure.warmupReps = 1;
+  r.run.measure.reps = 9;
   r.run.inputsDir = kModels + "mlp_tosa/test_data_set_0";
   r.run.checkDir = r.run.inputsDir;
   r.run.rtol = 1e-4;
@@ -66,13 +66,13 @@ TEST(RunnerTest, PipelineBackendFieldsMapToCompileOptions) {
   PipelineSettings pipeline;
   pipeline.backends = {"openblas", "codegen"};
   pipeline.fusion = false;
-  pipeline.overrides = {{"fc1", "codegen"}};
+  pipeline.backendOverrides = {{"fc1", "codegen"}};
   compiler::CompileOptions options = compileOptionsFor(pipeline);
   EXPECT_EQ(options.backends, pipeline.backends);
   EXPECT_FALSE(options.fusion);
-  EXPECT_EQ(options.backendOverrides, pipeline.overrides);
+  EXPECT_EQ(options.backendOverrides, pipeline.backendOverrides);
   EXPECT_EQ(options.phaseTo, "artifact");
-  PipelineSettings back = pipelineSettingsOf(options);
+  PipelineSettings back = options; // a CompileOptions is its PipelineOptions and more
   back.phaseTo = pipeline.phaseTo;
   EXPECT_EQ(back, pipeline);
 }
@@ -83,8 +83,8 @@ TEST(RunnerTest, SessionBackendsChooseTheDispatchBackends) {
     RunRequest r;
     r.model = kModels + "mlp.onnx";
     r.compile = compileOptionsFor(pipeline);
-    r.run.warmup = 0;
-    r.run.reps = 1;
+    r.run.measure.warmupReps = 0;
+    r.run.measure.reps = 1;
     r.run.inputsDir = kModels + "mlp/test_data_set_0";
     r.run.checkDir = r.run.inputsDir;
     r.run.rtol = 1e-4;
@@ -101,7 +101,7 @@ TEST(RunnerTest, SessionBackendsChooseTheDispatchBackends) {
   auto [lib, libCount] = backendsOf(library);
   EXPECT_EQ(lib["fc1"], "onednn");
   PipelineSettings overridden;
-  overridden.overrides = {{"fc1", "openblas"}};
+  overridden.backendOverrides = {{"fc1", "openblas"}};
   auto [over, overCount] = backendsOf(overridden);
   EXPECT_EQ(over["fc1"], "openblas");
   EXPECT_EQ(over["fc2"], "onednn");
@@ -139,7 +139,7 @@ TEST(RunnerTest, BothModesAreTwoRuns) {
   auto db = std::filesystem::temp_directory_path() / "runner_modes_test.db";
   std::filesystem::remove(db);
   RunRequest request = mlpRequest();
-  request.run.reps = 3;
+  request.run.measure.reps = 3;
   request.run.mode = "both";
   request.dbPath = db.string();
   RunOutcome out = runModel(request);
@@ -169,10 +169,10 @@ TEST(RunnerTest, BothModesAreTwoRuns) {
 
 TEST(RunnerTest, AdaptiveSamplingTakesAtLeastTen) {
   RunRequest request = mlpRequest();
-  request.run.warmup = -1;
-  request.run.warmupMs = 5;
-  request.run.reps = 0;
-  request.run.maxMs = 2000;
+  request.run.measure.warmupReps = -1;
+  request.run.measure.warmupMs = 5;
+  request.run.measure.reps = 0;
+  request.run.measure.maxMs = 2000;
   RunOutcome out = runModel(request);
   ASSERT_EQ(out.exitCode, kExitOk) << out.error;
   const profiler::MeasurementRecord &m = out.modes.at(0).measurement;

@@ -24,7 +24,7 @@ TEST(SessionTest, ParsesAndResolvesRelativePaths) {
   EXPECT_EQ(s->name, "cnn");
   EXPECT_EQ(s->model, "/work/m/cnn.onnx");
   EXPECT_EQ(s->pipeline.phaseTo, "lower");
-  EXPECT_EQ(s->run.reps, 7);
+  EXPECT_EQ(s->run.measure.reps, 7);
   EXPECT_EQ(s->run.seed, 3u);
   EXPECT_EQ(s->run.inputsDir, "/work/s/d");
   EXPECT_EQ(s->run.checkDir, "/abs/d");
@@ -39,7 +39,9 @@ TEST(SessionTest, DefaultsAndNameFromFile) {
   EXPECT_TRUE(s->variants.empty());
   ASSERT_EQ(s->runList().size(), 1u);
   EXPECT_EQ(s->runList()[0].name, "base");
-  EXPECT_EQ(s->run.reps, 20);
+  EXPECT_EQ(s->run.measure.reps, kFileReps) << "the session format's value for a missing field";
+  EXPECT_EQ(s->run.measure.warmupReps, kFileWarmupReps);
+  EXPECT_EQ(RunSettings().measure.reps, 0) << "without a file: the profiler's defaults";
 }
 
 TEST(SessionTest, BadFilesGiveClearErrors) {
@@ -67,7 +69,7 @@ TEST(SessionTest, SaveRoundTrips) {
   Session s;
   s.name = "rt";
   s.model = (dir / "models" / "m.onnx").string();
-  s.run.reps = 5;
+  s.run.measure.reps = 5;
   s.run.inputsDir = (dir / "models" / "data").string();
   std::string path = (dir / "rt.json").string();
   ASSERT_TRUE(saveSession(s, path).isOk());
@@ -77,7 +79,7 @@ TEST(SessionTest, SaveRoundTrips) {
   ASSERT_TRUE(back.isOk()) << back.status().message();
   EXPECT_EQ(back->model, s.model);
   EXPECT_EQ(back->run.inputsDir, s.run.inputsDir);
-  EXPECT_EQ(back->run.reps, 5);
+  EXPECT_EQ(back->run.measure.reps, 5);
   std::filesystem::remove_all(dir);
 }
 
@@ -99,8 +101,8 @@ TEST(SessionTest, VariantsOverrideTheTopLevelFieldByField) {
   EXPECT_EQ(shortV.name, "short");
   EXPECT_EQ(shortV.run, s->run);
   EXPECT_EQ(shortV.pipeline, s->pipeline);
-  EXPECT_EQ(longV.run.reps, 30);
-  EXPECT_EQ(longV.run.warmup, 1) << "inherited";
+  EXPECT_EQ(longV.run.measure.reps, 30);
+  EXPECT_EQ(longV.run.measure.warmupReps, 1) << "inherited";
   EXPECT_EQ(longV.run.seed, 4u);
   EXPECT_EQ(longV.run.inputsDir, "") << "\"\" clears a path: random inputs";
   EXPECT_EQ(longV.run.checkDir, "/w/other") << "variant paths are relative to the file too";
@@ -122,7 +124,7 @@ TEST(SessionTest, VariantsOverrideTheTopLevelFieldByField) {
   ASSERT_TRUE(withBase.isOk()) << withBase.status().message();
   ASSERT_EQ(withBase->runList().size(), 2u);
   EXPECT_EQ(withBase->runList()[0].name, "base");
-  EXPECT_EQ(withBase->runList()[1].run.reps, 3);
+  EXPECT_EQ(withBase->runList()[1].run.measure.reps, 3);
 }
 
 TEST(SessionTest, BadVariantsAndComparesNameTheirPointer) {
@@ -223,12 +225,12 @@ TEST(SessionTest, MeasuringFields) {
       "reps": 0, "warmup_ms": 50, "max_ms": 800, "noise": 0.05, "mode": "both"}})",
                         "/w/s.json");
   ASSERT_TRUE(s.isOk()) << s.status().message();
-  EXPECT_EQ(s->run.warmup, -1);
-  EXPECT_EQ(s->run.reps, 0);
-  EXPECT_EQ(s->run.warmupMs, 50);
-  EXPECT_EQ(s->run.maxMs, 800);
+  EXPECT_EQ(s->run.measure.warmupReps, -1);
+  EXPECT_EQ(s->run.measure.reps, 0);
+  EXPECT_EQ(s->run.measure.warmupMs, 50);
+  EXPECT_EQ(s->run.measure.maxMs, 800);
   EXPECT_EQ(s->run.mode, "both");
-  EXPECT_EQ(s->run.minReps, 10);
+  EXPECT_EQ(s->run.measure.minReps, 10);
   auto doc = nlohmann::json::parse(sessionToJson(*s, "/w/s.json"));
   EXPECT_EQ(doc["run"]["mode"], "both");
   EXPECT_EQ(doc["run"]["noise"], 0.05);
@@ -239,8 +241,8 @@ TEST(SessionTest, MeasuringFields) {
   auto old = parseSession(R"({"loupe_session": 1, "model": "m.onnx", "run": {"reps": 7}})",
                           "/w/s.json");
   ASSERT_TRUE(old.isOk());
-  EXPECT_EQ(old->run.reps, 7);
-  EXPECT_EQ(old->run.warmup, 2);
+  EXPECT_EQ(old->run.measure.reps, 7);
+  EXPECT_EQ(old->run.measure.warmupReps, 2);
   EXPECT_EQ(old->run.mode, "hot");
   EXPECT_FALSE(nlohmann::json::parse(sessionToJson(*old, "/w/s.json"))["run"].contains("mode"));
 }
@@ -257,7 +259,7 @@ TEST(SessionTest, RunConfigsBecomeVariants) {
   auto v = variantFromRunConfig(*s, "again", config);
   ASSERT_TRUE(v.isOk()) << v.status().message();
   EXPECT_EQ(v->name, "again");
-  EXPECT_EQ(v->run.reps, 30);
+  EXPECT_EQ(v->run.measure.reps, 30);
   EXPECT_EQ(v->run.checkDir, "/w/other");
   EXPECT_EQ(v->run.inputsDir, "/w/data") << "a field the config lacks keeps the top level's";
   // Runs compile to the artifact; phase_to stays the session's.
@@ -284,13 +286,13 @@ TEST(SessionTest, BackendFieldsReadWriteAndOverrideInVariants) {
   ASSERT_TRUE(s.isOk()) << s.status().message();
   EXPECT_EQ(s->pipeline.backends, (std::vector<std::string>{"onednn", "codegen"}));
   EXPECT_TRUE(s->pipeline.fusion) << "default";
-  EXPECT_EQ(s->pipeline.overrides.at("conv1"), "codegen");
+  EXPECT_EQ(s->pipeline.backendOverrides.at("conv1"), "codegen");
   const Variant &library = s->variants[0], &codegen = s->variants[1], &off = s->variants[2];
   EXPECT_EQ(library.pipeline, s->pipeline);
   EXPECT_EQ(codegen.pipeline.backends, std::vector<std::string>{"codegen"});
-  EXPECT_EQ(codegen.pipeline.overrides, s->pipeline.overrides) << "inherited";
+  EXPECT_EQ(codegen.pipeline.backendOverrides, s->pipeline.backendOverrides) << "inherited";
   EXPECT_FALSE(off.pipeline.fusion);
-  EXPECT_TRUE(off.pipeline.overrides.empty()) << "a variant's overrides replace the map";
+  EXPECT_TRUE(off.pipeline.backendOverrides.empty()) << "a variant's overrides replace the map";
 
   // Written back: the variants hold only what differs; the file reads the same.
   std::string text = sessionToJson(*s, path);
@@ -314,7 +316,7 @@ TEST(SessionTest, BackendFieldsReadWriteAndOverrideInVariants) {
   auto v = variantFromRunConfig(*s, "again", config.dump());
   ASSERT_TRUE(v.isOk()) << v.status().message();
   EXPECT_EQ(v->pipeline.fusion, false);
-  EXPECT_TRUE(v->pipeline.overrides.empty());
+  EXPECT_TRUE(v->pipeline.backendOverrides.empty());
   std::filesystem::remove_all(dir);
 }
 

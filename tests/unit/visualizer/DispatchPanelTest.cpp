@@ -68,11 +68,11 @@ TEST(DispatchPanel, OverrideRecompileAndSave) {
   ui.click(item.center(), draw);
   EXPECT_EQ(panel.overrides().at("conv1"), "codegen");
   EXPECT_TRUE(panel.hasPendingEdits(vm));
-  EXPECT_TRUE(vm.session.pipeline.overrides.empty()) << "pending until Recompile";
+  EXPECT_TRUE(vm.session.pipeline.backendOverrides.empty()) << "pending until Recompile";
 
   // Recompile: the override goes into the session and the compiler honours it.
   ui.click(panel.recompileRect().center(), draw);
-  EXPECT_EQ(vm.session.pipeline.overrides.at("conv1"), "codegen");
+  EXPECT_EQ(vm.session.pipeline.backendOverrides.at("conv1"), "codegen");
   EXPECT_TRUE(vm.sessionDirty);
   EXPECT_FALSE(panel.hasPendingEdits(vm));
   ASSERT_TRUE(controller.waitIdle(300));
@@ -97,7 +97,7 @@ TEST(DispatchPanel, OverrideRecompileAndSave) {
   EXPECT_EQ(saves, 1);
   auto saved = sessions::loadSession(dir.str("cnn.json"));
   ASSERT_TRUE(saved.isOk()) << saved.status().message();
-  EXPECT_EQ(saved->pipeline.overrides.at("conv1"), "codegen");
+  EXPECT_EQ(saved->pipeline.backendOverrides.at("conv1"), "codegen");
   EXPECT_FALSE(vm.sessionDirty);
 
   // Back to the default: the entry disappears from the edits.
@@ -109,7 +109,7 @@ TEST(DispatchPanel, OverrideRecompileAndSave) {
 TEST(DispatchPanel, EditsFollowTheSessionAndTableIsClipped) {
   ViewModel vm;
   vm.session.model = "generated.onnx";
-  vm.session.pipeline.overrides = {{"b0_mm1", "openblas"}};
+  vm.session.pipeline.backendOverrides = {{"b0_mm1", "openblas"}};
   vm.compile = makeCompileView("generated.onnx", {}, generatedGraph(9000), 0, 0);
   DispatchPanel panel;
   RecordingActions actions;
@@ -121,9 +121,9 @@ TEST(DispatchPanel, EditsFollowTheSessionAndTableIsClipped) {
   EXPECT_TRUE(panel.overrideRect(4000).empty()) << "rows off screen are not";
   // Another session: the edits start over from its overrides.
   panel.setOverride("b1_mm2", "codegen");
-  vm.session.pipeline.overrides = {{"b2_mm1", "codegen"}};
+  vm.session.pipeline.backendOverrides = {{"b2_mm1", "codegen"}};
   ui.frame([&] { panel.draw(vm, actions); });
-  EXPECT_EQ(panel.overrides(), vm.session.pipeline.overrides);
+  EXPECT_EQ(panel.overrides(), vm.session.pipeline.backendOverrides);
   panel.recompile(vm, actions);
   EXPECT_EQ(actions.compiles, 1);
 }

@@ -275,8 +275,8 @@ TEST(ProfilePanel, RealCnnRunGroupedByCluster) {
   sessions::RunRequest request;
   request.model = std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx";
   request.compile = sessions::compileOptionsFor({});
-  request.run.warmup = 0;
-  request.run.reps = 3;
+  request.run.measure.warmupReps = 0;
+  request.run.measure.reps = 3;
   request.dbPath = dir.str("p.db");
   sessions::RunOutcome outcome = sessions::runModel(request);
   ASSERT_EQ(outcome.exitCode, sessions::kExitOk) << outcome.error;

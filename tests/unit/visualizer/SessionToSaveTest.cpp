@@ -34,7 +34,7 @@ ViewModel comparing(const profiler::RunData &a, const profiler::RunData &b) {
   vm.session.name = "demo";
   vm.session.model = "/models/m.mlir";
   vm.session.pipeline.phaseTo = "lower";
-  vm.session.run.reps = 15;
+  vm.session.run.measure.reps = 15;
   vm.session.run.seed = 7;
   vm.comparison = makeCompareView(a, b, 0.05);
   vm.nav.baselineRunId = a.summary.id;
@@ -45,11 +45,11 @@ ViewModel comparing(const profiler::RunData &a, const profiler::RunData &b) {
 
 TEST(SessionToSave, ComparedRunsBecomeVariants) {
   sessions::RunSettings first;
-  first.warmup = 1;
-  first.reps = 10;
+  first.measure.warmupReps = 1;
+  first.measure.reps = 10;
   first.inputsDir = first.checkDir = "/models/m/test_data_set_0";
   sessions::RunSettings second;
-  second.reps = 15;
+  second.measure.reps = 15;
   second.seed = 7;
   ViewModel vm = comparing(storedRun(3, first), storedRun(4, second));
   auto saved = sessionToSave(vm);
@@ -76,14 +76,14 @@ TEST(SessionToSave, ComparedRunsBecomeVariants) {
   sessions::RunRequest request =
       sessions::requestForVariant(*back, *back->variant("run3"), "/tmp/p.db");
   EXPECT_EQ(request.variant, "run3");
-  EXPECT_EQ(request.run.reps, 10);
+  EXPECT_EQ(request.run.measure.reps, 10);
   EXPECT_EQ(request.compile.phaseTo, "artifact");
 }
 
 TEST(SessionToSave, NamesFollowTheRunsVariants) {
   sessions::RunSettings fast, slow;
-  fast.reps = 11;
-  slow.reps = 12;
+  fast.measure.reps = 11;
+  slow.measure.reps = 12;
   // Runs of this session's variant "fast" (same settings) and of another session's "slow".
   ViewModel vm = comparing(storedRun(5, fast, "demo", "fast"), storedRun(6, slow, "other", "slow"));
   sessions::Variant known{"fast", vm.session.pipeline, fast};

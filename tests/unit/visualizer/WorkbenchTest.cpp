@@ -106,8 +106,8 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   EXPECT_GT(b.workbench->diff().hunkCount(), 0u);
 
   // Run twice with different settings.
-  vm.session.run.warmup = 1;
-  vm.session.run.reps = 10;
+  vm.session.run.measure.warmupReps = 1;
+  vm.session.run.measure.reps = 10;
   b.controller->run();
   EXPECT_TRUE(vm.running);
   ASSERT_TRUE(b.drawUntil([&] { return !vm.running; }));
@@ -116,7 +116,7 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   int64_t first = vm.lastRun->outcome.runId;
   EXPECT_GE(first, 0);
 
-  vm.session.run.reps = 15;
+  vm.session.run.measure.reps = 15;
   vm.session.run.inputsDir.clear(); // random inputs, another seed
   vm.session.run.checkDir.clear();
   vm.session.run.seed = 7;
@@ -125,7 +125,7 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   ASSERT_TRUE(vm.lastRun->outcome.error.empty()) << vm.lastRun->outcome.error;
   int64_t second = vm.lastRun->outcome.runId;
   EXPECT_GT(second, first);
-  EXPECT_EQ(vm.lastRun->request.run.reps, 15);
+  EXPECT_EQ(vm.lastRun->request.run.measure.reps, 15);
 
   // The runs list, the newest run's profile and the comparison arrive without blocking.
   ASSERT_TRUE(b.drawUntil([&] {
@@ -156,14 +156,14 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   auto loaded = sessions::loadSession(saved);
   ASSERT_TRUE(loaded) << loaded.status().message();
   EXPECT_EQ(loaded->model, vm.session.model);
-  EXPECT_EQ(loaded->run.reps, 15);
+  EXPECT_EQ(loaded->run.measure.reps, 15);
   EXPECT_EQ(loaded->run.seed, 7u);
   EXPECT_EQ(loaded->pipeline.phaseTo, vm.session.pipeline.phaseTo);
   std::string firstName = "run" + std::to_string(first);
   EXPECT_EQ(loaded->compare, (std::vector<std::string>{firstName, "base"}));
   ASSERT_TRUE(loaded->variant(firstName));
-  EXPECT_EQ(loaded->variant(firstName)->run.reps, 10);
-  EXPECT_EQ(loaded->variant(firstName)->run.warmup, 1);
+  EXPECT_EQ(loaded->variant(firstName)->run.measure.reps, 10);
+  EXPECT_EQ(loaded->variant(firstName)->run.measure.warmupReps, 1);
   EXPECT_FALSE(loaded->variant(firstName)->run.checkDir.empty());
 
   // `loupe replay` of the file reproduces the comparison: the same two settings, compared.
@@ -233,7 +233,7 @@ TEST(Workbench, CancelARun) {
   Bench b;
   ASSERT_TRUE(b.controller->openModel(mlpTosaPath()));
   ViewModel &vm = b.vm();
-  vm.session.run.reps = 1000000;
+  vm.session.run.measure.reps = 1000000;
   b.controller->run();
   ASSERT_TRUE(b.drawUntil(
       [&] { return (vm.progress.running && vm.progress.stage == "run") || !vm.running; }));

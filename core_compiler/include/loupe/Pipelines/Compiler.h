@@ -9,6 +9,7 @@
 #define LOUPE_PIPELINES_COMPILER_H
 
 #include "loupe/Pipelines/CompileResult.h"
+#include "loupe/Pipelines/PipelineOptions.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -34,25 +35,13 @@ inline bool isPhase(const std::string &name) {
 /// True when `arch` is an NVIDIA architecture the cuda target compiles for (sm_80, sm_90).
 inline bool isGpuArch(const std::string &arch) { return arch == "sm_80" || arch == "sm_90"; }
 
-/// A compile's options. Everything here is reproducible from a session file or the CLI.
-struct CompileOptions {
-  std::string target = "cpu";      ///< "cpu" or "cuda" (code-generated kernels as PTX).
-  std::string gpuArch = "sm_80";   ///< cuda: the NVIDIA architecture of the PTX (sm_80, sm_90).
-  std::string phaseTo = "artifact";///< Stop after this phase.
+/// A compile's options: the user's choices (PipelineOptions, reproducible from a session file
+/// or the CLI) and the details of one call.
+struct CompileOptions : PipelineOptions {
   std::string artifactPath;        ///< Shared object to write; a temporary file when empty.
   bool keepIrText = true;          ///< Keep the text of changed snapshots (off: hashes only).
   bool recordPasses = true;        ///< Snapshot every MLIR pass (off: only the pseudo-passes;
                                    ///< bench/compiler measures the recorder's cost this way).
-  /// Ordered backend preference (`--backends onednn,codegen`); empty: highest plevel
-  /// (loupe/Backends/BackendRegistry.h).
-  std::vector<std::string> backends;
-  /// Per-op backend overrides keyed by `loc` (an ONNX node name or file:line).
-  std::map<std::string, std::string> backendOverrides;
-  bool fusion = true;              ///< Fusion (`--fusion off`: one op per cluster and kernel).
-  /// ONNX models: whole shapes of graph inputs by name (`--input-shape NAME=D0,D1,...`), which
-  /// bind their symbolic dims; a dim_param bound once is bound everywhere. The compile cache
-  /// keys on the imported module, so each bound shape is an entry of its own (seed 003).
-  std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Shapes of the tensors a run will feed (`--inputs DIR`), in input order: they bind the
   /// symbolic dims of inputs that inputShapes does not name.
   std::vector<std::vector<int64_t>> inputTensorShapes;

@@ -60,8 +60,19 @@ struct MeasureOptions {
   double noise = 0.02;   ///< Adaptive: target relative noise, 0.02 = 2% [--noise].
 };
 
-/// Checks the ranges: warmupReps >= -1, warmupMs >= 0, reps >= 0, 10 <= minReps <= maxReps,
-/// maxMs > 0, 0 < noise < 1. The kInvalidArgument message names the CLI flag.
+/// A MeasureOptions field out of its range: its name in sessions ("min_reps"), its CLI flag
+/// ("--min-reps") and the rule it breaks ("must be >= 10 (at least 10 samples)").
+struct MeasureOptionError {
+  std::string field;
+  std::string flag;
+  std::string rule;
+};
+/// The one range check of the measuring options, for the CLI and sessions alike: warmupReps >=
+/// -1, warmupMs >= 0, reps >= 0, 10 <= minReps <= maxReps, maxMs > 0, 0 < noise < 1. Every
+/// field out of range, in declaration order.
+std::vector<MeasureOptionError> rangeErrors(const MeasureOptions &options);
+/// The first of rangeErrors as a kInvalidArgument naming the CLI flag ("--min-reps must be >=
+/// 10 ..."); ok when there is none.
 ral::Status validate(const MeasureOptions &options);
 
 /// "hot" -> {Hot}, "cold" -> {Cold}, "both" -> {Hot, Cold}; nullopt for anything else.

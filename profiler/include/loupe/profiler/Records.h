@@ -32,6 +32,9 @@ struct RunInfo {
   std::string session;           ///< Session file or name; empty = none.
   std::string variant;           ///< Variant name within the session; empty = none.
   int64_t startedNs = 0;         ///< Wall ns since the Unix epoch; 0 = now.
+  /// What surrounded the run (RunProvenance.h, runEnvironmentJson) as read when it began;
+  /// empty: beginRun reads it then.
+  std::string environmentJson;
 };
 
 /// One pass of a compile, in pipeline order.
@@ -190,14 +193,15 @@ struct ComparisonRecord {
   int64_t createdNs = 0; ///< Wall ns since the Unix epoch; 0 = now.
 };
 
-enum class RunStatus { Running, Complete, Failed };
-/// "running", "complete", "failed".
+/// Interrupted: left running by a process that no longer runs (Store::open marks it).
+enum class RunStatus { Running, Complete, Failed, Interrupted };
+/// "running", "complete", "failed", "interrupted".
 const char *runStatusName(RunStatus status);
 
 /// A row of listRuns.
 struct RunSummary {
   int64_t id = 0;
-  RunStatus status = RunStatus::Running; ///< Running after a crash, too.
+  RunStatus status = RunStatus::Running; ///< Interrupted after a crash, at the next open.
   std::string model;
   std::string deviceKind;
   std::string deviceName;
@@ -213,6 +217,12 @@ struct RunData {
   RunSummary summary;
   std::string deviceDetailsJson;
   std::string configJson;
+  /// The process that began the run (RunProvenance.h); empty and 0 for imports and runs stored
+  /// before schema version 6.
+  std::string host;
+  int64_t pid = 0;
+  /// What surrounded the run when it began (runEnvironmentJson); "{}" when not recorded.
+  std::string environmentJson = "{}";
   std::vector<CompileRecord> compiles; ///< By id; passes by idx.
   std::vector<DispatchRecord> dispatches; ///< By dispatchId.
   /// Samples by dispatchId (kWholeRep first), each list by (rep, startNs).

@@ -36,13 +36,10 @@ int exitCodeFor(const ral::Status &status);
 /// How to run an artifact: what to feed it, how to measure it and what to check it against
 /// (a session's "run" object, docs/sessions.md; `loupe run` / `loupe-run` flags).
 struct RunSettings {
-  int warmup = 2;          ///< Untimed repetitions before measuring; -1: by time (warmupMs).
-  int reps = 20;           ///< Measured repetitions; 0: adaptive (minReps..maxReps, noise).
-  double warmupMs = 100;   ///< Warmup budget when warmup is -1, ms.
-  int minReps = 10;        ///< Adaptive: samples before the noise rule may stop (>= 10).
-  int maxReps = 1000;      ///< Adaptive: at most this many samples.
-  double maxMs = 5000;     ///< Adaptive: sampling time limit, ms (after minReps).
-  double noise = 0.02;     ///< Adaptive: target relative noise of the median (0.02 = 2%).
+  /// How to warm up and how many repetitions to measure: the profiler's own options and
+  /// defaults (warmup by time, adaptive sampling until the noise target), for the CLI,
+  /// sessions and the GUI alike.
+  MeasureOptions measure;
   std::string mode = "hot"; ///< "hot", "cold" (caches flushed before each sample) or "both".
   uint64_t seed = 0;       ///< Seed of random inputs, when `inputsDir` is empty.
   std::string inputsDir;   ///< ONNX test-data folder with input_N.pb|.npy; empty: random.
@@ -50,10 +47,6 @@ struct RunSettings {
   double rtol = 1e-3;      ///< Check passes when |actual - expected| <= atol + rtol*|expected|.
   double atol = 1e-5;      ///< Both finite and >= 0 (validTolerance).
 };
-
-/// The measurement options of these run settings (and back).
-MeasureOptions measureOptionsFor(const RunSettings &run);
-void setMeasureOptions(RunSettings &run, const MeasureOptions &options);
 
 /// True for a usable check tolerance: finite and >= 0 (NaN would pass every comparison).
 bool validTolerance(double tolerance);
@@ -90,6 +83,9 @@ struct ArtifactRun {
   std::string artifactPath;
   ral::Manifest manifest;
   std::string deviceName; ///< "cpu: <model name>, N threads", or the GPU's description.
+  /// What surrounded the measurement, read just before it (RunProvenance.h): load, CPUs, the
+  /// thread and device environment. Stored with the run, shown in reports and the GUI.
+  std::string environmentJson;
   /// Every measured mode, in order. repNs, runSummary, dispatches and runId below are the
   /// first mode's (what callers that know one mode read).
   std::vector<ModeOutcome> modes;

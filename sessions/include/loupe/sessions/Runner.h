@@ -25,10 +25,8 @@ using profiler::kExitBadInput;
 using profiler::kExitInternal;
 using profiler::kExitMismatch;
 using profiler::kExitOk;
-using profiler::measureOptionsFor;
 using profiler::ModeOutcome;
 using profiler::OutputCheck;
-using profiler::setMeasureOptions;
 
 struct RunRequest {
   std::string model;                 ///< .mlir/.onnx (compiled first) or a compiled .so.
@@ -62,8 +60,6 @@ void bindInputTensors(compiler::CompileOptions &options, const std::vector<ral::
 
 /// The compile options of a run with these pipeline settings (always up to the artifact).
 compiler::CompileOptions compileOptionsFor(const PipelineSettings &pipeline);
-/// The pipeline settings a run's compile options stand for (inverse of compileOptionsFor).
-PipelineSettings pipelineSettingsOf(const compiler::CompileOptions &options);
 
 /// The request of the session's top-level settings (no variant recorded).
 RunRequest requestFromSession(const Session &session, const std::string &dbPath);

@@ -21,6 +21,7 @@
 #ifndef LOUPE_SESSIONS_SESSION_H
 #define LOUPE_SESSIONS_SESSION_H
 
+#include "loupe/Pipelines/PipelineOptions.h"
 #include "loupe/profiler/Run.h"
 #include "loupe/ral/Status.h"
 
@@ -36,31 +37,26 @@ bool operator==(const RunSettings &a, const RunSettings &b);
 inline bool operator!=(const RunSettings &a, const RunSettings &b) { return !(a == b); }
 } // namespace loupe::profiler
 
+namespace loupe::compiler {
+/// Field-wise equality of pipeline settings, over Session.cpp's field list (pipelineFields).
+bool operator==(const PipelineOptions &a, const PipelineOptions &b);
+inline bool operator!=(const PipelineOptions &a, const PipelineOptions &b) { return !(a == b); }
+} // namespace loupe::compiler
+
 namespace loupe::sessions {
 
 /// Newest format this build reads; it writes 1 when there are no variants, else 2.
 inline constexpr int kSessionVersion = 2;
+/// What a session file that leaves out `run.warmup` or `run.reps` means (docs/sessions.md).
+inline constexpr int kFileWarmupReps = 2;
+inline constexpr int kFileReps = 20;
 /// Name of the implicit variant made of the top-level settings.
 inline constexpr const char *kBaseVariant = "base";
 
-/// How to compile. Session.cpp lists the fields once (pipelineFields); the top level and
-/// every variant read, write and compare them through that list. A new field also needs its
-/// mapping to compiler::CompileOptions (compileOptionsFor / pipelineSettingsOf, Runner.h).
-struct PipelineSettings {
-  std::string target = "cpu";        ///< Compile target: cpu or cuda.
-  std::string gpuArch = "sm_80";     ///< cuda: PTX architecture (sm_80, sm_90).
-  std::string phaseTo = "artifact";  ///< Last phase the GUI compiles to (runs always compile
-                                     ///< to the artifact).
-  /// Ordered backend preference (`--backends`); empty: highest plevel. Names must be
-  /// registered backends (loupe/Backends/BackendRegistry.h).
-  std::vector<std::string> backends;
-  bool fusion = true;                ///< Elementwise fusion (`--fusion off`: one kernel per op).
-  /// Per-op backend overrides: `loc` (ONNX node name or file:line) -> backend name.
-  std::map<std::string, std::string> overrides;
-  /// ONNX models: shapes of graph inputs by name, binding their symbolic dims
-  /// (`--input-shape NAME=D0,D1,...`; compiler::CompileOptions::inputShapes).
-  std::map<std::string, std::vector<int64_t>> inputShapes;
-};
+/// How to compile: the compiler's own options (loupe/Pipelines/PipelineOptions.h), whose JSON
+/// fields Session.cpp lists once (pipelineFields); the top level and every variant read, write
+/// and compare them through that list.
+using PipelineSettings = compiler::PipelineOptions;
 
 /// Limits of a bound input shape (`--input-shape`, pipeline.input_shapes).
 constexpr size_t kMaxShapeRank = 16;
@@ -72,9 +68,6 @@ bool parseShape(const std::string &text, std::vector<int64_t> &dims, std::string
 /// How to run a compiled model: the run path's own settings (loupe/profiler/Run.h), whose JSON
 /// fields Session.cpp lists once (runFields).
 using profiler::RunSettings;
-
-bool operator==(const PipelineSettings &a, const PipelineSettings &b);
-inline bool operator!=(const PipelineSettings &a, const PipelineSettings &b) { return !(a == b); }
 
 /// A named set of settings: the top level with the variant's overrides applied.
 struct Variant {

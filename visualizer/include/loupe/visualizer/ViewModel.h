@@ -111,6 +111,10 @@ struct ProfileView {
   /// GPU runs: where the dispatch times came from (MeasurementRecord::kernelTiming: CUPTI, CUDA
   /// events or the host clock, and why); empty on the CPU, for imports and older runs.
   std::string kernelTiming;
+  /// Where the run ran: "on HOST (pid N): load 1.20 0.95 0.80, 2 CPUs, ..." (RunProvenance.h);
+  /// empty for imports and runs stored before schema version 6.
+  std::string provenance;
+  std::string environmentJson;
   profiler::Summary whole;             ///< Whole repetitions.
   std::vector<DispatchRow> rows;       ///< By dispatch id.
   std::vector<std::vector<TimelineSlice>> reps; ///< Per repetition, sorted by startNs.

@@ -9,7 +9,7 @@
 // under the table).
 //
 // Overrides are edited here and kept pending; Recompile writes them into the session
-// (`pipeline.overrides`, keyed by the op's loc) and compiles; Save writes them into the session
+// (`pipeline.backendOverrides`, keyed by the op's loc) and compiles; Save writes them into the session
 // file too. The session-wide backend order and fusion switch sit above the table.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,44 @@
+//===- RunProvenance.h - Where a run ran and what surrounded it -*- C++ -*-===//
+//
+// What the profile DB records with each run it begins (schema version 6, docs/db-schema.md):
+// the process that stores it, so that a run it left 'running' (killed, crashed) can be told
+// from one still in progress and marked failed, and what can disturb a measurement (load,
+// CPUs, the thread and device environment). Linux: /proc and gethostname.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_PROFILER_RUNPROVENANCE_H
+#define LOUPE_PROFILER_RUNPROVENANCE_H
+
+#include <cstdint>
+#include <string>
+
+namespace loupe::profiler {
+
+/// One process on one boot of one host.
+struct ProcessIdentity {
+  std::string host;       ///< gethostname().
+  std::string bootId;     ///< /proc/sys/kernel/random/boot_id: new at every boot.
+  int64_t pid = 0;
+  int64_t startTicks = 0; ///< /proc/PID/stat field 22: start time after boot, clock ticks.
+};
+
+/// This process.
+ProcessIdentity currentProcess();
+
+/// Whether the process `p` of this host still runs: this boot, and its PID alive with the same
+/// start time (a reused PID is another process).
+bool stillRuns(const ProcessIdentity &p);
+
+/// JSON object of what can disturb a measurement, read now: "load" (1, 5, 15-minute load
+/// averages), "cpus" (online CPUs), "cpu_model", and "env", the set variables among the
+/// thread and device settings (OMP_*, GOMP_*, KMP_*, MKL_*, OPENBLAS_*, ONEDNN_*, DNNL_*,
+/// CUDA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, LOUPE_*).
+std::string runEnvironmentJson();
+
+/// One line of runEnvironmentJson for people: "load 1.20 0.95 0.80, 2 CPUs,
+/// OMP_NUM_THREADS=2"; empty for "{}" or text that is not such an object.
+std::string describeEnvironment(const std::string &environmentJson);
+
+} // namespace loupe::profiler
+
+#endif // LOUPE_PROFILER_RUNPROVENANCE_H

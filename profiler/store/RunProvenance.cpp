@@ -1,0 +1,110 @@
+//===- RunProvenance.cpp - Where a run ran and what surrounded it -----------===//
+#include "loupe/profiler/RunProvenance.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace loupe::profiler {
+
+namespace {
+
+std::string firstLine(const std::string &path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// Field 22 of /proc/PID/stat (after the command name, which may hold spaces and parentheses),
+/// or -1 when the process does not exist.
+int64_t startTicksOf(int64_t pid) {
+  std::string stat = firstLine("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos)
+    return -1;
+  std::istringstream rest(stat.substr(close + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i)
+    if (i == 22)
+      return std::strtoll(field.c_str(), nullptr, 10);
+  return -1;
+}
+
+bool isMeasuringVariable(const std::string &name) {
+  for (const char *prefix : {"OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "ONEDNN_", "DNNL_",
+                             "LOUPE_"})
+    if (name.rfind(prefix, 0) == 0)
+      return true;
+  return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_LAUNCH_BLOCKING";
+}
+
+} // namespace
+
+ProcessIdentity currentProcess() {
+  ProcessIdentity p;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0)
+    p.host = host;
+  p.bootId = firstLine("/proc/sys/kernel/random/boot_id");
+  p.pid = getpid();
+  p.startTicks = startTicksOf(p.pid);
+  return p;
+}
+
+bool stillRuns(const ProcessIdentity &p) {
+  if (p.bootId != firstLine("/proc/sys/kernel/random/boot_id"))
+    return false; // the host rebooted since
+  return startTicksOf(p.pid) == p.startTicks;
+}
+
+std::string runEnvironmentJson() {
+  nlohmann::json j = nlohmann::json::object();
+  std::istringstream load(firstLine("/proc/loadavg"));
+  double l1 = 0, l5 = 0, l15 = 0;
+  if (load >> l1 >> l5 >> l15)
+    j["load"] = {l1, l5, l15};
+  j["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      j["cpu_model"] = line.substr(line.find(':') + 2);
+      break;
+    }
+  nlohmann::json env = nlohmann::json::object();
+  for (char **e = environ; e && *e; ++e) {
+    std::string entry = *e;
+    size_t eq = entry.find('=');
+    if (eq != std::string::npos && isMeasuringVariable(entry.substr(0, eq)))
+      env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  j["env"] = env;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string describeEnvironment(const std::string &environmentJson) {
+  nlohmann::json j = nlohmann::json::parse(environmentJson, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object())
+    return "";
+  std::string text;
+  auto add = [&](const std::string &part) { text += (text.empty() ? "" : ", ") + part; };
+  if (j.contains("load") && j["load"].is_array() && j["load"].size() == 3) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "load %.2f %.2f %.2f", j["load"][0].get<double>(),
+                  j["load"][1].get<double>(), j["load"][2].get<double>());
+    add(buf);
+  }
+  if (j.contains("cpus") && j["cpus"].is_number())
+    add(std::to_string(j["cpus"].get<int64_t>()) + " CPUs");
+  if (j.contains("env") && j["env"].is_object())
+    for (const auto &[name, value] : j["env"].items())
+      add(name + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  return text;
+}
+
+} // namespace loupe::profiler

@@ -278,7 +278,8 @@ void BM_CompiledAdd(benchmark::State &state) {
     state.SkipWithError(artifact.status().message().c_str());
     return;
   }
-  std::vector<Tensor> inputs = (*artifact)->randomInputs(0), outputs = (*artifact)->allocateOutputs();
+  std::vector<Tensor> inputs = *(*artifact)->randomInputs(0);
+  std::vector<Tensor> outputs = *(*artifact)->allocateOutputs();
   DispatchTimer timer;
   for (auto _ : state) {
     Status s = (*artifact)->run(inputs, outputs, &timer);

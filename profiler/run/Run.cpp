@@ -2,6 +2,7 @@
 #include "loupe/profiler/Run.h"
 
 #include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/RunProvenance.h"
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/Context.h"
 #include "loupe/ral/CudaDriver.h"
@@ -80,28 +81,6 @@ int exitCodeFor(const ral::Status &status) {
   return status.code() == ral::StatusCode::kInternal ? kExitInternal : kExitBadInput;
 }
 
-MeasureOptions measureOptionsFor(const RunSettings &run) {
-  MeasureOptions o;
-  o.warmupReps = run.warmup;
-  o.warmupMs = run.warmupMs;
-  o.reps = run.reps;
-  o.minReps = run.minReps;
-  o.maxReps = run.maxReps;
-  o.maxMs = run.maxMs;
-  o.noise = run.noise;
-  return o;
-}
-
-void setMeasureOptions(RunSettings &run, const MeasureOptions &o) {
-  run.warmup = o.warmupReps;
-  run.warmupMs = o.warmupMs;
-  run.reps = o.reps;
-  run.minReps = o.minReps;
-  run.maxReps = o.maxReps;
-  run.maxMs = o.maxMs;
-  run.noise = o.noise;
-}
-
 bool validTolerance(double tolerance) { return std::isfinite(tolerance) && tolerance >= 0; }
 
 bool ArtifactRun::passed() const {
@@ -113,9 +92,9 @@ bool ArtifactRun::passed() const {
   return true;
 }
 
-/// runArtifact, but a failed allocation throws std::bad_alloc (ral::Tensor's contract).
-static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
-                               const RunSettings &settings, const RunEnv &env) {
+/// runArtifact into `out` (each failure returns early, setting the exit code and error).
+static void runInto(ArtifactRun &out, const std::string &path, const RunSettings &settings,
+                    const RunEnv &env) {
   out.artifactPath = path;
   out.deviceName = cpuDeviceName();
   auto fail = [&](int code, std::string message) {
@@ -127,7 +106,7 @@ static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
   std::optional<std::vector<CacheMode>> modes = parseCacheModes(settings.mode);
   if (!modes)
     return fail(kExitBadInput, "unknown measuring mode '" + settings.mode + "'");
-  MeasureOptions options = measureOptionsFor(settings);
+  const MeasureOptions &options = settings.measure;
   if (ral::Status s = validate(options); !s)
     return fail(kExitBadInput, s.message());
 
@@ -140,13 +119,11 @@ static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
   std::optional<ral::StatusOr<std::vector<ral::Tensor>>> given = env.inputs;
   if (!given && !settings.inputsDir.empty())
     given = ral::readTensorDir(settings.inputsDir, "input");
-  std::vector<ral::Tensor> inputs;
   if (!given || out.manifest.inputs.empty())
-    inputs = (*artifact)->randomInputs(settings.seed);
-  else if (!given->isOk())
+    given = (*artifact)->randomInputs(settings.seed);
+  if (!given->isOk())
     return fail(exitCodeFor(given->status()), given->status().message());
-  else
-    inputs = **given;
+  std::vector<ral::Tensor> inputs = **given;
   adoptBFloat16Bits(inputs, out.manifest.inputs);
   if (ral::Status s = (*artifact)->checkInputs(inputs); !s)
     return fail(kExitBadInput,
@@ -164,13 +141,16 @@ static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
   if (isGpuTarget(out.manifest.target) && (*artifact)->context())
     if (auto cuda = (*artifact)->context()->cuda())
       out.deviceName = (*cuda)->describe();
-  std::vector<ral::Tensor> outputs = (*artifact)->allocateOutputs();
+  ral::StatusOr<std::vector<ral::Tensor>> outputs = (*artifact)->allocateOutputs();
+  if (!outputs)
+    return fail(exitCodeFor(outputs.status()), outputs.status().message());
   FallbackCounter fallbacks(out.fallbacks);
   MeasureEnv measureEnv;
   measureEnv.next = &fallbacks;
   measureEnv.cancel = env.cancel;
   measureEnv.progress = env.progress;
-  auto measured = measureArtifact(**artifact, inputs, outputs, options, *modes, measureEnv);
+  out.environmentJson = runEnvironmentJson();
+  auto measured = measureArtifact(**artifact, inputs, *outputs, options, *modes, measureEnv);
   if (!measured)
     return fail(exitCodeFor(measured.status()), measured.status().message());
   if (measured->empty() || measured->back().cancelled) {
@@ -182,7 +162,7 @@ static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
   out.repNs = out.modes.front().repNs;
   out.runSummary = out.modes.front().runSummary;
   out.dispatches = out.modes.front().dispatches;
-  out.outputs = std::move(outputs);
+  out.outputs = std::move(*outputs);
 
   if (!settings.checkDir.empty()) {
     out.checked = true;
@@ -194,14 +174,7 @@ static void runArtifactOrThrow(ArtifactRun &out, const std::string &path,
 
 ArtifactRun runArtifact(const std::string &path, const RunSettings &settings, const RunEnv &env) {
   ArtifactRun out;
-  try {
-    runArtifactOrThrow(out, path, settings, env);
-  } catch (const std::bad_alloc &) {
-    out.exitCode = kExitBadInput;
-    out.error = path + ": out of memory allocating the run's tensors (inputs " +
-                std::to_string(out.manifest.inputs.size()) + ", outputs " +
-                std::to_string(out.manifest.outputs.size()) + ")";
-  }
+  runInto(out, path, settings, env);
   return out;
 }
 
@@ -210,6 +183,7 @@ ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, A
   ModeOutcome &measured = run.modes.at(mode);
   info.deviceKind = isGpuTarget(run.manifest.target) ? "cuda" : "cpu";
   info.deviceName = run.deviceName;
+  info.environmentJson = run.environmentJson;
   // Hot and cold runs of one request differ in their config's mode (docs/db-schema.md).
   nlohmann::json config = nlohmann::json::parse(info.configJson, nullptr, false);
   if (!config.is_object())

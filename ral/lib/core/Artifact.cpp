@@ -299,11 +299,28 @@ Status Artifact::checkInputs(const std::vector<Tensor> &inputs) const {
   return Status::ok();
 }
 
-std::vector<Tensor> Artifact::randomInputs(uint64_t seed) const {
+/// Zeroed tensors of `specs`' types; the error names the tensor.
+static StatusOr<std::vector<Tensor>> allocateAll(const std::vector<TensorSpec> &specs,
+                                                 const char *what) {
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    StatusOr<Tensor> t = Tensor::allocate(specs[i].dtype, specs[i].shape);
+    if (!t)
+      return Status(t.status().code(),
+                    std::string(what) + " " + std::to_string(i) + ": " + t.status().message());
+    tensors.push_back(std::move(*t));
+  }
+  return tensors;
+}
+
+StatusOr<std::vector<Tensor>> Artifact::randomInputs(uint64_t seed) const {
   std::mt19937_64 rng(seed);
-  std::vector<Tensor> inputs;
-  for (const TensorSpec &spec : manifest_.inputs) {
-    Tensor t(spec.dtype, spec.shape);
+  StatusOr<std::vector<Tensor>> inputs = allocateAll(manifest_.inputs, "input");
+  if (!inputs)
+    return inputs;
+  for (size_t index = 0; index < manifest_.inputs.size(); ++index) {
+    const TensorSpec &spec = manifest_.inputs[index];
+    Tensor &t = (*inputs)[index];
     int64_t n = t.numElements();
     switch (spec.dtype) {
     case DType::F32: {
@@ -332,16 +349,12 @@ std::vector<Tensor> Artifact::randomInputs(uint64_t seed) const {
     }
     for (size_t i = 0; i < spec.specialized.size(); ++i)
       t.setElementFromDouble(static_cast<int64_t>(i), spec.specialized[i]);
-    inputs.push_back(std::move(t));
   }
   return inputs;
 }
 
-std::vector<Tensor> Artifact::allocateOutputs() const {
-  std::vector<Tensor> outputs;
-  for (const TensorSpec &spec : manifest_.outputs)
-    outputs.emplace_back(spec.dtype, spec.shape);
-  return outputs;
+StatusOr<std::vector<Tensor>> Artifact::allocateOutputs() const {
+  return allocateAll(manifest_.outputs, "output");
 }
 
 /// A memref descriptor as 8-byte slots: {allocated, aligned, offset, sizes[N], strides[N]}.

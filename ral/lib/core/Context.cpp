@@ -344,7 +344,14 @@ void ExecutionContext::sendOutput(int64_t index, DType dtype, const void *data, 
       return;
     }
   } else {
-    slot.copy = Tensor(dtype, shape);
+    StatusOr<Tensor> copy = Tensor::allocate(dtype, shape);
+    if (!copy) {
+      signalError(Status(copy.status().code(), "ral_send_output: output " +
+                                                   std::to_string(index) + ": " +
+                                                   copy.status().message()));
+      return;
+    }
+    slot.copy = std::move(*copy);
     target = &slot.copy;
   }
   if (device == DeviceKind::kGpu) {

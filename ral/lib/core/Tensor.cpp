@@ -143,15 +143,18 @@ uint16_t floatToBFloat16(float value) {
   return static_cast<uint16_t>((f + rounding) >> 16);
 }
 
-Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(std::move(shape)) {
-  for (int64_t &d : shape_)
+StatusOr<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  for (int64_t &d : t.shape_)
     if (d < 0)
       d = 0;
-  std::optional<int64_t> n = checkedNumElements(shape_);
-  size_t elem = dtypeSize(dtype_);
+  std::optional<int64_t> n = checkedNumElements(t.shape_);
+  size_t elem = dtypeSize(dtype);
   if (!n || elem == 0 ||
       static_cast<uint64_t>(*n) > (std::numeric_limits<size_t>::max() - kAlignment) / elem)
-    throw std::bad_alloc();
+    return invalidArgument("cannot allocate " + t.typeString() + ": its size overflows");
   size_t bytes = static_cast<size_t>(*n) * elem;
   // aligned_alloc wants a multiple of the alignment; never allocate zero bytes so that data()
   // is non-null for empty tensors too.
@@ -160,9 +163,18 @@ Tensor::Tensor(DType dtype, std::vector<int64_t> shape) : dtype_(dtype), shape_(
     alloc = kAlignment;
   void *p = std::aligned_alloc(kAlignment, alloc);
   if (!p)
-    throw std::bad_alloc();
+    return invalidArgument("cannot allocate " + t.typeString() + " (" + std::to_string(bytes) +
+                           " bytes): out of memory");
   std::memset(p, 0, alloc);
-  data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
+  t.data_ = std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
+  return t;
+}
+
+Tensor::Tensor(DType dtype, std::vector<int64_t> shape) {
+  StatusOr<Tensor> t = allocate(dtype, std::move(shape));
+  if (!t)
+    throw std::bad_alloc();
+  *this = std::move(*t);
 }
 
 int64_t Tensor::numElements() const {

@@ -659,10 +659,12 @@ StatusOr<Tensor> parseTensorProto(const std::string &bytes, const std::string &n
       return fail(rawOffset, "raw_data has " + std::to_string(have) + " bytes, " + what +
                                  " needs " + std::to_string(n) + " elements of " +
                                  std::to_string(elem) + " bytes");
-    Tensor t(*dtype, shape);
+    StatusOr<Tensor> t = Tensor::allocate(*dtype, shape);
+    if (!t)
+      return t.status();
     if (have)
-      std::memcpy(t.data(), bytes.data() + rawBegin, have);
-    normalizeBools(t);
+      std::memcpy(t->data(), bytes.data() + rawBegin, have);
+    normalizeBools(*t);
     return t;
   }
 
@@ -688,7 +690,10 @@ StatusOr<Tensor> parseTensorProto(const std::string &bytes, const std::string &n
                 std::string(fieldName) + " has " + std::to_string(have) + " values, " + what +
                     " needs " + std::to_string(n));
 
-  Tensor t(*dtype, shape);
+  StatusOr<Tensor> allocated = Tensor::allocate(*dtype, shape);
+  if (!allocated)
+    return allocated.status();
+  Tensor &t = *allocated;
   if (have == 0)
     return t;
   switch (*dtype) {
@@ -834,10 +839,12 @@ StatusOr<Tensor> readNpy(const std::string &path) {
   if (have != static_cast<size_t>(*count) * elem)
     return fail("data of " + std::to_string(have) + " bytes does not match " + what + " (" +
                 std::to_string(static_cast<size_t>(*count) * elem) + " bytes)");
-  Tensor t(*dtype, shape);
+  StatusOr<Tensor> t = Tensor::allocate(*dtype, shape);
+  if (!t)
+    return t.status();
   if (have)
-    std::memcpy(t.data(), b.data() + dataStart, have);
-  normalizeBools(t);
+    std::memcpy(t->data(), b.data() + dataStart, have);
+  normalizeBools(*t);
   return t;
 }
 

@@ -186,7 +186,7 @@ TEST(RalConcurrency, OneArtifactRunFromEightThreads) {
       Tensor x(DType::F32, {4, 8});
       for (int i = 0; i < 32; ++i)
         x.dataAs<float>()[i] = float(t * 32 + i);
-      std::vector<Tensor> outputs = (*artifact)->allocateOutputs();
+      std::vector<Tensor> outputs = *(*artifact)->allocateOutputs();
       for (int rep = 0; rep < 20; ++rep) {
         Status s = (*artifact)->run({x}, outputs);
         if (!s || outputs[1].dataAs<float>()[5] != 2 * x.dataAs<float>()[5])

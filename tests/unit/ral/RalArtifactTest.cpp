@@ -68,7 +68,7 @@ void runAndCheck(const char *variant, const char *matmulBackend) {
   EXPECT_EQ((*artifact)->manifest().abi, "loupe-ral-v1");
   ASSERT_NE((*artifact)->context(), nullptr);
   Tensor x = makeInput();
-  std::vector<Tensor> outputs = (*artifact)->allocateOutputs();
+  std::vector<Tensor> outputs = *(*artifact)->allocateOutputs();
   EventLog log;
   Status s = (*artifact)->run({x}, outputs, &log);
   ASSERT_TRUE(s) << s.message();
@@ -112,7 +112,7 @@ TEST(RalArtifact, AnUnknownCallAtRunTimeIsAStatusNamingIt) {
   auto artifact = Artifact::load(fixture("unknown_call"));
   if (!artifact)
     GTEST_SKIP() << artifact.status().message();
-  std::vector<Tensor> outputs = (*artifact)->allocateOutputs();
+  std::vector<Tensor> outputs = *(*artifact)->allocateOutputs();
   Status s = (*artifact)->run({makeInput()}, outputs);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("ral_not_registered___cpu___pvoid___void"), std::string::npos)
@@ -122,7 +122,7 @@ TEST(RalArtifact, AnUnknownCallAtRunTimeIsAStatusNamingIt) {
 TEST(RalArtifact, WrongInputsAreRejectedBeforeTheEntryRuns) {
   auto artifact = Artifact::load(fixture("core"));
   ASSERT_TRUE(artifact) << artifact.status().message();
-  std::vector<Tensor> outputs = (*artifact)->allocateOutputs();
+  std::vector<Tensor> outputs = *(*artifact)->allocateOutputs();
   Status s = (*artifact)->run({Tensor(DType::F32, {8, 4})}, outputs);
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("input 0 is f32[8x4]"), std::string::npos) << s.message();

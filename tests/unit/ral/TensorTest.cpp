@@ -85,6 +85,26 @@ TEST(TensorTest, NegativeDimsStoredAsZeroAndOverflowThrows) {
   EXPECT_THROW(Tensor(DType::F64, {std::numeric_limits<int64_t>::max() / 4}), std::bad_alloc);
 }
 
+// The runtime allocates through Tensor::allocate: a size that overflows, or memory that runs
+// out, is a Status naming the tensor, never an exception or an abort.
+TEST(TensorTest, AllocateReportsFailureAsAStatus) {
+  StatusOr<Tensor> overflow = Tensor::allocate(DType::F32, {int64_t(1) << 40, int64_t(1) << 40});
+  ASSERT_FALSE(overflow);
+  EXPECT_EQ(overflow.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(overflow.status().message(),
+            "cannot allocate f32[1099511627776x1099511627776]: its size overflows");
+  StatusOr<Tensor> huge = Tensor::allocate(DType::F32, {int64_t(1) << 50}); // 4 PiB
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.status().message().find("cannot allocate f32[1125899906842624] "
+                                         "(4503599627370496 bytes): out of memory"),
+            std::string::npos)
+      << huge.status().message();
+  StatusOr<Tensor> ok = Tensor::allocate(DType::I8, {3, 5});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->byteSize(), 15u);
+  EXPECT_EQ(ok->dataAs<int8_t>()[14], 0);
+}
+
 TEST(TensorTest, CheckedNumElements) {
   EXPECT_EQ(checkedNumElements({}), 1);
   EXPECT_EQ(checkedNumElements({2, 3, 4}), 24);

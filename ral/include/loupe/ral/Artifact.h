@@ -103,9 +103,10 @@ public:
   /// Deterministic inputs of the manifest's types for `seed`: floats uniform in [-1, 1),
   /// integers in [0, 10), byte-sized and half types as 0/1 bytes; specialized inputs hold
   /// their value.
-  std::vector<Tensor> randomInputs(uint64_t seed) const;
-  /// Allocates zeroed output tensors of the manifest's types.
-  std::vector<Tensor> allocateOutputs() const;
+  /// kInvalidArgument when one cannot be allocated (Tensor::allocate).
+  StatusOr<std::vector<Tensor>> randomInputs(uint64_t seed) const;
+  /// Allocates zeroed output tensors of the manifest's types; errors as randomInputs.
+  StatusOr<std::vector<Tensor>> allocateOutputs() const;
   /// Runs the entry function once on `inputs`, writing into `outputs` (from allocateOutputs()).
   /// `tracer`, when set, receives every dispatch's begin and end. loupe-ral-v1: one
   /// ExecutionContext per call; errors the artifact signalled (or an output it never sent) are

@@ -2,6 +2,8 @@
 #ifndef LOUPE_RAL_TENSOR_H
 #define LOUPE_RAL_TENSOR_H
 
+#include "loupe/ral/Status.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -45,8 +47,11 @@ class Tensor {
 public:
   Tensor() = default;
   /// A zero-filled tensor. Shape entries must be >= 0 (a negative entry is stored as 0); the
-  /// buffer is never null, even for zero elements. Throws std::bad_alloc when the size
-  /// overflows or memory runs out (readers check sizes against their input first).
+  /// buffer is never null, even for zero elements. kInvalidArgument naming the type and its
+  /// bytes when the size overflows or memory runs out: the runtime allocates through this.
+  static StatusOr<Tensor> allocate(DType dtype, std::vector<int64_t> shape);
+  /// allocate() for callers that know the size fits (tests, small tensors): throws
+  /// std::bad_alloc where allocate() returns an error.
   Tensor(DType dtype, std::vector<int64_t> shape);
 
   DType dtype() const { return dtype_; }

@@ -23,6 +23,8 @@ static const char *kUsage =
     "  replay SESSION [--db DB] [--report OUT.md|OUT.json]\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
+    "  db list [--db DB] [--model TEXT] [--json]   the profile DB's runs, newest first\n"
+    "  db show RUN [--db DB] [--json]   one run: where, how measured, dispatches by median\n"
     "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
     "  cache stats [--json] | cache clear     the compile cache (shared by the CLI and GUI)\n"
     "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";

@@ -38,7 +38,7 @@ int64_t startTicksOf(int64_t pid) {
 
 bool isMeasuringVariable(const std::string &name) {
   for (const char *prefix : {"OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "ONEDNN_", "DNNL_",
-                             "LOUPE_"})
+                             "LOUPE_NUM_THREADS", "LOUPE_CUDA_", "LOUPE_RAL_"})
     if (name.rfind(prefix, 0) == 0)
       return true;
   return name == "CUDA_VISIBLE_DEVICES" || name == "CUDA_LAUNCH_BLOCKING";

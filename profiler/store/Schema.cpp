@@ -174,8 +174,14 @@ ALTER TABLE measurements ADD COLUMN kernel_timing TEXT;
 /// rows and imports; and the status 'interrupted', which Store::open gives a run left
 /// 'running' by a process that no longer runs. A CHECK cannot be altered in SQLite, so runs is
 /// rebuilt (sqlite.org/lang_altertable.html, "Making Other Kinds Of Table Schema Changes"),
-/// with foreign keys off (migrate), so dropping the old table cascades to nothing.
+/// with foreign keys off (migrate), so dropping the old table cascades to nothing. Also the
+/// views that resolve the interned strings for people asking the DB (docs/db-schema.md,
+/// "Views"); a dispatch's median there is the GUI's (linear interpolation between the middle
+/// samples).
 const char *const kV6 = R"sql(
+DROP VIEW IF EXISTS v_runs;
+DROP VIEW IF EXISTS v_dispatch_times;
+DROP VIEW IF EXISTS v_pass_changes;
 CREATE TABLE runs_v6(
   id INTEGER PRIMARY KEY,
   started_ns INTEGER NOT NULL,
@@ -200,6 +206,33 @@ INSERT INTO runs_v6(id, started_ns, finished_ns, status, model_id, device_id, co
 DROP TABLE runs;
 ALTER TABLE runs_v6 RENAME TO runs;
 CREATE INDEX IF NOT EXISTS runs_by_model ON runs(model_id);
+CREATE VIEW v_runs AS
+SELECT r.id AS run_id, r.status, m.value AS model, d.kind AS device_kind, d.name AS device,
+       s.value AS session, v.value AS variant, r.started_ns, r.finished_ns, r.host, r.pid,
+       r.error
+FROM runs r JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.device_id
+LEFT JOIN strings s ON s.id = r.session_id LEFT JOIN strings v ON v.id = r.variant_id;
+CREATE VIEW v_dispatch_times AS
+WITH ranked AS (
+  SELECT run_id, dispatch_id, end_ns - start_ns AS ns,
+         row_number() OVER (PARTITION BY run_id, dispatch_id ORDER BY end_ns - start_ns) AS k,
+         count(*) OVER (PARTITION BY run_id, dispatch_id) AS n
+  FROM samples WHERE dispatch_id >= 0),
+medians AS (
+  SELECT run_id, dispatch_id, max(n) AS samples, avg(ns) AS median_ns FROM ranked
+  WHERE k IN ((n + 1) / 2, (n + 2) / 2) GROUP BY run_id, dispatch_id)
+SELECT m.run_id, m.dispatch_id, nm.value AS dispatch, op.value AS op, loc.value AS loc,
+       be.value AS backend, di.cluster_id AS cluster, m.samples, m.median_ns
+FROM medians m
+JOIN dispatches di ON di.run_id = m.run_id AND di.dispatch_id = m.dispatch_id
+JOIN strings nm ON nm.id = di.name_id JOIN strings op ON op.id = di.op_id
+JOIN strings loc ON loc.id = di.loc_id JOIN strings be ON be.id = di.backend_id;
+CREATE VIEW v_pass_changes AS
+SELECT c.run_id, c.id AS compile_id, p.idx, ph.value AS phase, pa.value AS pass,
+       o.value AS options, p.duration_ns, p.ir_hash, p.changed
+FROM passes p JOIN compiles c ON c.id = p.compile_id
+JOIN strings pa ON pa.id = p.pass_id JOIN strings ph ON ph.id = p.phase_id
+JOIN strings o ON o.id = p.options_id;
 )sql";
 
 struct Step {

@@ -513,4 +513,37 @@ PY
     "$LOUPE" run "$WORK/u.onnx" --inputs "$WORK/four" --reps 1
 }
 
+case_db_commands() {
+  # loupe db list/show read back what loupe run stored; the views answer the same in SQL.
+  "$LOUPE" run "$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" \
+    --check "$MODELS/mlp/test_data_set_0" --warmup 1 --reps 12 --db "$WORK/p.db" >/dev/null
+  "$LOUPE" db list --db "$WORK/p.db" >"$WORK/list"
+  grep -Eq "^ +1  .* complete +cpu .*mlp.onnx" "$WORK/list" || { cat "$WORK/list"; fail "db list"; }
+  "$LOUPE" db show 1 --db "$WORK/p.db" >"$WORK/show"
+  for line in "run 1: complete, cpu" "^on .* \(pid [0-9]+\): load [0-9.]+ [0-9.]+ [0-9.]+, [0-9]+ CPUs" \
+              "measured: hot" "repetition: median .* over 12 reps" "check output 0: pass" \
+              "dispatch_[0-9]+_.* +12 +[0-9.]+ +[0-9.]+$"; do
+    grep -Eq "$line" "$WORK/show" || { cat "$WORK/show"; fail "db show lacks: $line"; }
+  done
+  "$LOUPE" db show 1 --db "$WORK/p.db" --json >"$WORK/show.json"
+  "$LOUPE" db list --db "$WORK/p.db" --model mlp --json >"$WORK/list.json"
+  sqlite3 "$WORK/p.db" "select dispatch_id, median_ns from v_dispatch_times where run_id = 1" \
+    >"$WORK/view"
+  python3 - "$WORK/show.json" "$WORK/list.json" "$WORK/view" <<'PY'
+import json, sys
+show, runs = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [r["run_id"] for r in runs] == [1] and runs[0]["status"] == "complete", runs
+assert show["status"] == "complete" and show["environment"]["cpus"] >= 1, show
+assert show["measurement"]["reps"] == 12 and len(show["dispatches"]) > 0, show
+view = dict(line.split("|") for line in open(sys.argv[3]).read().split())
+for d in show["dispatches"]:  # the SQL view's median is the one loupe shows
+    assert abs(float(view[str(d["id"])]) - d["median_ns"]) < 1e-6, (d, view)
+PY
+  expect_exit 2 "no profile DB at '$WORK/none.db'" "$LOUPE" db list --db "$WORK/none.db"
+  [ ! -e "$WORK/none.db" ] || fail "db list created a DB"
+  expect_exit 2 "no run 7" "$LOUPE" db show 7 --db "$WORK/p.db"
+  expect_exit 2 "RUN must be a run id" "$LOUPE" db show one --db "$WORK/p.db"
+  expect_exit 2 "unknown subcommand 'drop'" "$LOUPE" db drop --db "$WORK/p.db"
+}
+
 "case_$CASE"

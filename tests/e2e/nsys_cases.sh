@@ -67,7 +67,7 @@ PY
   expect_exit 2 "expected exactly one FILE.sqlite" "$LOUPE" db import-nsys --db "$WORK/p.db"
   expect_exit 2 "unknown flag '--nope'" "$LOUPE" db import-nsys "$WORK/good.sqlite" --nope
   expect_exit 2 "unknown subcommand 'frobnicate'" "$LOUPE" db frobnicate
-  expect_exit 2 "usage: loupe db import-nsys" "$LOUPE" db
+  expect_exit 2 "loupe db import-nsys FILE.sqlite" "$LOUPE" db
   echo "bad inputs ok"
 }
 

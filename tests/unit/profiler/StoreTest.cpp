@@ -44,11 +44,14 @@ protected:
     EXPECT_TRUE(store.isOk()) << store.status().message();
     return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
   }
-  /// Runs `sql` on the file directly (to rewrite it as an older schema had it).
+  /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first without
+  /// the views, which every version before 6 lacks.
   static bool execSql(const std::string &path, const std::string &sql) {
+    std::string downgrade = "DROP VIEW IF EXISTS v_runs; DROP VIEW IF EXISTS v_dispatch_times; "
+                            "DROP VIEW IF EXISTS v_pass_changes; " + sql;
     sqlite3 *db = nullptr;
     bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
-              sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+              sqlite3_exec(db, downgrade.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
     return ok;
   }
@@ -378,6 +381,52 @@ TEST_F(StoreFileTest, RunsOfProcessesThatNoLongerRunAreMarkedInterrupted) {
   EXPECT_EQ(data.host, currentProcess().host);
   EXPECT_NE(data.environmentJson.find("\"load\""), std::string::npos) << data.environmentJson;
   EXPECT_NE(data.environmentJson.find("\"cpus\""), std::string::npos) << data.environmentJson;
+}
+
+// The views answer in SQL what the GUI and `loupe db show` compute: a dispatch's median is
+// the middle sample (odd count) or the mean of the two middle ones (even count).
+TEST_F(StoreFileTest, ViewsResolveNamesAndGiveTheGuisMedians) {
+  std::string path = file("views.db");
+  int64_t runId = fileWithOneRun(path);
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    ASSERT_TRUE(store->addDispatches(runId, {{0, "dispatch_0_matmul", "linalg.matmul", "fc1",
+                                              "onednn", 2, 0, 0},
+                                             {1, "dispatch_1_generic", "linalg.generic", "relu",
+                                              "codegen", 3, 0, 0}})
+                    .isOk());
+    std::vector<SampleRecord> samples;
+    for (int64_t ns : {50, 10, 30}) // dispatch 0: 10 30 50 -> 30
+      samples.push_back({static_cast<int64_t>(samples.size()), 0, 0, ns});
+    for (int64_t ns : {40, 10, 20, 30}) // dispatch 1: 10 20 30 40 -> 25
+      samples.push_back({static_cast<int64_t>(samples.size()), 1, 100, 100 + ns});
+    ASSERT_TRUE(store->addSamples(runId, samples).isOk());
+    for (int64_t id : {0, 1})
+      EXPECT_DOUBLE_EQ(summarize(*store->sampleDurations(runId, id)).median, id ? 25 : 30);
+  }
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto rows = [&](const char *sql) {
+    std::string out;
+    sqlite3_exec(
+        db, sql,
+        [](void *text, int n, char **values, char **) {
+          auto &s = *static_cast<std::string *>(text);
+          for (int i = 0; i < n; ++i)
+            s += std::string(i ? "|" : "") + (values[i] ? values[i] : "NULL");
+          s += "\n";
+          return 0;
+        },
+        &out, nullptr);
+    return out;
+  };
+  EXPECT_EQ(rows("SELECT dispatch, loc, backend, cluster, samples, median_ns FROM "
+                 "v_dispatch_times ORDER BY dispatch_id"),
+            "dispatch_0_matmul|fc1|onednn|2|3|30.0\ndispatch_1_generic|relu|codegen|3|4|25.0\n");
+  EXPECT_EQ(rows("SELECT status, device_kind, model, pid IS NOT NULL FROM v_runs"),
+            "running|cpu|" + sampleRunInfo().model + "|1\n");
+  sqlite3_close(db);
 }
 
 TEST(RunProvenance, AProcessIsKnownByItsPidAndStartTime) {

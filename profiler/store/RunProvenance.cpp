@@ -1,6 +1,8 @@
 //===- RunProvenance.cpp - Where a run ran and what surrounded it -----------===//
 #include "loupe/profiler/RunProvenance.h"
 
+#include "LoupeVersion.h" // generated: LOUPE_VERSION (cmake/LoupeVersion.cmake)
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -65,6 +67,7 @@ bool stillRuns(const ProcessIdentity &p) {
 
 std::string runEnvironmentJson() {
   nlohmann::json j = nlohmann::json::object();
+  j["loupe"] = LOUPE_VERSION;
   std::istringstream load(firstLine("/proc/loadavg"));
   double l1 = 0, l5 = 0, l15 = 0;
   if (load >> l1 >> l5 >> l15)
@@ -93,6 +96,8 @@ std::string describeEnvironment(const std::string &environmentJson) {
     return "";
   std::string text;
   auto add = [&](const std::string &part) { text += (text.empty() ? "" : ", ") + part; };
+  if (j.contains("loupe") && j["loupe"].is_string())
+    add("loupe " + j["loupe"].get<std::string>());
   if (j.contains("load") && j["load"].is_array() && j["load"].size() == 3) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "load %.2f %.2f %.2f", j["load"][0].get<double>(),

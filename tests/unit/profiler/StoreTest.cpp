@@ -381,6 +381,7 @@ TEST_F(StoreFileTest, RunsOfProcessesThatNoLongerRunAreMarkedInterrupted) {
   EXPECT_EQ(data.host, currentProcess().host);
   EXPECT_NE(data.environmentJson.find("\"load\""), std::string::npos) << data.environmentJson;
   EXPECT_NE(data.environmentJson.find("\"cpus\""), std::string::npos) << data.environmentJson;
+  EXPECT_NE(data.environmentJson.find("\"loupe\":\""), std::string::npos) << data.environmentJson;
 }
 
 // The views answer in SQL what the GUI and `loupe db show` compute: a dispatch's median is
@@ -442,9 +443,9 @@ TEST(RunProvenance, AProcessIsKnownByItsPidAndStartTime) {
   rebooted.bootId = "another boot";
   EXPECT_FALSE(stillRuns(rebooted));
 
-  EXPECT_EQ(describeEnvironment(R"({"load":[1.2,0.95,0.8],"cpus":2,"cpu_model":"X",)"
-                                R"("env":{"OMP_NUM_THREADS":"2"}})"),
-            "load 1.20 0.95 0.80, 2 CPUs, OMP_NUM_THREADS=2");
+  EXPECT_EQ(describeEnvironment(R"({"loupe":"v1-2-gabc","load":[1.2,0.95,0.8],"cpus":2,)"
+                                R"("cpu_model":"X","env":{"OMP_NUM_THREADS":"2"}})"),
+            "loupe v1-2-gabc, load 1.20 0.95 0.80, 2 CPUs, OMP_NUM_THREADS=2");
   EXPECT_EQ(describeEnvironment("{}"), "");
   EXPECT_EQ(describeEnvironment("not json"), "");
 }

@@ -29,13 +29,14 @@ ProcessIdentity currentProcess();
 /// start time (a reused PID is another process).
 bool stillRuns(const ProcessIdentity &p);
 
-/// JSON object of what can disturb a measurement, read now: "load" (1, 5, 15-minute load
+/// JSON object of what can disturb a measurement, read now: "loupe" (this build's version,
+/// `git describe` at build time), "load" (1, 5, 15-minute load
 /// averages), "cpus" (online CPUs), "cpu_model", and "env", the set variables among the
 /// thread and device settings (OMP_*, GOMP_*, KMP_*, MKL_*, OPENBLAS_*, ONEDNN_*, DNNL_*,
 /// CUDA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, LOUPE_NUM_THREADS, LOUPE_CUDA_*, LOUPE_RAL_*).
 std::string runEnvironmentJson();
 
-/// One line of runEnvironmentJson for people: "load 1.20 0.95 0.80, 2 CPUs,
+/// One line of runEnvironmentJson for people: "loupe f7594e9, load 1.20 0.95 0.80, 2 CPUs,
 /// OMP_NUM_THREADS=2"; empty for "{}" or text that is not such an object.
 std::string describeEnvironment(const std::string &environmentJson);
 

@@ -520,7 +520,7 @@ case_db_commands() {
   "$LOUPE" db list --db "$WORK/p.db" >"$WORK/list"
   grep -Eq "^ +1  .* complete +cpu .*mlp.onnx" "$WORK/list" || { cat "$WORK/list"; fail "db list"; }
   "$LOUPE" db show 1 --db "$WORK/p.db" >"$WORK/show"
-  for line in "run 1: complete, cpu" "^on .* \(pid [0-9]+\): load [0-9.]+ [0-9.]+ [0-9.]+, [0-9]+ CPUs" \
+  for line in "run 1: complete, cpu" "^on .* \(pid [0-9]+\): loupe [^,]+, load [0-9.]+ [0-9.]+ [0-9.]+, [0-9]+ CPUs" \
               "measured: hot" "repetition: median .* over 12 reps" "check output 0: pass" \
               "dispatch_[0-9]+_.* +12 +[0-9.]+ +[0-9.]+$"; do
     grep -Eq "$line" "$WORK/show" || { cat "$WORK/show"; fail "db show lacks: $line"; }

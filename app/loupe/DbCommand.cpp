@@ -20,13 +20,13 @@
 #include "loupe/profiler/RunProvenance.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/profiler/Store.h"
+#include "loupe/visualizer/Format.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 
 namespace loupe::app {
@@ -52,21 +52,17 @@ ral::StatusOr<std::string> databasePath(const CommandLine &cl) {
   return profiler::defaultDatabasePath();
 }
 
-/// An existing profile DB (list and show never create one).
-ral::StatusOr<profiler::Store> openExisting(const std::string &path) {
+/// The profile DB databasePath names, which must exist (list and show never create one);
+/// `path` receives its path.
+ral::StatusOr<profiler::Store> openExisting(const CommandLine &cl, std::string &path) {
+  auto named = databasePath(cl);
+  if (!named)
+    return named.status();
+  path = *named;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return ral::notFound("no profile DB at '" + path + "'");
   return profiler::Store::open(path);
-}
-
-std::string wallTime(int64_t epochNs) {
-  std::time_t seconds = static_cast<std::time_t>(epochNs / 1000000000);
-  std::tm tm{};
-  localtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
-  return buf;
 }
 
 nlohmann::json summaryJson(const profiler::RunSummary &r) {
@@ -87,10 +83,8 @@ nlohmann::json summaryJson(const profiler::RunSummary &r) {
 }
 
 int list(const CommandLine &cl) {
-  auto path = databasePath(cl);
-  if (!path)
-    return fail("list", path.status());
-  auto store = openExisting(*path);
+  std::string path;
+  auto store = openExisting(cl, path);
   if (!store)
     return fail("list", store.status());
   auto runs = store->listRuns(cl.get("--model"));
@@ -109,11 +103,12 @@ int list(const CommandLine &cl) {
     std::string where = r.model;
     if (!r.session.empty() || !r.variant.empty())
       where += " [" + r.session + ":" + r.variant + "]";
+    std::string started = visualizer::formatWallTime(r.startedNs);
     std::printf("%6lld  %-19s  %-11s  %-5s  %-28.28s  %s\n", static_cast<long long>(r.id),
-                wallTime(r.startedNs).c_str(), profiler::runStatusName(r.status),
-                r.deviceKind.c_str(), r.deviceName.c_str(), where.c_str());
+                started.c_str(), profiler::runStatusName(r.status), r.deviceKind.c_str(),
+                r.deviceName.c_str(), where.c_str());
   }
-  std::printf("%zu runs in %s\n", runs->size(), path->c_str());
+  std::printf("%zu runs in %s\n", runs->size(), path.c_str());
   return 0;
 }
 
@@ -146,10 +141,8 @@ int show(const CommandLine &cl) {
   long long runId = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || runId < 1)
     return fail("show", ral::invalidArgument("RUN must be a run id (>= 1), got '" + text + "'"));
-  auto path = databasePath(cl);
-  if (!path)
-    return fail("show", path.status());
-  auto store = openExisting(*path);
+  std::string path;
+  auto store = openExisting(cl, path);
   if (!store)
     return fail("show", store.status());
   auto data = store->loadRun(runId);
@@ -189,9 +182,10 @@ int show(const CommandLine &cl) {
   const profiler::RunSummary &r = data->summary;
   std::printf("run %lld: %s, %s %s, started %s\n", static_cast<long long>(r.id),
               profiler::runStatusName(r.status), r.deviceKind.c_str(), r.deviceName.c_str(),
-              wallTime(r.startedNs).c_str());
-  std::printf("model: %s%s\n", r.model.c_str(),
-              r.session.empty() ? "" : (" (session " + r.session + ", variant " + r.variant + ")").c_str());
+              visualizer::formatWallTime(r.startedNs).c_str());
+  std::string session =
+      r.session.empty() ? "" : " (session " + r.session + ", variant " + r.variant + ")";
+  std::printf("model: %s%s\n", r.model.c_str(), session.c_str());
   if (!data->host.empty()) {
     std::string environment = profiler::describeEnvironment(data->environmentJson);
     std::printf("on %s (pid %lld)%s%s\n", data->host.c_str(), static_cast<long long>(data->pid),

@@ -78,11 +78,20 @@ struct CachedPrimitive {
   dnnl::primitive toDst;
 };
 
-/// Primitives of one context keyed by their shapes and attributes.
+/// Primitives of one context keyed by their shapes and attributes, and the weights reordered
+/// into a primitive's layout, keyed by primitive and weights address (weight-blob weights
+/// only: Context::inWeights).
 struct OneDnnPrimitives : Context::Resource {
   std::mutex mutex;
   std::unordered_map<std::string, CachedPrimitive> primitives;
+  std::unordered_map<std::string, memory> packedWeights;
 };
+
+OneDnnPrimitives &primitivesOf(ExecutionContext *ctx) {
+  return *static_cast<OneDnnPrimitives *>(ctx->getOrCreateResource(
+      "ral.onednn.primitives", Context::Lifetime::kPerContext,
+      [] { return std::make_unique<OneDnnPrimitives>(); }));
+}
 
 dnnl::engine &engineOf(ExecutionContext *ctx) {
   return static_cast<OneDnnEngine *>(
@@ -94,9 +103,7 @@ dnnl::engine &engineOf(ExecutionContext *ctx) {
 /// The cached primitive for `key`, built with `build` on a miss.
 template <typename Build>
 CachedPrimitive primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
-  auto *cache = static_cast<OneDnnPrimitives *>(ctx->getOrCreateResource(
-      "ral.onednn.primitives", Context::Lifetime::kPerContext,
-      [] { return std::make_unique<OneDnnPrimitives>(); }));
+  OneDnnPrimitives *cache = &primitivesOf(ctx);
   {
     std::lock_guard<std::mutex> lock(cache->mutex);
     auto it = cache->primitives.find(key);
@@ -410,9 +417,27 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     dnnl::stream stream(engine);
     memory userWeights(wei, engine, filter.data()), weights = userWeights;
     if (cached.weights != wei) {
-      // Reordered every call: the filter need not be a constant (a few KB on the examples).
-      weights = memory(cached.weights, engine);
-      dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
+      // Weights of the weight blob never change: reordered once per primitive and kept (a
+      // ResNet reorders megabytes per call otherwise). Any other filter (computed at run
+      // time) is reordered every call.
+      bool constant = ctx->context().inWeights(filter.data(), wei.get_size());
+      std::string packedKey =
+          key + "@" + std::to_string(reinterpret_cast<uintptr_t>(filter.data()));
+      OneDnnPrimitives &cache = primitivesOf(ctx);
+      std::unique_lock<std::mutex> lock(cache.mutex);
+      auto packed = constant ? cache.packedWeights.find(packedKey) : cache.packedWeights.end();
+      if (packed != cache.packedWeights.end()) {
+        weights = packed->second;
+      } else {
+        lock.unlock();
+        weights = memory(cached.weights, engine);
+        dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
+        stream.wait();
+        if (constant) {
+          lock.lock();
+          cache.packedWeights.emplace(packedKey, weights);
+        }
+      }
     }
     memory userDst(dst, engine, output.data());
     bool reorder = bool(cached.toDst);

@@ -166,6 +166,28 @@ func.func @fuse(%x: tensor<16x8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
 
 // -----
 
+// A 1x1 convolution as TOSA gives it: collapse, matmul, expand. Folding the reshapes into the
+// matmul by expanding its loops would make it a generic that no library runs (ResNet-50's 1x1
+// convolutions ran as generated loops): loupe-fuse-clusters leaves a library contraction named.
+// FUSED-LABEL: func.func @matmul_stays_named
+// FUSED: loupe.fusion "kLibrary" on "onednn"
+// FUSED-NEXT: tensor.collapse_shape
+// FUSED-NOT: linalg.generic
+// FUSED: linalg.matmul ins(%collapsed, %{{.*}} : tensor<16x8xf32>, tensor<8x8xf32>)
+// FUSED-NEXT: tensor.expand_shape
+// FUSED-NEXT: loupe.yield
+func.func @matmul_stays_named(%x: tensor<1x4x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<1x4x4x8xf32> {
+  %c = tensor.collapse_shape %x [[0, 1, 2], [3]] : tensor<1x4x4x8xf32> into tensor<16x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %m = linalg.matmul ins(%c, %w : tensor<16x8xf32>, tensor<8x8xf32>) outs(%z : tensor<16x8xf32>) -> tensor<16x8xf32> loc("mm")
+  %r = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 4, 4, 8] : tensor<16x8xf32> into tensor<1x4x4x8xf32>
+  return %r : tensor<1x4x4x8xf32>
+}
+
+// -----
+
 // onednn's conv_bias_act: the conv (its bias is the broadcast its output starts from, cloned
 // in) takes the ReLU after it. TOSA's NCHW transpose sits in between; the ReLU moves before it
 // (they commute), onto the NHWC result, and the transpose joins the reader's cluster. A clamp

@@ -382,8 +382,10 @@ def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
     elementwise fusion and reshape propagation (upstream
     `populateElementwiseOpsFusionPatterns`, `populateFoldReshapeOpsByExpansionPatterns`)
     fuse a producer into a consumer only when both are in the same region and the
-    producer is not also an output of the region. Region boundaries are fusion
-    boundaries, so the clusters of loupe-form-clusters decide what is fused.
+    producer is not also an output of the region, and never fold a reshape into a
+    library contraction (it would turn the named matmul into a generic that no
+    library runs). Region boundaries are fusion boundaries, so the clusters of
+    loupe-form-clusters decide what is fused.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
                            "mlir::tensor::TensorDialect"];

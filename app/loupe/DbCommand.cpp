@@ -120,13 +120,8 @@ struct DispatchTime {
 
 std::vector<DispatchTime> dispatchTimes(const profiler::RunData &data) {
   std::vector<DispatchTime> out;
-  for (const profiler::DispatchRecord &d : data.dispatches) {
-    std::vector<int64_t> ns;
-    if (auto it = data.samples.find(d.dispatchId); it != data.samples.end())
-      for (const profiler::SampleRecord &s : it->second)
-        ns.push_back(s.durationNs());
-    out.push_back({&d, profiler::summarize(std::move(ns))});
-  }
+  for (const profiler::DispatchRecord &d : data.dispatches)
+    out.push_back({&d, profiler::summarize(data.durations(d.dispatchId))});
   std::stable_sort(out.begin(), out.end(), [](const DispatchTime &a, const DispatchTime &b) {
     return a.summary.median > b.summary.median;
   });
@@ -148,13 +143,7 @@ int show(const CommandLine &cl) {
   auto data = store->loadRun(runId);
   if (!data)
     return fail("show", data.status());
-  profiler::Summary whole;
-  if (auto it = data->samples.find(profiler::kWholeRep); it != data->samples.end()) {
-    std::vector<int64_t> ns;
-    for (const profiler::SampleRecord &s : it->second)
-      ns.push_back(s.durationNs());
-    whole = profiler::summarize(std::move(ns));
-  }
+  profiler::Summary whole = profiler::summarize(data->durations(profiler::kWholeRep));
   std::vector<DispatchTime> times = dispatchTimes(*data);
 
   if (cl.has("--json")) {

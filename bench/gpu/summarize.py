@@ -39,13 +39,13 @@ def kernel_rows(db, run_id):
         "FROM kernels WHERE run_id = ?", (run_id,)).fetchone()
 
 
-def models(runs, db):
+def models(runs, db, bench_names):
     print("## Models\n")
     print("| artifact | exit | check | timing | dispatches | run median (us) | "
           "sum of dispatch medians (us) | CUPTI kernel rows | rows without dispatch | streams |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, run in sorted(runs.items()):
-        if name.endswith(".events") or "." not in name or name.split(".")[0] in BENCHES:
+        if name.endswith(".events") or "." not in name or name.split(".")[0] in bench_names:
             continue
         if run is None:
             print(f"| {name} | no JSON | | | | | | | | |")
@@ -177,12 +177,8 @@ def patterns(benches, runs, torch):
         print(f"| {label} | {ns / 1e3:.1f} | {gemm['flops'] / ns / 1e3:.2f} |")
 
 
-BENCHES = set()
-
-
 def main():
     benches = json.load(open(sys.argv[1]))
-    BENCHES.update(b["name"] for b in benches)
     results = sys.argv[2]
     logs = os.path.join(results, "logs")
     runs = {os.path.basename(p)[:-len(".json")]: load(p)
@@ -191,7 +187,7 @@ def main():
     db_path = os.path.join(results, "profiles.db")
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) if os.path.exists(db_path) else None
     print(f"# GPU run: {torch.get('device', 'unknown device')}, PyTorch {torch.get('torch', '?')}\n")
-    models(runs, db)
+    models(runs, db, {b["name"] for b in benches})
     cupti_vs_events(runs)
     cupti_vs_ncu(benches, runs, db, logs)
     patterns(benches, runs, torch)

@@ -38,6 +38,12 @@ int64_t startTicksOf(int64_t pid) {
   return -1;
 }
 
+/// This boot's id, read once (it cannot change while the process runs).
+const std::string &bootId() {
+  static const std::string id = firstLine("/proc/sys/kernel/random/boot_id");
+  return id;
+}
+
 bool isMeasuringVariable(const std::string &name) {
   for (const char *prefix : {"OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "ONEDNN_", "DNNL_",
                              "LOUPE_NUM_THREADS", "LOUPE_CUDA_", "LOUPE_RAL_"})
@@ -53,14 +59,14 @@ ProcessIdentity currentProcess() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0)
     p.host = host;
-  p.bootId = firstLine("/proc/sys/kernel/random/boot_id");
+  p.bootId = bootId();
   p.pid = getpid();
   p.startTicks = startTicksOf(p.pid);
   return p;
 }
 
 bool stillRuns(const ProcessIdentity &p) {
-  if (p.bootId != firstLine("/proc/sys/kernel/random/boot_id"))
+  if (p.bootId != bootId())
     return false; // the host rebooted since
   return startTicksOf(p.pid) == p.startTicks;
 }

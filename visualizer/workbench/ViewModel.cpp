@@ -19,16 +19,6 @@ bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::vector<int64_t> durations(const profiler::RunData &data, int64_t dispatchId) {
-  std::vector<int64_t> out;
-  auto it = data.samples.find(dispatchId);
-  if (it == data.samples.end())
-    return out;
-  out.reserve(it->second.size());
-  for (const profiler::SampleRecord &s : it->second)
-    out.push_back(s.durationNs());
-  return out;
-}
 } // namespace
 
 const std::string &CompileView::irAfter(int index) const {
@@ -103,7 +93,7 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
   view->checks = data.checks;
   view->fallbacks = data.fallbacks;
   view->gpu = gpu::buildGpuActivity(data);
-  view->whole = profiler::summarize(durations(data, profiler::kWholeRep));
+  view->whole = profiler::summarize(data.durations(profiler::kWholeRep));
 
   std::map<int64_t, int32_t> rowOf;
   double totalMedian = 0;
@@ -115,7 +105,7 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
     row.loc = d.loc;
     row.backend = d.backend;
     row.cluster = d.clusterId;
-    std::vector<int64_t> samples = durations(data, d.dispatchId);
+    std::vector<int64_t> samples = data.durations(d.dispatchId);
     profiler::Summary s = profiler::summarize(samples);
     row.calls = s.count;
     row.medianNs = s.count ? s.median : 0;

@@ -115,6 +115,32 @@ CachedPrimitive primitiveFor(ExecutionContext *ctx, const std::string &key, Buil
   return cache->primitives.emplace(key, p).first->second;
 }
 
+/// `filter` (in `user` layout) in the primitive's layout `packed`. Weights of the weight blob
+/// never change: reordered once per primitive (`key`) and kept, since a ResNet reorders
+/// megabytes per call otherwise. Any other filter (computed at run time) every call.
+memory packedWeights(ExecutionContext *ctx, const std::string &key, memory user,
+                     const memory::desc &packed, dnnl::engine &engine, dnnl::stream &stream) {
+  void *data = user.get_data_handle();
+  auto reorder = [&] {
+    memory out(packed, engine);
+    dnnl::reorder(user, out).execute(stream, user, out);
+    stream.wait();
+    return out;
+  };
+  if (!ctx->context().inWeights(data, user.get_desc().get_size()))
+    return reorder();
+  OneDnnPrimitives &cache = primitivesOf(ctx);
+  std::string id = key + "@" + std::to_string(reinterpret_cast<uintptr_t>(data));
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (auto it = cache.packedWeights.find(id); it != cache.packedWeights.end())
+      return it->second;
+  }
+  memory out = reorder();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.packedWeights.emplace(id, out).first->second;
+}
+
 bool postOpFor(int32_t activation, dnnl::post_ops &ops, std::string &error) {
   switch (static_cast<Activation>(activation)) {
   case Activation::kNone:
@@ -415,30 +441,10 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       return built;
     });
     dnnl::stream stream(engine);
-    memory userWeights(wei, engine, filter.data()), weights = userWeights;
-    if (cached.weights != wei) {
-      // Weights of the weight blob never change: reordered once per primitive and kept (a
-      // ResNet reorders megabytes per call otherwise). Any other filter (computed at run
-      // time) is reordered every call.
-      bool constant = ctx->context().inWeights(filter.data(), wei.get_size());
-      std::string packedKey =
-          key + "@" + std::to_string(reinterpret_cast<uintptr_t>(filter.data()));
-      OneDnnPrimitives &cache = primitivesOf(ctx);
-      std::unique_lock<std::mutex> lock(cache.mutex);
-      auto packed = constant ? cache.packedWeights.find(packedKey) : cache.packedWeights.end();
-      if (packed != cache.packedWeights.end()) {
-        weights = packed->second;
-      } else {
-        lock.unlock();
-        weights = memory(cached.weights, engine);
-        dnnl::reorder(userWeights, weights).execute(stream, userWeights, weights);
-        stream.wait();
-        if (constant) {
-          lock.lock();
-          cache.packedWeights.emplace(packedKey, weights);
-        }
-      }
-    }
+    memory userWeights(wei, engine, filter.data());
+    memory weights = cached.weights == wei
+                         ? userWeights
+                         : packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
     memory userDst(dst, engine, output.data());
     bool reorder = bool(cached.toDst);
     memory computedDst = reorder ? memory(cached.dst, engine) : userDst;

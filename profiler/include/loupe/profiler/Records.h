@@ -233,6 +233,15 @@ struct RunData {
   std::vector<FallbackRecord> fallbacks; ///< By (dispatchId, failedKernel).
   /// How the samples were taken; nullopt for runs stored before schema version 3 and imports.
   std::optional<MeasurementRecord> measurement;
+
+  /// The durations (ns) of one dispatch's samples (kWholeRep: whole repetitions), in order.
+  std::vector<int64_t> durations(int64_t dispatchId) const {
+    std::vector<int64_t> out;
+    if (auto it = samples.find(dispatchId); it != samples.end())
+      for (const SampleRecord &s : it->second)
+        out.push_back(s.durationNs());
+    return out;
+  }
 };
 
 // Field-wise equality, for tests and de-duplication.

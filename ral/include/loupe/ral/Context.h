@@ -175,9 +175,8 @@ public:
   /// Whether the `bytes` at `data` lie inside the weight blob: read-only for the Context's life,
   /// so what a kernel derives from them (oneDNN's packed weights) may be kept.
   bool inWeights(const void *data, size_t bytes) const {
-    auto *p = static_cast<const char *>(data);
-    return weights_ && p >= weights_ && static_cast<size_t>(p - weights_) <= weightBytes_ &&
-           bytes <= weightBytes_ - static_cast<size_t>(p - weights_);
+    auto at = reinterpret_cast<uintptr_t>(data), base = reinterpret_cast<uintptr_t>(weights_);
+    return at >= base && weightAt(static_cast<int64_t>(at - base), static_cast<int64_t>(bytes));
   }
 
   /// Records a sticky context-level error (e.g. a poisoned CUDA context); the first one wins.

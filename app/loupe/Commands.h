@@ -9,6 +9,7 @@ namespace loupe::app {
 int compileCommand(int argc, char **argv, int first);
 int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
+int compareCommand(int argc, char **argv, int first); ///< loupe compare RUN_A RUN_B
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
 int backendsCommand(int argc, char **argv, int first); ///< loupe backends list

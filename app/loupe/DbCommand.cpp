@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "CompareCli.h"
 #include "RunCli.h"
 #include "loupe/Commands.h"
 
@@ -52,19 +53,6 @@ ral::StatusOr<std::string> databasePath(const CommandLine &cl) {
   return profiler::defaultDatabasePath();
 }
 
-/// The profile DB databasePath names, which must exist (list and show never create one);
-/// `path` receives its path.
-ral::StatusOr<profiler::Store> openExisting(const CommandLine &cl, std::string &path) {
-  auto named = databasePath(cl);
-  if (!named)
-    return named.status();
-  path = *named;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    return ral::notFound("no profile DB at '" + path + "'");
-  return profiler::Store::open(path);
-}
-
 nlohmann::json summaryJson(const profiler::RunSummary &r) {
   nlohmann::json j = {{"run_id", r.id},
                       {"status", profiler::runStatusName(r.status)},
@@ -83,8 +71,7 @@ nlohmann::json summaryJson(const profiler::RunSummary &r) {
 }
 
 int list(const CommandLine &cl) {
-  std::string path;
-  auto store = openExisting(cl, path);
+  auto store = openExistingDb(cl.get("--db"));
   if (!store)
     return fail("list", store.status());
   auto runs = store->listRuns(cl.get("--model"));
@@ -108,7 +95,7 @@ int list(const CommandLine &cl) {
                 started.c_str(), profiler::runStatusName(r.status), r.deviceKind.c_str(),
                 r.deviceName.c_str(), where.c_str());
   }
-  std::printf("%zu runs in %s\n", runs->size(), path.c_str());
+  std::printf("%zu runs in %s\n", runs->size(), store->path().c_str());
   return 0;
 }
 
@@ -131,16 +118,13 @@ std::vector<DispatchTime> dispatchTimes(const profiler::RunData &data) {
 int show(const CommandLine &cl) {
   if (cl.positionals().size() != 1)
     return fail("show", ral::invalidArgument("expected one RUN id"));
-  char *end = nullptr;
-  const std::string &text = cl.positionals()[0];
-  long long runId = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || runId < 1)
-    return fail("show", ral::invalidArgument("RUN must be a run id (>= 1), got '" + text + "'"));
-  std::string path;
-  auto store = openExisting(cl, path);
+  auto runId = parseRunId(cl.positionals()[0]);
+  if (!runId)
+    return fail("show", runId.status());
+  auto store = openExistingDb(cl.get("--db"));
   if (!store)
     return fail("show", store.status());
-  auto data = store->loadRun(runId);
+  auto data = store->loadRun(*runId);
   if (!data)
     return fail("show", data.status());
   profiler::Summary whole = profiler::summarize(data->durations(profiler::kWholeRep));

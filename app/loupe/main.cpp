@@ -20,14 +20,19 @@ static const char *kUsage =
     "                     [backend flags as compile]\n"
     "                     [--warmup N | --warmup-ms MS] [--reps N | --min-reps N --max-reps N\n"
     "                      --max-ms MS --noise X] [--mode hot|cold|both]   (docs/cli.md)\n"
-    "  replay SESSION [--db DB] [--report OUT.md|OUT.json]\n"
+    "  replay SESSION [--db DB] [--report OUT.md|OUT.json] [--trials N] [--shard I/N]\n"
+    "                 [--threshold PCT] [--fail-on slower,ambiguous]\n"
+    "                 [--baseline RUN [--baseline-db DB]]\n"
+    "  compare RUN_A RUN_B [--db DB] [--baseline-db DB] [--threshold PCT]\n"
+    "                 [--fail-on slower,ambiguous] [--report OUT.md|OUT.json] [--json]\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db list [--db DB] [--model TEXT] [--json]   the profile DB's runs, newest first\n"
     "  db show RUN [--db DB] [--json]   one run: where, how measured, dispatches by median\n"
     "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
     "  cache stats [--json] | cache clear     the compile cache (shared by the CLI and GUI)\n"
-    "exit codes: 0 ok, 1 numerical mismatch, 2 bad usage or input, 3 internal error\n";
+    "exit codes: 0 ok, 1 numerical mismatch or a --fail-on verdict, 2 bad usage or input,\n"
+    "            3 internal error\n";
 
 /// `loupe MODEL.onnx` / `loupe S.json`: an existing model or session opens the workbench.
 static bool isOpenable(const char *arg) {
@@ -70,6 +75,8 @@ int main(int argc, char **argv) {
     return loupe::app::runCommand(argc, argv, 2);
   if (!std::strcmp(command, "replay"))
     return loupe::app::replayCommand(argc, argv, 2);
+  if (!std::strcmp(command, "compare"))
+    return loupe::app::compareCommand(argc, argv, 2);
   std::fprintf(stderr, "loupe: unknown command '%s'\n%s", command, kUsage);
   return 2;
 }

@@ -53,9 +53,9 @@ Summary summarize(std::vector<int64_t> samples) {
 
 namespace {
 
-/// P(U <= k) under H0 for sample sizes m, n without ties: the number of m-subsets of the
-/// positions 0..m+n-1 whose U = sum(positions) - m(m-1)/2 is <= k, over C(m+n, m).
-double exactCdf(size_t m, size_t n, double k) {
+/// P(U <= u) under H0 for u = 0..mn, sample sizes m, n without ties: the number of m-subsets
+/// of the positions 0..m+n-1 whose U = sum(positions) - m(m-1)/2 is <= u, over C(m+n, m).
+std::vector<double> exactCdfTable(size_t m, size_t n) {
   if (m > n)
     std::swap(m, n);
   size_t total = m + n;
@@ -71,19 +71,35 @@ double exactCdf(size_t m, size_t n, double k) {
           break;
       }
   size_t offset = m * (m - 1) / 2;
-  long double below = 0, all = 0;
-  for (size_t t = offset; t <= maxSum; ++t) {
-    long double c = static_cast<long double>(dp[m][t]);
-    all += c;
-    if (static_cast<double>(t - offset) <= k + 1e-9)
-      below += c;
+  long double all = 0;
+  for (size_t t = offset; t <= maxSum; ++t)
+    all += static_cast<long double>(dp[m][t]);
+  std::vector<double> cdf;
+  long double below = 0;
+  for (size_t t = offset; t <= offset + m * n; ++t) {
+    below += static_cast<long double>(dp[m][t]);
+    cdf.push_back(static_cast<double>(below / all));
   }
-  return static_cast<double>(below / all);
+  return cdf;
+}
+
+/// P(U <= k) under H0 without ties.
+double exactCdf(size_t m, size_t n, double k) {
+  std::vector<double> cdf = exactCdfTable(m, n);
+  if (k < 0)
+    return 0;
+  return cdf[std::min(cdf.size() - 1, static_cast<size_t>(std::floor(k + 1e-9)))];
 }
 
 } // namespace
 
 MannWhitneyResult mannWhitneyU(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
+                               MannWhitneyMethod method) {
+  return mannWhitneyU(std::vector<double>(a.begin(), a.end()),
+                      std::vector<double>(b.begin(), b.end()), method);
+}
+
+MannWhitneyResult mannWhitneyU(const std::vector<double> &a, const std::vector<double> &b,
                                MannWhitneyMethod method) {
   MannWhitneyResult r;
   size_t n1 = a.size(), n2 = b.size();
@@ -92,14 +108,14 @@ MannWhitneyResult mannWhitneyU(const std::vector<int64_t> &a, const std::vector<
 
   // Midranks of the pooled samples; tag = which sample each value came from.
   struct Item {
-    int64_t value;
+    double value;
     bool first;
   };
   std::vector<Item> pooled;
   pooled.reserve(n1 + n2);
-  for (int64_t v : a)
+  for (double v : a)
     pooled.push_back({v, true});
-  for (int64_t v : b)
+  for (double v : b)
     pooled.push_back({v, false});
   std::sort(pooled.begin(), pooled.end(),
             [](const Item &x, const Item &y) { return x.value < y.value; });
@@ -166,51 +182,177 @@ std::optional<Verdict> parseVerdict(std::string_view name) {
 }
 
 namespace {
-std::string format(const char *fmt, double x, double y, double z) {
-  char buf[160];
-  std::snprintf(buf, sizeof(buf), fmt, x, y, z);
+
+/// z with P(Z > z) = p for a standard normal Z, 0 < p < 1: bisection on erfc (60 halvings of
+/// [0, 40] reach double precision).
+double upperNormalQuantile(double p) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 60; ++i) {
+    double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+bool hasTies(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return std::adjacent_find(values.begin(), values.end()) != values.end();
+}
+
+/// The largest c with P(U <= c) <= alpha/2 under H0 (-1 when there is none).
+long criticalU(size_t m, size_t n, bool exact, double alpha) {
+  double mn = static_cast<double>(m) * static_cast<double>(n);
+  if (!exact) {
+    double sigma = std::sqrt(mn * static_cast<double>(m + n + 1) / 12.0);
+    return static_cast<long>(std::ceil(mn / 2 - upperNormalQuantile(alpha / 2) * sigma)) - 1;
+  }
+  std::vector<double> cdf = exactCdfTable(m, n);
+  long c = -1;
+  while (static_cast<size_t>(c + 1) < cdf.size() && cdf[static_cast<size_t>(c + 1)] <= alpha / 2)
+    ++c;
+  return c;
+}
+
+std::string format(const char *fmt, double x, double y = 0, double z = 0, double w = 0) {
+  char buf[200];
+  std::snprintf(buf, sizeof(buf), fmt, x, y, z, w);
   return buf;
 }
+
+std::vector<int64_t> pooled(const Trials &trials) {
+  std::vector<int64_t> all;
+  for (const std::vector<int64_t> &t : trials)
+    all.insert(all.end(), t.begin(), t.end());
+  return all;
+}
+
+/// The medians of the trials with samples, as logarithms (a ratio becomes a shift); a median
+/// below 1 ns counts as 1 ns.
+std::vector<double> logTrialMedians(const Trials &trials) {
+  std::vector<double> out;
+  for (const std::vector<int64_t> &t : trials)
+    if (!t.empty())
+      out.push_back(std::log(std::max(median(t), 1.0)));
+  return out;
+}
+
+/// The median of the trials' medians.
+double medianOfTrials(const Trials &trials) {
+  std::vector<double> medians;
+  for (const std::vector<int64_t> &t : trials)
+    if (!t.empty())
+      medians.push_back(median(t));
+  std::sort(medians.begin(), medians.end());
+  size_t n = medians.size();
+  return n % 2 ? medians[n / 2] : (medians[n / 2 - 1] + medians[n / 2]) / 2;
+}
+
 } // namespace
+
+ShiftEstimate hodgesLehmann(const std::vector<double> &x, const std::vector<double> &y,
+                            double alpha) {
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  if (x.empty() || y.empty())
+    return {nan, nan, nan};
+  std::vector<double> d;
+  d.reserve(x.size() * y.size());
+  for (double a : x)
+    for (double b : y)
+      d.push_back(b - a);
+  std::sort(d.begin(), d.end());
+  ShiftEstimate s;
+  size_t mn = d.size();
+  s.estimate = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
+  std::vector<double> all = x;
+  all.insert(all.end(), y.begin(), y.end());
+  bool exact = !hasTies(all) && all.size() <= kMannWhitneyExactMaxTotal;
+  long c = criticalU(x.size(), y.size(), exact, alpha);
+  if (c < 0 || static_cast<size_t>(c) >= (mn + 1) / 2) {
+    s.low = -std::numeric_limits<double>::infinity();
+    s.high = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  s.low = d[static_cast<size_t>(c)];
+  s.high = d[mn - 1 - static_cast<size_t>(c)];
+  return s;
+}
+
+Comparison compare(const Trials &baseline, const Trials &candidate,
+                   const CompareOptions &options) {
+  Comparison c;
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  c.changeLow = c.changeHigh = nan;
+  std::vector<int64_t> a = pooled(baseline), b = pooled(candidate);
+  c.baseline = summarize(a);
+  c.candidate = summarize(b);
+  std::vector<double> la = logTrialMedians(baseline), lb = logTrialMedians(candidate);
+  c.baselineTrials = la.size();
+  c.candidateTrials = lb.size();
+  c.baselineMedian = c.baseline.median;
+  c.candidateMedian = c.candidate.median;
+  if (a.empty() || b.empty()) {
+    c.verdict = Verdict::Ambiguous;
+    c.reason = a.empty() ? "no baseline samples" : "no candidate samples";
+    return c;
+  }
+  std::string sizes = format("%.0f vs %.0f trials", static_cast<double>(la.size()),
+                             static_cast<double>(lb.size()));
+  double effect = options.threshold;
+  c.trialed = la.size() >= options.minTrials && lb.size() >= options.minTrials;
+  if (c.trialed) {
+    c.test = mannWhitneyU(la, lb);
+    c.baselineMedian = medianOfTrials(baseline);
+    c.candidateMedian = medianOfTrials(candidate);
+    ShiftEstimate shift = hodgesLehmann(la, lb, options.alpha);
+    c.change = std::expm1(shift.estimate);
+    c.changeLow = std::expm1(shift.low);
+    c.changeHigh = std::expm1(shift.high);
+    c.significant = c.test.pValue < options.alpha;
+    sizes += format(": p=%.3g, %+.1f%% [%+.1f%%, %+.1f%%]", c.test.pValue, c.change * 100,
+                    c.changeLow * 100, c.changeHigh * 100);
+  } else {
+    c.test = mannWhitneyU(a, b);
+    if (c.baseline.median != 0)
+      c.change = c.candidate.median / c.baseline.median - 1;
+    else
+      c.change = c.candidate.median == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    effect *= options.untrialedFactor;
+    bool enough = a.size() >= options.minSamples && b.size() >= options.minSamples;
+    c.significant = enough && c.test.pValue < options.alpha;
+    sizes += enough ? format(", samples pooled: p=%.3g, median %+.1f%%", c.test.pValue,
+                             c.change * 100)
+                    : format(", too few samples (%.0f, need %.0f): median %+.1f%%",
+                             static_cast<double>(std::min(a.size(), b.size())),
+                             static_cast<double>(options.minSamples), c.change * 100);
+  }
+  double absolute = std::fabs(c.candidateMedian - c.baselineMedian);
+  bool big = std::fabs(c.change) >= effect && absolute >= options.minAbsoluteNs;
+  if (big && c.significant) {
+    c.verdict = c.change < 0 ? Verdict::Faster : Verdict::Slower;
+    c.reason = sizes + format(", |change| >= %g%%", effect * 100);
+  } else if (big) {
+    c.verdict = Verdict::Ambiguous;
+    c.reason = sizes + format(", |change| >= %g%% but not significant at %g", effect * 100,
+                              options.alpha);
+  } else if (!c.trialed && std::fabs(c.change) >= options.threshold &&
+             absolute >= options.minAbsoluteNs) {
+    c.verdict = Verdict::Ambiguous;
+    c.reason = sizes + format(", |change| >= %g%%: needs %.0f trials per side to tell from "
+                              "run-to-run drift",
+                              options.threshold * 100, static_cast<double>(options.minTrials));
+  } else {
+    c.verdict = Verdict::Same;
+    c.reason = sizes + (absolute < options.minAbsoluteNs && std::fabs(c.change) >= effect
+                            ? format(", |difference| %.0f ns < %.0f ns", absolute,
+                                     options.minAbsoluteNs)
+                            : format(", |change| < %g%%", effect * 100));
+  }
+  return c;
+}
 
 Comparison compare(const std::vector<int64_t> &baseline, const std::vector<int64_t> &candidate,
                    const CompareOptions &options) {
-  Comparison c;
-  c.baseline = summarize(baseline);
-  c.candidate = summarize(candidate);
-  if (baseline.empty() || candidate.empty()) {
-    c.verdict = Verdict::Ambiguous;
-    c.reason = baseline.empty() ? "no baseline samples" : "no candidate samples";
-    return c;
-  }
-  if (c.baseline.median != 0)
-    c.change = (c.candidate.median - c.baseline.median) / c.baseline.median;
-  else
-    c.change = c.candidate.median == 0 ? 0.0 : std::numeric_limits<double>::infinity();
-  c.test = mannWhitneyU(baseline, candidate);
-
-  bool big = std::fabs(c.change) >= options.threshold;
-  bool enough = baseline.size() >= options.minSamples && candidate.size() >= options.minSamples;
-  c.significant = enough && c.test.pValue < options.alpha;
-  double pct = c.change * 100, thr = options.threshold * 100;
-  if (!enough) {
-    c.verdict = big ? Verdict::Ambiguous : Verdict::Same;
-    c.reason = format("too few samples (%.0f, need %.0f each); median %+.2f%%",
-                      static_cast<double>(std::min(baseline.size(), candidate.size())),
-                      static_cast<double>(options.minSamples), pct) +
-               (big ? " >= threshold" : " below threshold");
-    return c;
-  }
-  if (c.significant) {
-    c.verdict = big ? (c.change < 0 ? Verdict::Faster : Verdict::Slower) : Verdict::Ambiguous;
-    c.reason = format("p=%.3g < alpha=%g; median %+.2f%%", c.test.pValue, options.alpha, pct) +
-               format(big ? " (|change| >= %g%%)" : " (|change| < %g%%)", thr, 0, 0);
-  } else {
-    c.verdict = big ? Verdict::Ambiguous : Verdict::Same;
-    c.reason = format("p=%.3g >= alpha=%g; median %+.2f%%", c.test.pValue, options.alpha, pct) +
-               format(big ? " (|change| >= %g%%)" : " (|change| < %g%%)", thr, 0, 0);
-  }
-  return c;
+  return compare(Trials{baseline}, Trials{candidate}, options);
 }
 
 Comparison compare(const std::vector<int64_t> &baseline, const std::vector<int64_t> &candidate,

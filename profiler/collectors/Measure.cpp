@@ -10,6 +10,7 @@
 #include "loupe/ral/CudaDriver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -48,6 +49,21 @@ ral::Status validate(const MeasureOptions &o) {
   if (errors.empty())
     return ral::Status::ok();
   return ral::invalidArgument(errors.front().flag + " " + errors.front().rule);
+}
+
+int64_t timerResolutionNs() {
+  static const int64_t resolution = [] {
+    using Clock = std::chrono::steady_clock;
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (int i = 0; i < 2000; ++i) {
+      Clock::time_point a = Clock::now(), b = Clock::now();
+      while (b == a)
+        b = Clock::now();
+      best = std::min<int64_t>(best, std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+    }
+    return std::max<int64_t>(best, 1);
+  }();
+  return resolution;
 }
 
 double relativeNoise(const std::vector<int64_t> &durationsNs) {
@@ -351,7 +367,15 @@ ral::StatusOr<std::vector<Measurement>> measureArtifact(const ral::Artifact &art
   env.cuda = probes->cuda;
   env.dispatchesPerRep = artifact.manifest().dispatches.size();
   env.cupti = artifact.manifest().target == "cuda" || artifact.manifest().target == "gpu";
-  RepetitionFn run = [&](ral::Tracer *tracer) { return artifact.run(inputs, outputs, tracer); };
+  RepetitionFn run = [&](ral::Tracer *tracer) {
+    ral::Status status = artifact.run(inputs, outputs, tracer);
+    if (env.injectedDelayNs > 0) {
+      auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(env.injectedDelayNs);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
+    return status;
+  };
   std::vector<Measurement> out;
   for (CacheMode mode : modes) {
     ral::StatusOr<Measurement> m = measure(options, mode, run, env);

@@ -149,8 +149,11 @@ static void runInto(ArtifactRun &out, const std::string &path, const RunSettings
   measureEnv.next = &fallbacks;
   measureEnv.cancel = env.cancel;
   measureEnv.progress = env.progress;
+  measureEnv.injectedDelayNs = static_cast<int64_t>(settings.injectDelayUs * 1e3);
   out.environmentJson = runEnvironmentJson();
+  CpuTimes before = readCpuTimes();
   auto measured = measureArtifact(**artifact, inputs, *outputs, options, *modes, measureEnv);
+  out.environmentJson = withLoadDuring(out.environmentJson, before, readCpuTimes());
   if (!measured)
     return fail(exitCodeFor(measured.status()), measured.status().message());
   if (measured->empty() || measured->back().cancelled) {

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
+#include <sys/resource.h>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -96,6 +98,63 @@ std::string runEnvironmentJson() {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+CpuTimes readCpuTimes() {
+  CpuTimes t;
+  t.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  std::istringstream cpu(firstLine("/proc/stat"));
+  std::string label;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  if (cpu >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal &&
+      label == "cpu" && tick > 0) {
+    t.busyS = (user + nice + system + irq + softirq) / tick;
+    t.stealS = steal / tick;
+  }
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0)
+    t.ownS = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  return t;
+}
+
+std::string withLoadDuring(const std::string &environmentJson, const CpuTimes &begin,
+                           const CpuTimes &end) {
+  nlohmann::json j = nlohmann::json::parse(environmentJson, nullptr, false);
+  if (!j.is_object())
+    j = nlohmann::json::object();
+  j["during"] = {{"seconds", end.wallS - begin.wallS},
+                 {"other_busy_cpu_s",
+                  std::max(0.0, (end.busyS - begin.busyS) - (end.ownS - begin.ownS))},
+                 {"steal_cpu_s", std::max(0.0, end.stealS - begin.stealS)}};
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+LoadDuring loadDuring(const std::vector<std::string> &environmentJsons) {
+  LoadDuring load;
+  double other = 0, steal = 0, cpuSeconds = 0;
+  for (const std::string &text : environmentJsons) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object() || !j.contains("during") || !j["during"].is_object())
+      continue;
+    const nlohmann::json &d = j["during"];
+    double seconds = d.value("seconds", 0.0);
+    load.seconds += seconds;
+    other += d.value("other_busy_cpu_s", 0.0);
+    steal += d.value("steal_cpu_s", 0.0);
+    cpuSeconds += seconds * j.value("cpus", 1.0);
+  }
+  if (load.seconds <= 0)
+    return load;
+  load.otherBusyCpus = other / load.seconds;
+  load.stealFraction = cpuSeconds > 0 ? steal / cpuSeconds : 0;
+  load.loaded = load.otherBusyCpus >= kLoadedOtherCpus || load.stealFraction >= kLoadedSteal;
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "other processes kept %.2f CPUs busy, %.1f%% stolen",
+                load.otherBusyCpus, 100 * load.stealFraction);
+  load.note = buf;
+  return load;
+}
+
 std::string describeEnvironment(const std::string &environmentJson) {
   nlohmann::json j = nlohmann::json::parse(environmentJson, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object())
@@ -115,6 +174,8 @@ std::string describeEnvironment(const std::string &environmentJson) {
   if (j.contains("env") && j["env"].is_object())
     for (const auto &[name, value] : j["env"].items())
       add(name + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  if (LoadDuring load = loadDuring({environmentJson}); !load.note.empty())
+    add(std::string(load.loaded ? "UNDER LOAD: " : "while measuring: ") + load.note);
   return text;
 }
 

@@ -235,6 +235,30 @@ JOIN strings pa ON pa.id = p.pass_id JOIN strings ph ON ph.id = p.phase_id
 JOIN strings o ON o.id = p.options_id;
 )sql";
 
+/// Version 7: trials and richer verdicts. A run may be one trial of a batch (the runs of one
+/// variant made by one `loupe replay --trials N`, interleaved with another variant's); a
+/// stored verdict names its row and keeps its confidence interval, trial counts, whether it
+/// was measured under load and why.
+const char *const kV7 = R"sql(
+ALTER TABLE runs ADD COLUMN batch TEXT;
+ALTER TABLE runs ADD COLUMN trial INTEGER;
+CREATE INDEX IF NOT EXISTS runs_by_batch ON runs(batch);
+ALTER TABLE comparisons ADD COLUMN name TEXT;
+ALTER TABLE comparisons ADD COLUMN change_low REAL;
+ALTER TABLE comparisons ADD COLUMN change_high REAL;
+ALTER TABLE comparisons ADD COLUMN baseline_trials INTEGER;
+ALTER TABLE comparisons ADD COLUMN candidate_trials INTEGER;
+ALTER TABLE comparisons ADD COLUMN under_load INTEGER;
+ALTER TABLE comparisons ADD COLUMN reason TEXT;
+DROP VIEW v_runs;
+CREATE VIEW v_runs AS
+SELECT r.id AS run_id, r.status, m.value AS model, d.kind AS device_kind, d.name AS device,
+       s.value AS session, v.value AS variant, r.started_ns, r.finished_ns, r.host, r.pid,
+       r.error, r.batch, r.trial
+FROM runs r JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.device_id
+LEFT JOIN strings s ON s.id = r.session_id LEFT JOIN strings v ON v.id = r.variant_id;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -248,6 +272,7 @@ const Step kSteps[] = {
     {4, kV4},
     {5, kV5},
     {6, kV6},
+    {7, kV7},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

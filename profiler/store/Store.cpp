@@ -6,6 +6,7 @@
 #include "loupe/profiler/RunProvenance.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -340,8 +341,8 @@ static StatusOr<int64_t> insertRun(Store::Impl &s, const RunInfo &info, RunStatu
       sqlite::Stmt insert,
       s.conn->prepare("INSERT INTO runs(started_ns, finished_ns, status, model_id, device_id, "
                       "config_id, session_id, variant_id, host, boot_id, pid, pid_start, "
-                      "environment_json) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"));
+                      "environment_json, batch, trial) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"));
   int64_t now = wallNowNs();
   insert.bind(1, info.startedNs != 0 ? info.startedNs : now);
   if (status == RunStatus::Running)
@@ -360,6 +361,11 @@ static StatusOr<int64_t> insertRun(Store::Impl &s, const RunInfo &info, RunStatu
     for (int i = 9; i <= 13; ++i)
       insert.bindNull(i);
   }
+  insert.bindTextOrNull(14, info.batch);
+  if (info.batch.empty())
+    insert.bindNull(15);
+  else
+    insert.bind(15, info.trial);
   LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   return s.conn->lastInsertRowId();
 }
@@ -577,11 +583,20 @@ StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {
       sqlite::Stmt insert,
       s.conn->prepare("INSERT INTO comparisons(baseline_run_id, candidate_run_id, dispatch_id, "
                       "verdict, baseline_median_ns, candidate_median_ns, change, p_value, "
-                      "threshold, created_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+                      "threshold, created_ns, name, change_low, change_high, baseline_trials, "
+                      "candidate_trials, under_load, reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                      "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"));
   insert.bind(1, c.baselineRunId).bind(2, c.candidateRunId).bind(3, c.dispatchId);
   insert.bind(4, std::string_view(verdictName(c.verdict))).bind(5, c.baselineMedianNs);
   insert.bind(6, c.candidateMedianNs).bind(7, c.change).bind(8, c.pValue).bind(9, c.threshold);
-  insert.bind(10, c.createdNs != 0 ? c.createdNs : wallNowNs());
+  insert.bind(10, c.createdNs != 0 ? c.createdNs : wallNowNs()).bindTextOrNull(11, c.name);
+  for (auto [index, value] : {std::pair{12, c.changeLow}, std::pair{13, c.changeHigh}})
+    if (std::isfinite(value))
+      insert.bind(index, value);
+    else
+      insert.bindNull(index);
+  insert.bind(14, c.baselineTrials).bind(15, c.candidateTrials);
+  insert.bind(16, int64_t(c.underLoad ? 1 : 0)).bindTextOrNull(17, c.reason);
   LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   return s.conn->lastInsertRowId();
 }

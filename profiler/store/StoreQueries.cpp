@@ -2,6 +2,8 @@
 
 #include "StoreImpl.h"
 
+#include <limits>
+
 namespace loupe::profiler {
 
 using ral::Status;
@@ -299,12 +301,28 @@ StatusOr<std::vector<int64_t>> Store::sampleDurations(int64_t runId, int64_t dis
   return out;
 }
 
+StatusOr<std::vector<int64_t>> Store::trialRunIds(int64_t runId) {
+  LOUPE_PROF_RETURN_IF_ERROR(impl_->requireRun(runId));
+  std::vector<int64_t> out;
+  LOUPE_PROF_RETURN_IF_ERROR(collect(
+      *impl_->conn,
+      "SELECT t.id FROM runs r JOIN runs t ON t.batch = r.batch AND t.model_id = r.model_id "
+      "AND t.config_id = r.config_id AND t.session_id IS r.session_id "
+      "AND t.variant_id IS r.variant_id AND t.status = 'complete' "
+      "WHERE r.id = ?1 ORDER BY t.trial, t.id",
+      runId, out, [](const sqlite::Stmt &q) { return q.int64(0); }));
+  if (out.empty())
+    out.push_back(runId);
+  return out;
+}
+
 StatusOr<std::vector<ComparisonRecord>> Store::comparisons(int64_t runId) {
   std::vector<ComparisonRecord> out;
   LOUPE_PROF_RETURN_IF_ERROR(collect(
       *impl_->conn,
       "SELECT id, baseline_run_id, candidate_run_id, dispatch_id, verdict, baseline_median_ns, "
-      "candidate_median_ns, change, p_value, threshold, created_ns FROM comparisons "
+      "candidate_median_ns, change, p_value, threshold, created_ns, name, change_low, "
+      "change_high, baseline_trials, candidate_trials, under_load, reason FROM comparisons "
       "WHERE baseline_run_id = ?1 OR candidate_run_id = ?1 ORDER BY id",
       runId, out, [](const sqlite::Stmt &q) {
         ComparisonRecord c;
@@ -319,6 +337,14 @@ StatusOr<std::vector<ComparisonRecord>> Store::comparisons(int64_t runId) {
         c.pValue = q.real(8);
         c.threshold = q.real(9);
         c.createdNs = q.int64(10);
+        c.name = q.text(11);
+        double nan = std::numeric_limits<double>::quiet_NaN();
+        c.changeLow = q.isNull(12) ? nan : q.real(12);
+        c.changeHigh = q.isNull(13) ? nan : q.real(13);
+        c.baselineTrials = q.isNull(14) ? 1 : q.int64(14);
+        c.candidateTrials = q.isNull(15) ? 1 : q.int64(15);
+        c.underLoad = !q.isNull(16) && q.int64(16) != 0;
+        c.reason = q.text(17);
         return c;
       }));
   return out;

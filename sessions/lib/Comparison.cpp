@@ -1,36 +1,59 @@
 //===- Comparison.cpp - Two runs compared dispatch by dispatch ----------------===//
 #include "loupe/sessions/Comparison.h"
 
+#include "loupe/profiler/Measure.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <optional>
 #include <limits>
 #include <map>
+#include <numeric>
+#include <set>
 
 namespace loupe::sessions {
 
 TimedRun timedRun(const RunOutcome &outcome) {
   TimedRun run;
-  run.repNs = outcome.repNs;
+  run.repNs = {outcome.repNs};
   for (const DispatchStats &d : outcome.dispatches)
-    run.dispatches.push_back({d.info.id, d.info.name, d.info.loc, d.samplesNs, d.info.backend});
+    run.dispatches.push_back({d.info.id, d.info.name, d.info.loc, {d.samplesNs}, d.info.backend});
   return run;
 }
 
 TimedRun timedRun(const profiler::RunData &data) {
-  auto durations = [&](int64_t dispatchId) {
-    std::vector<int64_t> out;
-    auto it = data.samples.find(dispatchId);
-    if (it != data.samples.end())
-      for (const profiler::SampleRecord &s : it->second)
-        out.push_back(s.durationNs());
-    return out;
-  };
   TimedRun run;
-  run.repNs = durations(profiler::kWholeRep);
+  run.repNs = {data.durations(profiler::kWholeRep)};
   for (const profiler::DispatchRecord &d : data.dispatches)
-    run.dispatches.push_back({d.dispatchId, d.name, d.loc, durations(d.dispatchId), d.backend});
+    run.dispatches.push_back(
+        {d.dispatchId, d.name, d.loc, {data.durations(d.dispatchId)}, d.backend});
   return run;
 }
 
+void addTrials(TimedRun &run, TimedRun more) {
+  if (run.repNs.empty() && run.dispatches.empty()) {
+    run = std::move(more);
+    return;
+  }
+  run.repNs.insert(run.repNs.end(), more.repNs.begin(), more.repNs.end());
+  for (size_t i = 0; i < run.dispatches.size() && i < more.dispatches.size(); ++i) {
+    profiler::Trials &to = run.dispatches[i].trials;
+    to.insert(to.end(), more.dispatches[i].trials.begin(), more.dispatches[i].trials.end());
+  }
+}
+
+profiler::CompareOptions defaultCompareOptions(double threshold) {
+  profiler::CompareOptions options;
+  options.threshold = threshold;
+  options.minAbsoluteNs =
+      kTimerResolutionMultiple * static_cast<double>(profiler::timerResolutionNs());
+  return options;
+}
+
 namespace {
+
 /// "dispatch_12_generic" -> "generic": the kernel kind, without the program position.
 std::string kernelKind(const std::string &name) {
   if (name.rfind("dispatch_", 0) != 0)
@@ -38,44 +61,57 @@ std::string kernelKind(const std::string &name) {
   size_t end = name.find('_', 9);
   return end == std::string::npos ? name : name.substr(end + 1);
 }
-} // namespace
 
-RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
-                             double threshold) {
-  RunComparison out;
-  out.threshold = threshold;
-  auto finish = [&](DispatchComparison &row, const std::vector<int64_t> &a,
-                    const std::vector<int64_t> &b) {
-    row.comparison = profiler::compare(a, b, threshold);
-    const profiler::Comparison &c = row.comparison;
-    row.ratio = c.baseline.count == 0 || c.candidate.count == 0 || c.baseline.median == 0
-                    ? std::numeric_limits<double>::quiet_NaN()
-                    : c.candidate.median / c.baseline.median;
-  };
+/// "conv1,relu1" -> {"conv1", "relu1"}.
+std::set<std::string> sourceOps(const std::string &loc) {
+  std::set<std::string> ops;
+  for (size_t begin = 0; begin <= loc.size();) {
+    size_t end = std::min(loc.find(',', begin), loc.size());
+    if (end > begin)
+      ops.insert(loc.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return ops;
+}
 
-  out.total.name = "whole repetition";
-  out.total.inBaseline = out.total.inCandidate = true;
-  finish(out.total, baseline.repNs, candidate.repNs);
+/// Per trial and repetition, the sum of the members' samples (repetitions that every member
+/// has).
+profiler::Trials summed(const std::vector<const TimedDispatch *> &members) {
+  profiler::Trials out;
+  for (const TimedDispatch *d : members)
+    for (size_t t = 0; t < d->trials.size(); ++t) {
+      if (out.size() <= t)
+        out.push_back(d->trials[t]);
+      else {
+        out[t].resize(std::min(out[t].size(), d->trials[t].size()));
+        for (size_t r = 0; r < out[t].size(); ++r)
+          out[t][r] += d->trials[t][r];
+      }
+    }
+  return out;
+}
 
-  // Match dispatches in three passes, so a weaker rule never takes a dispatch a stronger one
-  // pairs: by id when name and loc agree (the same compiled program), by name and loc, then by
-  // loc and kernel kind in program order (another schedule of the same source ops).
-  const std::vector<TimedDispatch> &cands = candidate.dispatches;
+/// Matches dispatches in three passes, so a weaker rule never takes a dispatch a stronger one
+/// pairs: by id when name and loc agree (the same compiled program), by name and loc, then by
+/// loc and kernel kind in program order (another schedule of the same source ops). Returns,
+/// per baseline dispatch, the index of its candidate or -1.
+std::vector<long> matchDispatches(const std::vector<TimedDispatch> &base,
+                                  const std::vector<TimedDispatch> &cands) {
   std::vector<bool> used(cands.size(), false);
-  std::vector<const TimedDispatch *> matchOf(baseline.dispatches.size(), nullptr);
+  std::vector<long> matchOf(base.size(), -1);
   auto pass = [&](auto key) { // pairs dispatches with equal keys, in program order
     std::multimap<std::string, size_t> byKey;
     for (size_t j = 0; j < cands.size(); ++j)
       if (!used[j])
         byKey.emplace(key(cands[j]), j);
-    for (size_t i = 0; i < baseline.dispatches.size(); ++i) {
-      if (matchOf[i])
+    for (size_t i = 0; i < base.size(); ++i) {
+      if (matchOf[i] >= 0)
         continue;
-      std::string k = key(baseline.dispatches[i]);
+      std::string k = key(base[i]);
       auto it = byKey.lower_bound(k); // equal keys keep insertion (program) order
       if (it == byKey.end() || it->first != k)
         continue;
-      matchOf[i] = &cands[it->second];
+      matchOf[i] = static_cast<long>(it->second);
       used[it->second] = true;
       byKey.erase(it);
     }
@@ -83,10 +119,39 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
   pass([](const TimedDispatch &d) { return std::to_string(d.id) + "\n" + d.name + "\n" + d.loc; });
   pass([](const TimedDispatch &d) { return d.name + "\n" + d.loc; });
   pass([](const TimedDispatch &d) { return d.loc + "\n" + kernelKind(d.name); });
-  const std::vector<int64_t> none;
-  for (size_t i = 0; i < baseline.dispatches.size(); ++i) {
-    const TimedDispatch &b = baseline.dispatches[i];
-    const TimedDispatch *match = matchOf[i];
+  return matchOf;
+}
+
+} // namespace
+
+RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
+                             const profiler::CompareOptions &options) {
+  RunComparison out;
+  out.options = options;
+  auto finish = [&](DispatchComparison &row, const profiler::Trials &a,
+                    const profiler::Trials &b) {
+    row.comparison = profiler::compare(a, b, options);
+    const profiler::Comparison &c = row.comparison;
+    // The change's own estimate (Hodges-Lehmann when trialed), so ratio and change agree.
+    row.ratio = c.baseline.count == 0 || c.candidate.count == 0
+                    ? std::numeric_limits<double>::quiet_NaN()
+                    : 1 + c.change;
+  };
+
+  out.total.name = "whole repetition";
+  out.total.inBaseline = out.total.inCandidate = true;
+  finish(out.total, baseline.repNs, candidate.repNs);
+
+  const std::vector<TimedDispatch> &bases = baseline.dispatches, &cands = candidate.dispatches;
+  std::vector<long> matchOf = matchDispatches(bases, cands);
+  std::vector<bool> used(cands.size(), false);
+  for (long j : matchOf)
+    if (j >= 0)
+      used[static_cast<size_t>(j)] = true;
+  const profiler::Trials none;
+  for (size_t i = 0; i < bases.size(); ++i) {
+    const TimedDispatch &b = bases[i];
+    const TimedDispatch *match = matchOf[i] >= 0 ? &cands[static_cast<size_t>(matchOf[i])] : nullptr;
     DispatchComparison row;
     row.id = b.id;
     row.name = b.name;
@@ -98,13 +163,13 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
       row.candidateName = match->name;
       row.candidateBackend = match->backend;
     }
-    finish(row, b.samplesNs, match ? match->samplesNs : none);
+    finish(row, b.trials, match ? match->trials : none);
     out.rows.push_back(std::move(row));
   }
-  for (size_t i = 0; i < candidate.dispatches.size(); ++i) {
-    if (used[i])
+  for (size_t j = 0; j < cands.size(); ++j) {
+    if (used[j])
       continue;
-    const TimedDispatch &c = candidate.dispatches[i];
+    const TimedDispatch &c = cands[j];
     DispatchComparison row;
     row.id = c.id;
     row.name = c.name;
@@ -112,8 +177,124 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     row.loc = c.loc;
     row.candidateBackend = c.backend;
     row.inCandidate = true;
-    finish(row, none, c.samplesNs);
+    finish(row, none, c.trials);
     out.rows.push_back(std::move(row));
+  }
+
+  // Source-op groups: connected components of the unmatched rows under "their locs share a
+  // source op" (union-find over the rows).
+  std::vector<size_t> parent(out.rows.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto root = [&](size_t r) {
+    while (parent[r] != r)
+      r = parent[r] = parent[parent[r]];
+    return r;
+  };
+  std::map<std::string, size_t> rowOfOp;
+  for (size_t r = 0; r < out.rows.size(); ++r) {
+    if (out.rows[r].inBaseline && out.rows[r].inCandidate)
+      continue;
+    for (const std::string &op : sourceOps(out.rows[r].loc)) {
+      auto [it, fresh] = rowOfOp.emplace(op, r);
+      if (!fresh)
+        parent[root(r)] = root(it->second);
+    }
+  }
+  std::map<size_t, size_t> groupOfRoot;
+  std::vector<std::vector<const TimedDispatch *>> baseMembers, candMembers;
+  std::vector<std::set<std::string>> groupOps;
+  size_t firstCandidateRow = bases.size();
+  for (size_t r = 0, cand = 0; r < out.rows.size(); ++r) {
+    DispatchComparison &row = out.rows[r];
+    bool unmatched = !(row.inBaseline && row.inCandidate);
+    const TimedDispatch *d = r < firstCandidateRow ? &bases[r] : nullptr;
+    if (r >= firstCandidateRow) {
+      while (used[cand])
+        ++cand;
+      d = &cands[cand++];
+    }
+    if (!unmatched)
+      continue;
+    auto [it, fresh] = groupOfRoot.emplace(root(r), out.groups.size());
+    if (fresh) {
+      out.groups.emplace_back();
+      baseMembers.emplace_back();
+      candMembers.emplace_back();
+      groupOps.emplace_back();
+    }
+    size_t g = it->second;
+    row.group = static_cast<int>(g);
+    (row.inBaseline ? out.groups[g].baselineIds : out.groups[g].candidateIds).push_back(d->id);
+    (row.inBaseline ? baseMembers[g] : candMembers[g]).push_back(d);
+    for (const std::string &op : sourceOps(row.loc))
+      groupOps[g].insert(op);
+  }
+  for (size_t g = 0; g < out.groups.size(); ++g) {
+    GroupComparison &group = out.groups[g];
+    for (const std::string &op : groupOps[g])
+      group.loc += (group.loc.empty() ? "" : ",") + op;
+    group.row.name = "source ops " + group.loc;
+    group.row.loc = group.loc;
+    group.row.inBaseline = !baseMembers[g].empty();
+    group.row.inCandidate = !candMembers[g].empty();
+    finish(group.row, summed(baseMembers[g]), summed(candMembers[g]));
+  }
+  return out;
+}
+
+RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
+                             double threshold) {
+  return compareTimings(baseline, candidate, defaultCompareOptions(threshold));
+}
+
+ral::StatusOr<FailOn> parseFailOn(const std::string &list) {
+  FailOn out;
+  for (size_t begin = 0; begin <= list.size();) {
+    size_t end = std::min(list.find(',', begin), list.size());
+    std::string word = list.substr(begin, end - begin);
+    std::transform(word.begin(), word.end(), word.begin(), ::toupper);
+    std::optional<profiler::Verdict> v = profiler::parseVerdict(word);
+    if (!v)
+      return ral::invalidArgument("--fail-on: unknown verdict '" + list.substr(begin, end - begin) +
+                                  "' (use slower, ambiguous, faster or same, comma-separated)");
+    out.insert(*v);
+    begin = end + 1;
+  }
+  return out;
+}
+
+bool gateFails(const FailOn &failOn, const RunComparison &c) {
+  return failOn.count(c.total.comparison.verdict) != 0;
+}
+
+std::vector<std::string> regressedRows(const RunComparison &c) {
+  std::vector<const DispatchComparison *> slower;
+  for (const DispatchComparison &row : c.rows)
+    if (row.group < 0 && row.comparison.verdict == profiler::Verdict::Slower)
+      slower.push_back(&row);
+  for (const GroupComparison &g : c.groups)
+    if (g.row.comparison.verdict == profiler::Verdict::Slower)
+      slower.push_back(&g.row);
+  std::sort(slower.begin(), slower.end(), [](const DispatchComparison *a, const DispatchComparison *b) {
+    return a->comparison.change > b->comparison.change;
+  });
+  std::vector<std::string> out;
+  for (const DispatchComparison *row : slower) {
+    const profiler::Comparison &x = row->comparison;
+    char change[96];
+    std::snprintf(change, sizeof change, "%+.1f%%", 100 * x.change);
+    std::string line = row->name;
+    if (!row->candidateName.empty() && row->candidateName != row->name)
+      line += " vs " + row->candidateName;
+    if (row->baselineBackend != row->candidateBackend && !row->baselineBackend.empty())
+      line += " (" + row->baselineBackend + " -> " + row->candidateBackend + ")";
+    line += ": " + std::string(change);
+    if (std::isfinite(x.changeLow) && std::isfinite(x.changeHigh)) {
+      std::snprintf(change, sizeof change, " [%+.1f%%, %+.1f%%]", 100 * x.changeLow,
+                    100 * x.changeHigh);
+      line += change;
+    }
+    out.push_back(line);
   }
   return out;
 }

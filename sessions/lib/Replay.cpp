@@ -1,7 +1,10 @@
 //===- Replay.cpp - Run every variant of a session, compare two ---------------===//
 #include "loupe/sessions/Replay.h"
 
+#include "loupe/profiler/Store.h"
+
 #include <algorithm>
+#include <chrono>
 
 namespace loupe::sessions {
 
@@ -19,35 +22,105 @@ const VariantRun *ReplayResult::find(const std::string &variant) const {
   return nullptr;
 }
 
+namespace {
+
+/// A name no other replay gives its batches: host, process and start time.
+std::string newBatchName() {
+  profiler::ProcessIdentity me = profiler::currentProcess();
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  return me.host + ":" + std::to_string(me.pid) + ":" +
+         std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+}
+
+/// The variants this shard runs, in run-list order.
+std::vector<Variant> shardOf(const Session &session, const ReplayOptions &options) {
+  std::vector<Variant> all = session.runList(), out;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (static_cast<int>(i % static_cast<size_t>(options.shardCount)) == options.shardIndex)
+      out.push_back(all[i]);
+  return out;
+}
+
+} // namespace
+
 ReplayResult replaySession(const Session &session, const std::string &dbPath,
-                           const ReplayProgressFn &progress, double threshold) {
+                           const ReplayOptions &options, const ReplayProgressFn &progress) {
   ReplayResult result;
-  for (const Variant &v : session.runList()) {
-    RunRequest request = requestForVariant(session, v, dbPath);
-    request.compile.keepIrText = false;
-    RunOutcome outcome = runModel(request, [&](const std::string &stage, double f) {
-      if (progress)
-        progress(v.name, stage, f);
-    });
-    result.runs.push_back({v, std::move(outcome)});
+  std::vector<Variant> variants = shardOf(session, options);
+  // The two sides: session.compare, or the stored baseline and the candidate.
+  std::string baselineName, candidateName;
+  if (options.baseline) {
+    baselineName = options.baselineName;
+    candidateName = session.compare.size() == 2 ? session.compare[1]
+                    : variants.empty()          ? std::string()
+                                                : variants.back().name;
+  } else if (session.compare.size() == 2) {
+    baselineName = session.compare[0];
+    candidateName = session.compare[1];
   }
-  if (session.compare.size() != 2)
+  bool comparing = !candidateName.empty();
+  int trials = options.trials > 0 ? options.trials : comparing ? kDefaultTrials : 1;
+  std::string batch = newBatchName();
+
+  // Trial t of every variant before trial t + 1 of any (A B A B ...): drift hits both sides
+  // alike. Variants outside the comparison run once.
+  for (const Variant &v : variants)
+    result.runs.push_back({v, {}, {}});
+  for (int t = 0; t < trials; ++t)
+    for (VariantRun &run : result.runs) {
+      bool compared = run.variant.name == baselineName || run.variant.name == candidateName;
+      if (t > 0 && (!compared || run.outcome.exitCode > kExitMismatch))
+        continue;
+      RunRequest request = requestForVariant(session, run.variant, dbPath);
+      request.compile.keepIrText = false;
+      request.batch = batch;
+      request.trial = t;
+      if (t > 0 && run.outcome.compile)
+        request.compiledArtifact = run.outcome.compile->artifactPath;
+      RunOutcome outcome = runModel(request, [&](const std::string &stage, double f) {
+        if (progress)
+          progress(trials > 1 && compared ? run.variant.name + " trial " + std::to_string(t + 1) +
+                                                "/" + std::to_string(trials)
+                                          : run.variant.name,
+                   stage, f);
+      });
+      if (outcome.exitCode <= kExitMismatch)
+        run.trials.add(outcome.runId, timedRun(outcome), outcome.environmentJson);
+      if (t == 0)
+        run.outcome = std::move(outcome);
+      else if (outcome.exitCode > run.outcome.exitCode) { // a later trial failed: say so
+        run.outcome.exitCode = outcome.exitCode;
+        run.outcome.error = "trial " + std::to_string(t + 1) + ": " + outcome.error;
+      }
+    }
+  if (!comparing)
     return result;
 
   ComparisonResult &c = result.compare.emplace();
-  c.baseline = session.compare[0];
-  c.candidate = session.compare[1];
-  const VariantRun *a = result.find(c.baseline), *b = result.find(c.candidate);
+  c.baseline = baselineName;
+  c.candidate = candidateName;
+  const VariantRun *a = options.baseline ? nullptr : result.find(baselineName);
+  const VariantRun *b = result.find(candidateName);
   for (const VariantRun *side : {a, b})
     if (side && c.error.empty() && !side->outcome.error.empty())
       c.error = "variant '" + side->variant.name + "' failed: " + side->outcome.error;
-  if (!a || !b)
-    c.error = "variant '" + (a ? c.candidate : c.baseline) + "' did not run";
+  if ((!a && !options.baseline) || !b)
+    c.error = "variant '" + (b ? baselineName : candidateName) + "' did not run" +
+              (options.shardCount > 1 ? " in this shard" : "");
   if (!c.error.empty())
     return result;
-  c.baselineRunId = a->outcome.runId;
-  c.candidateRunId = b->outcome.runId;
-  c.comparison = compareTimings(timedRun(a->outcome), timedRun(b->outcome), threshold);
+  const TrialSet &base = options.baseline ? *options.baseline : a->trials;
+  c.baselineRunId = base.firstRunId();
+  c.candidateRunId = b->trials.firstRunId();
+  c.comparison = compareTimings(base.timings, b->trials.timings, options.compare);
+  c.load = loadOf(base, b->trials);
+  if (dbPath.empty() || c.baselineRunId < 0 || c.candidateRunId < 0)
+    return result;
+  auto store = profiler::Store::open(dbPath);
+  ral::Status stored = store ? storeComparison(*store, base, b->trials, *c.comparison, c.load.loaded)
+                             : store.status();
+  if (!stored)
+    c.error = "verdicts not stored: " + stored.message();
   return result;
 }
 

@@ -144,11 +144,14 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
 
 static json comparisonRowJson(const DispatchComparison &row) {
   const profiler::Comparison &c = row.comparison;
-  auto median = [](const profiler::Summary &s) { return s.count ? json(s.median) : json(); };
-  return {{"baseline_median_ns", median(c.baseline)},
-          {"candidate_median_ns", median(c.candidate)},
-          {"ratio", std::isnan(row.ratio) ? json() : json(row.ratio)},
-          {"change", std::isfinite(c.change) ? json(c.change) : json()},
+  auto finite = [](double x) { return std::isfinite(x) ? json(x) : json(); };
+  return {{"baseline_median_ns", c.baseline.count ? finite(c.baselineMedian) : json()},
+          {"candidate_median_ns", c.candidate.count ? finite(c.candidateMedian) : json()},
+          {"ratio", finite(row.ratio)},
+          {"change", finite(c.change)},
+          {"change_low", finite(c.changeLow)},
+          {"change_high", finite(c.changeHigh)},
+          {"trials", {c.baselineTrials, c.candidateTrials}},
           {"p_value", c.test.pValue},
           {"verdict", profiler::verdictName(c.verdict)},
           {"reason", c.reason}};
@@ -161,9 +164,16 @@ static json comparisonJson(const ComparisonResult &result) {
     return out;
   }
   const RunComparison &c = *result.comparison;
+  if (!result.error.empty())
+    out["error"] = result.error;
   out["baseline_run_id"] = result.baselineRunId;
   out["candidate_run_id"] = result.candidateRunId;
-  out["threshold"] = c.threshold;
+  out["threshold"] = c.options.threshold;
+  out["alpha"] = c.options.alpha;
+  out["min_absolute_ns"] = c.options.minAbsoluteNs;
+  out["under_load"] = result.load.loaded;
+  if (!result.load.note.empty())
+    out["load"] = result.load.note;
   out["verdict"] = profiler::verdictName(c.total.comparison.verdict);
   out["run"] = comparisonRowJson(c.total);
   json counts = json::object();
@@ -181,17 +191,34 @@ static json comparisonJson(const ComparisonResult &result) {
               {"baseline_backend", row.baselineBackend},
               {"candidate_backend", row.candidateBackend}};
     d.update(comparisonRowJson(row));
-    counts[profiler::verdictName(row.comparison.verdict)] =
-        counts[profiler::verdictName(row.comparison.verdict)].get<int>() + 1;
+    if (row.group >= 0) {
+      d["group"] = row.group;
+    } else {
+      counts[profiler::verdictName(row.comparison.verdict)] =
+          counts[profiler::verdictName(row.comparison.verdict)].get<int>() + 1;
+    }
     dispatches.push_back(d);
+  }
+  json groups = json::array();
+  for (const GroupComparison &g : c.groups) {
+    json j = {{"loc", g.loc}, {"baseline_ids", g.baselineIds}, {"candidate_ids", g.candidateIds}};
+    j.update(comparisonRowJson(g.row));
+    counts[profiler::verdictName(g.row.comparison.verdict)] =
+        counts[profiler::verdictName(g.row.comparison.verdict)].get<int>() + 1;
+    groups.push_back(j);
   }
   out["counts"] = counts;
   out["dispatches"] = dispatches;
+  out["groups"] = groups;
   return out;
 }
 
+json buildReport(const ComparisonResult &comparison, const std::string &model) {
+  return {{"loupe_report", 2}, {"model", model}, {"comparison", comparisonJson(comparison)}};
+}
+
 json buildReport(const ReplayResult &replay, const Session &session) {
-  if (session.variants.empty() && replay.runs.size() == 1)
+  if (session.variants.empty() && replay.runs.size() == 1 && !replay.compare)
     return buildReport(replay.runs[0].outcome, session.model, session.name);
   json report = {{"loupe_report", 2},
                  {"session", session.name},
@@ -414,30 +441,54 @@ static std::string renderRunBody(const json &r, const std::string &h) {
   return md;
 }
 
+/// "+12.1% [+8.3%, +15.0%]": the change and its confidence interval when there is one.
+static std::string changeText(const json &r) {
+  std::string text = formatChange(r["change"]);
+  if (r.contains("change_low") && !r["change_low"].is_null() && !r["change_high"].is_null())
+    text += " [" + formatChange(r["change_low"]) + ", " + formatChange(r["change_high"]) + "]";
+  return text;
+}
+
+static std::string trialsText(const json &r) {
+  if (!r.contains("trials"))
+    return "";
+  return std::to_string(r["trials"][0].get<int64_t>()) + " vs " +
+         std::to_string(r["trials"][1].get<int64_t>()) + " trials";
+}
+
 static std::string renderComparison(const json &c) {
   std::string a = c["baseline"].get<std::string>(), b = c["candidate"].get<std::string>();
   std::string md = "\n## Comparison\n\n`" + b + "` against `" + a + "`";
-  if (c.contains("error"))
+  if (!c.contains("run"))
     return md + ": not compared, " + c["error"].get<std::string>() + ".\n";
   char threshold[32];
   std::snprintf(threshold, sizeof threshold, "%g%%", 100 * c["threshold"].get<double>());
   const json &run = c["run"];
   const json &n = c["counts"];
   md += " (runs " + std::to_string(c["baseline_run_id"].get<int64_t>()) + " and " +
-        std::to_string(c["candidate_run_id"].get<int64_t>()) + ", threshold " + threshold +
-        "): whole repetition **" + c["verdict"].get<std::string>() + "** (median " +
-        medianText(run["baseline_median_ns"]) + " -> " + medianText(run["candidate_median_ns"]) +
-        ", " + formatRatio(run["ratio"]) + "); dispatches: " +
+        std::to_string(c["candidate_run_id"].get<int64_t>()) + ", " + trialsText(run) +
+        ", threshold " + threshold + "): whole repetition **" + c["verdict"].get<std::string>() +
+        "** (median " + medianText(run["baseline_median_ns"]) + " -> " +
+        medianText(run["candidate_median_ns"]) + ", " + changeText(run) + "); dispatches: " +
         std::to_string(n["FASTER"].get<int>()) + " faster, " +
         std::to_string(n["SLOWER"].get<int>()) + " slower, " +
         std::to_string(n["AMBIGUOUS"].get<int>()) + " ambiguous, " +
         std::to_string(n["SAME"].get<int>()) + " same.\n\n";
-  md += "| id | dispatch | " + a + " | " + b + " | ratio | verdict | change |\n"
+  md += "Why: " + text(run["reason"].get<std::string>()) + ".\n\n";
+  if (c.value("under_load", false))
+    md += "**Measured under load** (" + text(c.value("load", "")) +
+          "): these verdicts and noise figures cannot be trusted.\n\n";
+  if (c.contains("error"))
+    md += "Note: " + text(c["error"].get<std::string>()) + ".\n\n";
+  md += "| id | dispatch | " + a + " | " + b + " | ratio | verdict | change [95% CI] |\n"
         "|---:|---|---:|---:|---:|---|---:|\n";
   auto row = [&](const std::string &id, const std::string &name, const json &r) {
+    bool grouped = r.contains("group");
     md += "| " + id + " | " + name + " | " + medianText(r["baseline_median_ns"]) + " | " +
           medianText(r["candidate_median_ns"]) + " | " + formatRatio(r["ratio"]) + " | " +
-          r["verdict"].get<std::string>() + " | " + formatChange(r["change"]) + " |\n";
+          (grouped ? "group " + std::to_string(r["group"].get<int>() + 1)
+                   : r["verdict"].get<std::string>()) +
+          " | " + (grouped ? std::string("-") : changeText(r)) + " |\n";
   };
   row("all", "whole repetition", run);
   for (const json &d : c["dispatches"]) {
@@ -450,7 +501,30 @@ static std::string renderComparison(const json &c) {
       name += fromBackend == toBackend
                   ? " vs `" + other + "`"
                   : " (" + fromBackend + ") vs `" + other + "` (" + toBackend + ")";
+    else if (!d["in_candidate"].get<bool>())
+      name += " (" + a + " only)";
+    else if (!d["in_baseline"].get<bool>())
+      name += " (" + b + " only)";
     row(std::to_string(d["id"].get<int64_t>()), name, d);
+  }
+  if (c.contains("groups") && !c["groups"].empty()) {
+    md += "\nDispatches without a counterpart, compared by the source ops they compute (sums "
+          "per repetition):\n\n| group | source ops | " + a + " | " + b +
+          " | ratio | verdict | change [95% CI] |\n|---:|---|---:|---:|---:|---|---:|\n";
+    int index = 0;
+    for (const json &g : c["groups"]) {
+      auto ids = [](const json &list) {
+        std::string out;
+        for (const json &id : list)
+          out += (out.empty() ? "" : ", ") + std::to_string(id.get<int64_t>());
+        return out.empty() ? std::string("none") : out;
+      };
+      md += "| " + std::to_string(++index) + " | `" + g["loc"].get<std::string>() +
+            "` (dispatches " + ids(g["baseline_ids"]) + " vs " + ids(g["candidate_ids"]) +
+            ") | " + medianText(g["baseline_median_ns"]) + " | " +
+            medianText(g["candidate_median_ns"]) + " | " + formatRatio(g["ratio"]) + " | " +
+            g["verdict"].get<std::string>() + " | " + changeText(g) + " |\n";
+    }
   }
   return md;
 }
@@ -462,6 +536,8 @@ std::string renderMarkdown(const json &r) {
                    "\n\n";
   md += "- Model: " + code(r.value("model", "")) + "\n";
   md += "- Device: " + text(r.value("device", "")) + "\n";
+  if (!r.contains("variants") && r.contains("comparison"))
+    return md + renderComparison(r["comparison"]);
   if (!r.contains("variants"))
     return md + renderRunBody(r, "##");
 

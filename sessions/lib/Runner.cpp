@@ -81,8 +81,9 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
     env.inputs = ral::readTensorDir(request.run.inputsDir, "input");
 
   // Compile, unless given an artifact.
-  std::string artifactPath = request.model;
-  if (!endsWith(request.model, ".so")) {
+  std::string artifactPath =
+      request.compiledArtifact.empty() ? request.model : request.compiledArtifact;
+  if (request.compiledArtifact.empty() && !endsWith(request.model, ".so")) {
     report("compile", 0);
     compiler::CompileOptions options = request.compile;
     if (env.inputs && env.inputs->isOk())
@@ -113,6 +114,8 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   info.model = request.model;
   info.session = request.sessionName;
   info.variant = request.variant;
+  info.batch = request.batch;
+  info.trial = request.trial;
   info.configJson = runConfigJson(request.compile, request.run);
   std::optional<profiler::CompileRecord> compile;
   if (out.compile)

@@ -66,6 +66,7 @@ template <typename Visit> void runFields(Visit &&visit) {
   visit("check", field<&RunSettings::checkDir>, FieldKind::Path);
   visit("rtol", field<&RunSettings::rtol>, FieldKind::Value);
   visit("atol", field<&RunSettings::atol>, FieldKind::Value);
+  visit("inject_delay_us", field<&RunSettings::injectDelayUs>, FieldKind::Optional);
 }
 
 /// Calls `visit` with the field list of settings type S.
@@ -274,6 +275,8 @@ void validate(const RunSettings &run, ObjectReader &r) {
     r.fail("'rtol' must be finite and >= 0", "rtol");
   if (!profiler::validTolerance(run.atol))
     r.fail("'atol' must be finite and >= 0", "atol");
+  if (!(run.injectDelayUs >= 0 && run.injectDelayUs <= 1e9))
+    r.fail("'inject_delay_us' must be in [0, 1e9]", "inject_delay_us");
 }
 
 /// Reads the `pipeline` and `run` objects of `r` over `pipeline` and `run`.

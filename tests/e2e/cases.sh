@@ -133,7 +133,7 @@ PY
   sqlite3 "$WORK/p.db" "select c.json from runs r join configs c on c.id = r.config_id order by r.id" >"$WORK/configs"
   grep -q '"mode":"hot"' <(sed -n 1p "$WORK/configs") && grep -q '"mode":"cold"' <(sed -n 2p "$WORK/configs") ||
     { cat "$WORK/configs"; fail "configs do not say the mode"; }
-  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 6 ] || fail "schema version is not 6"
+  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 7 ] || fail "schema version is not 7"
   # The compiler's counts reach the DB: every MLP dispatch moves bytes, its matmuls compute.
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and bytes = 0")" = 0 ] &&
     [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and flops > 0")" -gt 0 ] ||
@@ -247,17 +247,20 @@ assert (c["baseline"], c["candidate"]) == ("no_warmup", "warm"), c
 assert c["baseline_run_id"] == r["variants"][0]["run_id"] and c["candidate_run_id"] == r["variants"][1]["run_id"]
 assert c["verdict"] in verdicts and c["verdict"] == c["run"]["verdict"]
 assert c["run"]["baseline_median_ns"] > 0 and c["run"]["candidate_median_ns"] > 0
-assert abs(c["run"]["ratio"] - c["run"]["candidate_median_ns"] / c["run"]["baseline_median_ns"]) < 1e-9
+# Ratio and change are one estimate (Hodges-Lehmann over 5 vs 5 trials), inside its interval.
+assert c["run"]["trials"] == [5, 5], c["run"]["trials"]
+assert abs(c["run"]["ratio"] - (1 + c["run"]["change"])) < 1e-9
+assert c["run"]["change_low"] <= c["run"]["change"] <= c["run"]["change_high"], c["run"]
 assert len(c["dispatches"]) == len(r["variants"][0]["dispatches"])
 for d in c["dispatches"]:
     assert d["verdict"] in verdicts and d["in_baseline"] and d["in_candidate"], d
-    assert abs(d["ratio"] - d["candidate_median_ns"] / d["baseline_median_ns"]) < 1e-9, d
+    assert abs(d["ratio"] - (1 + d["change"])) < 1e-9, d
 assert sum(c["counts"].values()) == len(c["dispatches"])
 print("comparison:", c["verdict"], c["counts"])
 PY
-  # Each variant is its own run in the DB, under its name.
-  [ "$(sqlite3 "$WORK/p.db" "select group_concat(v.value, ',') from (select variant_id from runs order by id) r join strings v on v.id = r.variant_id")" = "no_warmup,warm" ] ||
-    fail "runs are not stored under their variant names"
+  # Each trial is its own run in the DB, under its variant's name, interleaved A B A B.
+  [ "$(sqlite3 "$WORK/p.db" "select group_concat(v.value || r.trial, ',') from (select variant_id, trial from runs order by id) r join strings v on v.id = r.variant_id")" = "no_warmup0,warm0,no_warmup1,warm1,no_warmup2,warm2,no_warmup3,warm3,no_warmup4,warm4" ] ||
+    fail "trials are not stored interleaved under their variant names"
 
   # A variant that fails its check makes the exit code 1; the others are still reported.
   printf '%s\n' '{"loupe_session": 2, "model": "MODELS/mlp.onnx",' \

@@ -154,8 +154,8 @@ TEST(MannWhitney, ExactMatchesEnumeration) {
 }
 
 TEST(MannWhitney, DegenerateInputs) {
-  EXPECT_DOUBLE_EQ(mannWhitneyU({}, {1, 2}).pValue, 1.0);
-  MannWhitneyResult allEqual = mannWhitneyU({5, 5, 5}, {5, 5});
+  EXPECT_DOUBLE_EQ(mannWhitneyU(std::vector<int64_t>{}, {1, 2}).pValue, 1.0);
+  MannWhitneyResult allEqual = mannWhitneyU(std::vector<int64_t>{5, 5, 5}, {5, 5});
   EXPECT_DOUBLE_EQ(allEqual.u1, 3.0);
   EXPECT_DOUBLE_EQ(allEqual.pValue, 1.0);
   // Large identical samples: p = 1 (continuity correction), never above 1.
@@ -170,36 +170,145 @@ TEST(Verdict, Names) {
   EXPECT_FALSE(parseVerdict("faster").has_value());
 }
 
-TEST(Verdict, Table) {
-  std::vector<int64_t> base = range(1000, 20);
+TEST(HodgesLehmann, ExactIntervalUsesTheCriticalValueOfU) {
+  // Published two-sided 5% critical values of U (e.g. Siegel & Castellan, table J): the interval
+  // runs from the (c+1)-th smallest to the (c+1)-th largest of the m*n differences.
+  auto c = [](size_t m, size_t n) {
+    std::vector<double> x, y;
+    for (size_t i = 0; i < m; ++i)
+      x.push_back(static_cast<double>(i));
+    for (size_t j = 0; j < n; ++j)
+      y.push_back(1000.0 + static_cast<double>(j) * 0.37); // distinct differences
+    ShiftEstimate s = hodgesLehmann(x, y);
+    std::vector<double> d;
+    for (double a : x)
+      for (double b : y)
+        d.push_back(b - a);
+    std::sort(d.begin(), d.end());
+    size_t k = std::find(d.begin(), d.end(), s.low) - d.begin();
+    EXPECT_EQ(d[d.size() - 1 - k], s.high);
+    return k;
+  };
+  EXPECT_EQ(c(4, 4), 0u);
+  EXPECT_EQ(c(5, 5), 2u);
+  EXPECT_EQ(c(6, 6), 5u);
+  EXPECT_EQ(c(8, 8), 13u);
+  EXPECT_EQ(c(10, 10), 23u);
+  EXPECT_EQ(c(5, 10), 8u);
+}
 
-  // Significant and >= 5%: FASTER / SLOWER.
-  Comparison faster = compare(base, scaled(base, 0.8));
+TEST(HodgesLehmann, EstimateAndIntervalOnFixedData) {
+  // R: wilcox.test(6:10, 1:5, conf.int = TRUE) -> estimate 5, 95% interval [2, 8].
+  ShiftEstimate s = hodgesLehmann({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(s.estimate, 5);
+  EXPECT_DOUBLE_EQ(s.low, 2);
+  EXPECT_DOUBLE_EQ(s.high, 8);
+  // numpy: np.median(np.subtract.outer([3.1, 0.2, 7.5], [1.0, 2.5])) = 1.35, the middle of
+  // the differences -2.3 -0.8 0.6 2.1 5.0 6.5.
+  EXPECT_NEAR(hodgesLehmann({1.0, 2.5}, {3.1, 0.2, 7.5}).estimate, 1.35, 1e-12);
+  // 3 vs 3 cannot exclude anything at 5%: the interval is unbounded.
+  ShiftEstimate tiny = hodgesLehmann({1, 2, 3}, {10, 11, 12});
+  EXPECT_TRUE(std::isinf(tiny.low) && std::isinf(tiny.high));
+  EXPECT_TRUE(std::isnan(hodgesLehmann({}, {1.0}).estimate));
+}
+
+TEST(HodgesLehmann, IntervalExcludesZeroExactlyWhenTheTestRejects) {
+  // Shifting y through x: the exact test and the interval agree at every step.
+  std::vector<double> x = {10, 12, 15, 19, 24, 30};
+  for (double shift = -30; shift <= 30; shift += 0.75) {
+    std::vector<double> y;
+    for (double v : {11.3, 13.9, 16.2, 21.7, 25.1, 28.4})
+      y.push_back(v + shift);
+    ShiftEstimate s = hodgesLehmann(x, y);
+    MannWhitneyResult t = mannWhitneyU(x, y, MannWhitneyMethod::Exact);
+    bool rejects = t.pValue < 0.05, excludes = s.low > 0 || s.high < 0;
+    EXPECT_EQ(rejects, excludes) << "shift " << shift << " p " << t.pValue;
+  }
+}
+
+/// `count` trials of `perTrial` samples around `median`, each trial scaled by its own drift.
+Trials trials(double median, const std::vector<double> &drifts, int64_t perTrial = 20) {
+  Trials out;
+  for (double drift : drifts)
+    out.push_back(scaled(range(1000, perTrial), median / 1009.5 * drift));
+  return out;
+}
+
+TEST(Verdict, TrialsTellDriftFromAChange) {
+  // A/A with 10% run-to-run drift: within each run the samples differ by 2%, so a
+  // sample-level test would call the first pair of trials different; trial medians do not.
+  std::vector<double> drift = {1.00, 1.10, 0.97, 1.06, 1.02};
+  std::vector<double> driftB = {1.08, 0.99, 1.04, 0.96, 1.07};
+  Comparison aa = compare(trials(1e6, drift), trials(1e6, driftB), CompareOptions{});
+  EXPECT_TRUE(aa.trialed);
+  EXPECT_EQ(aa.baselineTrials, 5u);
+  EXPECT_EQ(aa.verdict, Verdict::Same) << aa.reason;
+  EXPECT_LT(aa.changeLow, 0);
+  EXPECT_GT(aa.changeHigh, 0);
+
+  // The same drift with a real +20% on every candidate trial: SLOWER, interval above 0.
+  std::vector<double> slower;
+  for (double d : driftB)
+    slower.push_back(d * 1.2);
+  Comparison c = compare(trials(1e6, drift), trials(1e6, slower), CompareOptions{});
+  EXPECT_EQ(c.verdict, Verdict::Slower) << c.reason;
+  EXPECT_TRUE(c.significant);
+  EXPECT_GT(c.changeLow, 0);
+  EXPECT_GT(c.change, 0.12);
+  EXPECT_LT(c.change, 0.28);
+  // Complete separation of 5 vs 5 trials: exact p = 2 / 252.
+  EXPECT_NEAR(c.test.pValue, 2.0 / 252.0, 1e-12);
+
+  // +8% with 10% drift: p = 2 * 7 / 252 >= 0.05, |change| >= 5% -> AMBIGUOUS.
+  std::vector<double> shifted;
+  for (double d : driftB)
+    shifted.push_back(d * 1.08);
+  EXPECT_EQ(compare(trials(1e6, drift), trials(1e6, shifted), CompareOptions{}).verdict,
+            Verdict::Ambiguous);
+}
+
+TEST(Verdict, MinimumAbsoluteEffect) {
+  // 50 ns -> 60 ns on every trial: +20% and significant, but below a 250 ns floor.
+  std::vector<double> flat(5, 1.0);
+  CompareOptions options;
+  options.minAbsoluteNs = 250;
+  Comparison c = compare(trials(50, flat, 20), trials(60, flat, 20), options);
+  EXPECT_TRUE(c.significant);
+  EXPECT_EQ(c.verdict, Verdict::Same) << c.reason;
+  options.minAbsoluteNs = 5;
+  EXPECT_EQ(compare(trials(50, flat, 20), trials(60, flat, 20), options).verdict,
+            Verdict::Slower);
+}
+
+TEST(Verdict, OneTrialNeedsAFourTimesLargerChange) {
+  std::vector<int64_t> base = range(1000, 20);
+  // Significant -20% / +25% of one trial each: at or above 4 x 5%.
+  Comparison faster = compare(base, scaled(base, 0.75));
+  EXPECT_FALSE(faster.trialed);
   EXPECT_EQ(faster.verdict, Verdict::Faster) << faster.reason;
   EXPECT_TRUE(faster.significant);
-  EXPECT_NEAR(faster.change, -0.2, 1e-3);
-  EXPECT_EQ(compare(base, scaled(base, 1.2)).verdict, Verdict::Slower);
+  EXPECT_NEAR(faster.change, -0.25, 1e-3);
+  EXPECT_TRUE(std::isnan(faster.changeLow));
+  EXPECT_EQ(compare(base, scaled(base, 1.25)).verdict, Verdict::Slower);
 
-  // Identical: not significant, no change.
+  // Identical: SAME.
   Comparison same = compare(base, base);
   EXPECT_EQ(same.verdict, Verdict::Same) << same.reason;
   EXPECT_DOUBLE_EQ(same.change, 0.0);
 
-  // Significant (no overlap) but only +3%: AMBIGUOUS.
-  Comparison small = compare(base, range(1030, 20));
-  EXPECT_TRUE(small.significant);
-  EXPECT_EQ(small.verdict, Verdict::Ambiguous) << small.reason;
-  // Likewise a significant 20% speedup under a 50% threshold.
-  EXPECT_EQ(compare(base, scaled(base, 0.8), 0.5).verdict, Verdict::Ambiguous);
+  // A significant -15% of one trial each could be drift between the runs: AMBIGUOUS.
+  Comparison drift = compare(base, scaled(base, 0.85));
+  EXPECT_TRUE(drift.significant);
+  EXPECT_EQ(drift.verdict, Verdict::Ambiguous) << drift.reason;
+  // Significant but +3%: SAME (below the threshold).
+  EXPECT_EQ(compare(base, range(1030, 20)).verdict, Verdict::Same);
 
-  // +10% median but noise far larger: not significant, big -> AMBIGUOUS.
-  std::vector<int64_t> noisy = range(10, 20, 10); // median 105
-  std::vector<int64_t> noisyShifted = range(21, 20, 10); // median 116
+  // +30% median but noise far larger: not significant -> AMBIGUOUS.
+  std::vector<int64_t> noisy = range(10, 20, 10);        // median 105
+  std::vector<int64_t> noisyShifted = range(40, 20, 10); // median 135
   Comparison unclear = compare(noisy, noisyShifted);
   EXPECT_FALSE(unclear.significant);
-  EXPECT_GE(unclear.change, 0.05);
   EXPECT_EQ(unclear.verdict, Verdict::Ambiguous) << unclear.reason;
-
   // Not significant and small: SAME.
   EXPECT_EQ(compare(noisy, range(11, 20, 10)).verdict, Verdict::Same);
 }

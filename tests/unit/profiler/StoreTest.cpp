@@ -44,14 +44,30 @@ protected:
     EXPECT_TRUE(store.isOk()) << store.status().message();
     return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
   }
-  /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first without
+  /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first as
+  /// version 6 (without trials and the richer verdicts of 7), then, unless `keepViews`, without
   /// the views, which every version before 6 lacks.
+  static bool asOldVersion(const std::string &path, const std::string &sql,
+                           bool keepViews = false) {
+    std::string downgrade =
+        "DROP VIEW v_runs; DROP INDEX runs_by_batch; ALTER TABLE runs DROP COLUMN batch; "
+        "ALTER TABLE runs DROP COLUMN trial; ALTER TABLE comparisons DROP COLUMN name; "
+        "ALTER TABLE comparisons DROP COLUMN change_low; "
+        "ALTER TABLE comparisons DROP COLUMN change_high; "
+        "ALTER TABLE comparisons DROP COLUMN baseline_trials; "
+        "ALTER TABLE comparisons DROP COLUMN candidate_trials; "
+        "ALTER TABLE comparisons DROP COLUMN under_load; "
+        "ALTER TABLE comparisons DROP COLUMN reason; " +
+        std::string(keepViews ? "CREATE VIEW v_runs AS SELECT id AS run_id FROM runs; "
+                              : "DROP VIEW IF EXISTS v_dispatch_times; "
+                                "DROP VIEW IF EXISTS v_pass_changes; ") +
+        sql;
+    return execSql(path, downgrade);
+  }
   static bool execSql(const std::string &path, const std::string &sql) {
-    std::string downgrade = "DROP VIEW IF EXISTS v_runs; DROP VIEW IF EXISTS v_dispatch_times; "
-                            "DROP VIEW IF EXISTS v_pass_changes; " + sql;
     sqlite3 *db = nullptr;
     bool ok = sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
-              sqlite3_exec(db, downgrade.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+              sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
     return ok;
   }
@@ -507,12 +523,52 @@ TEST_F(StoreFileTest, NewerSchemaVersionIsRejected) {
   EXPECT_EQ(readBytes(path), before);
 }
 
+TEST_F(StoreFileTest, VersionSixIsMigrated) {
+  // A version-6 DB with a stored verdict: the verdict reads back with one trial per side and
+  // no interval; new runs record their batch.
+  std::string path = file("v6.db");
+  int64_t a = fileWithOneRun(path), b = fileWithOneRun(path);
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    ComparisonRecord c;
+    c.baselineRunId = a;
+    c.candidateRunId = b;
+    c.verdict = Verdict::Slower;
+    ASSERT_TRUE(store->addComparison(c).isOk());
+  }
+  ASSERT_TRUE(asOldVersion(path, "PRAGMA user_version = 6;", /*keepViews=*/true));
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  auto verdicts = store->comparisons(a);
+  ASSERT_TRUE(verdicts.isOk());
+  ASSERT_EQ(verdicts->size(), 1u);
+  EXPECT_EQ((*verdicts)[0].verdict, Verdict::Slower);
+  EXPECT_EQ((*verdicts)[0].baselineTrials, 1);
+  EXPECT_TRUE(std::isnan((*verdicts)[0].changeLow));
+  EXPECT_EQ(*store->trialRunIds(a), std::vector<int64_t>{a}) << "a run outside a batch";
+
+  RunInfo info = sampleRunInfo();
+  info.batch = "b1";
+  std::vector<int64_t> trials;
+  for (int t = 0; t < 3; ++t) {
+    info.trial = t;
+    trials.push_back(*store->beginRun(info));
+    ASSERT_TRUE(store->finishRun(trials.back(), true).isOk());
+  }
+  info.variant = "other"; // same batch, another variant: not a trial of the first
+  ASSERT_TRUE(store->finishRun(*store->beginRun(info), true).isOk());
+  EXPECT_EQ(*store->trialRunIds(trials[2]), trials);
+  EXPECT_FALSE(store->trialRunIds(99999).isOk());
+}
+
 TEST_F(StoreFileTest, VersionOneIsMigrated) {
   std::string path = file("v1.db");
   int64_t runId = fileWithOneRun(path);
   // What version 1 had: no fallbacks, no measurements, no SM clock on samples, no dispatch
   // bytes and FLOPs.
-  ASSERT_TRUE(execSql(path,
+  ASSERT_TRUE(asOldVersion(path,
                       "DROP TABLE fallbacks; DROP TABLE measurements; "
                       "ALTER TABLE samples DROP COLUMN sm_clock_mhz; "
                       "ALTER TABLE dispatches DROP COLUMN bytes; "
@@ -529,7 +585,7 @@ TEST_F(StoreFileTest, VersionTwoIsMigrated) {
   // A version-2 DB with a run and samples, written with version 2's exact DDL for samples.
   std::string path = file("v2.db");
   int64_t runId = fileWithOneRun(path);
-  ASSERT_TRUE(execSql(path,
+  ASSERT_TRUE(asOldVersion(path,
                       "DROP TABLE measurements; DROP TABLE samples; "
                       "ALTER TABLE dispatches DROP COLUMN bytes; "
                       "ALTER TABLE dispatches DROP COLUMN flops; "
@@ -585,7 +641,7 @@ TEST_F(StoreFileTest, VersionThreeIsMigrated) {
                    "(SELECT id FROM strings WHERE value = 'n0'), (SELECT id FROM strings "
                    "WHERE value = 'codegen'), 3; "
                    "PRAGMA user_version = 3;";
-  ASSERT_TRUE(execSql(path, v3));
+  ASSERT_TRUE(asOldVersion(path, v3));
 
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();
@@ -617,7 +673,7 @@ TEST_F(StoreFileTest, VersionFourIsMigrated) {
     m.reps = 12;
     ASSERT_TRUE(store->addMeasurement(runId, m).isOk());
   }
-  ASSERT_TRUE(execSql(path, "ALTER TABLE measurements DROP COLUMN kernel_timing; "
+  ASSERT_TRUE(asOldVersion(path, "ALTER TABLE measurements DROP COLUMN kernel_timing; "
                             "PRAGMA user_version = 4;"));
 
   auto store = Store::open(path);
@@ -647,7 +703,7 @@ TEST_F(StoreFileTest, VersionFiveIsMigrated) {
     ASSERT_TRUE(store.isOk());
     ASSERT_TRUE(store->addSamples(runId, {{0, kWholeRep, 0, 10}, {1, kWholeRep, 20, 31}}).isOk());
   }
-  ASSERT_TRUE(execSql(path, "ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN "
+  ASSERT_TRUE(asOldVersion(path, "ALTER TABLE runs DROP COLUMN host; ALTER TABLE runs DROP COLUMN "
                             "boot_id; ALTER TABLE runs DROP COLUMN pid; ALTER TABLE runs DROP "
                             "COLUMN pid_start; ALTER TABLE runs DROP COLUMN environment_json; "
                             "UPDATE runs SET status = 'running'; PRAGMA user_version = 5;"));

@@ -36,23 +36,34 @@ TEST(ReplayTest, RunsEveryVariantStoresItsNameAndCompares) {
     "compare": ["short", "long"])");
   std::string db = freshDb("replay_test.db");
   std::vector<std::string> progressed;
-  ReplayResult r = replaySession(s, db, [&](const std::string &v, const std::string &, double) {
-    if (progressed.empty() || progressed.back() != v)
-      progressed.push_back(v);
-  });
-  EXPECT_EQ(progressed, (std::vector<std::string>{"short", "long"}));
+  ReplayOptions options;
+  options.trials = 3;
+  ReplayResult r = replaySession(s, db, options,
+                                 [&](const std::string &v, const std::string &, double) {
+                                   if (progressed.empty() || progressed.back() != v)
+                                     progressed.push_back(v);
+                                 });
+  // Interleaved trials: A B A B A B.
+  EXPECT_EQ(progressed, (std::vector<std::string>{"short trial 1/3", "long trial 1/3",
+                                                  "short trial 2/3", "long trial 2/3",
+                                                  "short trial 3/3", "long trial 3/3"}));
   ASSERT_EQ(r.runs.size(), 2u);
   EXPECT_EQ(r.exitCode(), kExitOk);
   EXPECT_EQ(r.runs[1].outcome.repNs.size(), 12u);
+  EXPECT_EQ(r.runs[1].trials.runIds.size(), 3u);
 
   auto store = profiler::Store::open(db);
   ASSERT_TRUE(store.isOk());
   auto runs = store->listRuns();
   ASSERT_TRUE(runs.isOk());
-  ASSERT_EQ(runs->size(), 2u);
+  ASSERT_EQ(runs->size(), 6u);
   EXPECT_EQ((*runs)[0].variant, "long"); // newest first
   EXPECT_EQ((*runs)[1].variant, "short");
   EXPECT_EQ((*runs)[1].session, "mlp");
+  // Any trial names the whole batch; the other variant's runs are not in it.
+  auto batch = store->trialRunIds(r.runs[1].trials.runIds[1]);
+  ASSERT_TRUE(batch.isOk());
+  EXPECT_EQ(*batch, r.runs[1].trials.runIds);
   auto stored = store->loadRun(r.runs[1].outcome.runId);
   ASSERT_TRUE(stored.isOk());
   auto again = variantFromRunConfig(s, "again", stored->configJson);
@@ -60,18 +71,30 @@ TEST(ReplayTest, RunsEveryVariantStoresItsNameAndCompares) {
   EXPECT_EQ(again->run, s.variant("long")->run) << "the stored config reproduces the variant";
 
   ASSERT_TRUE(r.compare && r.compare->comparison) << (r.compare ? r.compare->error : "");
+  EXPECT_TRUE(r.compare->error.empty()) << r.compare->error;
   const RunComparison &c = *r.compare->comparison;
   EXPECT_EQ(r.compare->baselineRunId, r.runs[0].outcome.runId);
-  EXPECT_EQ(c.total.comparison.baseline.count, 9u);
-  EXPECT_EQ(c.total.comparison.candidate.count, 12u);
+  EXPECT_EQ(c.total.comparison.baseline.count, 27u);
+  EXPECT_EQ(c.total.comparison.candidate.count, 36u);
+  EXPECT_EQ(c.total.comparison.baselineTrials, 3u);
   ASSERT_EQ(c.rows.size(), r.runs[0].outcome.dispatches.size());
-  // The same numbers as profiler::compare on the samples (one implementation).
-  const auto &a = r.runs[0].outcome.dispatches[0].samplesNs;
-  const auto &b = r.runs[1].outcome.dispatches[0].samplesNs;
-  profiler::Comparison direct = profiler::compare(a, b, 0.05);
+  // The same numbers as profiler::compare on the trials (one implementation).
+  const profiler::Trials &a = r.runs[0].trials.timings.dispatches[0].trials;
+  const profiler::Trials &b = r.runs[1].trials.timings.dispatches[0].trials;
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0], r.runs[0].outcome.dispatches[0].samplesNs);
+  profiler::Comparison direct = profiler::compare(a, b, defaultCompareOptions());
   EXPECT_EQ(c.rows[0].comparison.verdict, direct.verdict);
   EXPECT_DOUBLE_EQ(c.rows[0].comparison.test.pValue, direct.test.pValue);
   EXPECT_DOUBLE_EQ(c.rows[0].ratio, direct.candidate.median / direct.baseline.median);
+  // The verdicts are stored: the whole repetition and every matched dispatch.
+  auto verdicts = store->comparisons(r.compare->candidateRunId);
+  ASSERT_TRUE(verdicts.isOk());
+  ASSERT_EQ(verdicts->size(), 1 + c.rows.size());
+  EXPECT_EQ((*verdicts)[0].name, "whole repetition");
+  EXPECT_EQ((*verdicts)[0].verdict, c.total.comparison.verdict);
+  EXPECT_EQ((*verdicts)[0].baselineTrials, 3);
+  EXPECT_EQ((*verdicts)[0].reason, c.total.comparison.reason);
 
   nlohmann::json report = buildReport(r, s);
   EXPECT_EQ(report["loupe_report"], 2);
@@ -86,6 +109,7 @@ TEST(ReplayTest, RunsEveryVariantStoresItsNameAndCompares) {
   EXPECT_EQ(cj["verdict"], profiler::verdictName(c.total.comparison.verdict));
   EXPECT_EQ(cj["dispatches"][0]["verdict"], profiler::verdictName(direct.verdict));
   EXPECT_DOUBLE_EQ(cj["dispatches"][0]["baseline_median_ns"].get<double>(), direct.baseline.median);
+  EXPECT_EQ(cj["run"]["trials"], nlohmann::json({3, 3}));
   int counted = 0;
   for (auto &[verdict, n] : cj["counts"].items())
     counted += n.get<int>();

@@ -167,7 +167,9 @@ TEST(Workbench, OpenStepDiffRunTwiceCompareSaveReplay) {
   EXPECT_FALSE(loaded->variant(firstName)->run.checkDir.empty());
 
   // `loupe replay` of the file reproduces the comparison: the same two settings, compared.
-  sessions::ReplayResult replay = sessions::replaySession(*loaded, vm.dbPath);
+  sessions::ReplayOptions once;
+  once.trials = 1;
+  sessions::ReplayResult replay = sessions::replaySession(*loaded, vm.dbPath, once);
   ASSERT_EQ(replay.runs.size(), 2u);
   EXPECT_EQ(replay.exitCode(), 0);
   ASSERT_TRUE(replay.compare && replay.compare->comparison) << replay.compare->error;

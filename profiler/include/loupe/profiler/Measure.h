@@ -82,6 +82,11 @@ std::optional<std::vector<CacheMode>> parseCacheModes(const std::string &name);
 /// fewer than 2 samples or a median <= 0 under a positive IQR.
 double relativeNoise(const std::vector<int64_t> &durationsNs);
 
+/// The steady clock's measured resolution on this host, ns: the smallest positive difference
+/// of back-to-back reads (the VM's clock source decides it; 10-40 ns on kvm-clock). Measured
+/// once per process; at least 1.
+int64_t timerResolutionNs();
+
 /// The stopping rule: whether sampling stops after the samples so far (`durationsNs`, whole
 /// repetitions in order) taken in `elapsedNs`; nullopt: take another. With options.reps > 0:
 /// Exact at reps. Else, with n samples: MaxReps at n >= maxReps; below minReps never; Noise
@@ -150,6 +155,9 @@ struct MeasureEnv {
   /// With `cupti`: makes the run's GpuRunProfile, forwarding to `next`. Empty: CUPTI's own
   /// start and `cuda` (tests inject a CUPTI start result and a fake event clock).
   std::function<std::unique_ptr<GpuRunProfile>(ral::Tracer *next)> makeGpuProfile;
+  /// measureArtifact: busy-waits this long after each execution, inside the repetition
+  /// (RunSettings::injectDelayUs).
+  int64_t injectedDelayNs = 0;
 };
 
 /// Warms up, then samples `run` in `mode` as `options` say (validate() first). Errors: the

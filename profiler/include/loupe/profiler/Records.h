@@ -35,6 +35,9 @@ struct RunInfo {
   /// What surrounded the run (RunProvenance.h, runEnvironmentJson) as read when it began;
   /// empty: beginRun reads it then.
   std::string environmentJson;
+  /// The batch this run is a trial of (one replay's runs of one variant); empty: none.
+  std::string batch;
+  int64_t trial = 0; ///< 0-based position in the batch.
 };
 
 /// One pass of a compile, in pipeline order.
@@ -191,6 +194,11 @@ struct ComparisonRecord {
   double pValue = 1;
   double threshold = 0.05;
   int64_t createdNs = 0; ///< Wall ns since the Unix epoch; 0 = now.
+  std::string name;      ///< The row: dispatch name, "source ops <loc>", "whole repetition".
+  double changeLow = 0, changeHigh = 0; ///< Confidence interval of change; NaN: none.
+  int64_t baselineTrials = 1, candidateTrials = 1;
+  bool underLoad = false; ///< Either side was measured on a loaded machine.
+  std::string reason;     ///< Comparison::reason.
 };
 
 /// Interrupted: left running by a process that no longer runs (Store::open marks it).

@@ -46,6 +46,9 @@ struct RunSettings {
   std::string checkDir;    ///< Folder with expected output_N.pb|.npy; empty: no check.
   double rtol = 1e-3;      ///< Check passes when |actual - expected| <= atol + rtol*|expected|.
   double atol = 1e-5;      ///< Both finite and >= 0 (validTolerance).
+  /// Busy-waits this long at the end of every repetition, inside its time: a known slowdown
+  /// for validating comparisons (bench/aa); finite and >= 0. Sessions only ("inject_delay_us").
+  double injectDelayUs = 0;
 };
 
 /// True for a usable check tolerance: finite and >= 0 (NaN would pass every comparison).

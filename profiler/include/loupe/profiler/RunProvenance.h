@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace loupe::profiler {
 
@@ -35,6 +36,37 @@ bool stillRuns(const ProcessIdentity &p);
 /// thread and device settings (OMP_*, GOMP_*, KMP_*, MKL_*, OPENBLAS_*, ONEDNN_*, DNNL_*,
 /// CUDA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, LOUPE_NUM_THREADS, LOUPE_CUDA_*, LOUPE_RAL_*).
 std::string runEnvironmentJson();
+
+/// CPU time spent on the whole machine and by this process until now, s (/proc/stat in clock
+/// ticks, getrusage).
+struct CpuTimes {
+  double wallS = 0;  ///< Steady clock.
+  double busyS = 0;  ///< All CPUs: user, nice, system, irq, softirq (guest is in user).
+  double stealS = 0; ///< Time the hypervisor gave this VM's CPUs to others.
+  double ownS = 0;   ///< This process, all threads: user + system.
+};
+CpuTimes readCpuTimes();
+
+/// environmentJson with "during": what else used the machine between `begin` and `end`:
+/// {"seconds", "other_busy_cpu_s" (busy time not ours), "steal_cpu_s"}. Sums over several runs
+/// give the load of a batch of trials (loadDuring).
+std::string withLoadDuring(const std::string &environmentJson, const CpuTimes &begin,
+                           const CpuTimes &end);
+
+/// Load of the measurements behind some runs (their environments' "during", summed): other
+/// processes' CPUs busy on average, and the stolen share of the CPU time.
+struct LoadDuring {
+  double seconds = 0;
+  double otherBusyCpus = 0;
+  double stealFraction = 0;
+  /// A verdict or a noise figure from these runs cannot be trusted: other processes kept at
+  /// least kLoadedOtherCpus busy, or at least kLoadedSteal of the CPU time was stolen.
+  bool loaded = false;
+  std::string note; ///< "other processes kept 1.3 CPUs busy, 2% stolen"; "" when unknown.
+};
+inline constexpr double kLoadedOtherCpus = 0.5;
+inline constexpr double kLoadedSteal = 0.05;
+LoadDuring loadDuring(const std::vector<std::string> &environmentJsons);
 
 /// One line of runEnvironmentJson for people: "loupe f7594e9, load 1.20 0.95 0.80, 2 CPUs,
 /// OMP_NUM_THREADS=2"; empty for "{}" or text that is not such an object.

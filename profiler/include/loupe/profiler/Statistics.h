@@ -77,6 +77,32 @@ struct MannWhitneyResult {
 MannWhitneyResult mannWhitneyU(const std::vector<int64_t> &a, const std::vector<int64_t> &b,
                                MannWhitneyMethod method = MannWhitneyMethod::Auto);
 
+/// As mannWhitneyU, on real values (e.g. the medians of trials, or their logarithms).
+MannWhitneyResult mannWhitneyU(const std::vector<double> &a, const std::vector<double> &b,
+                               MannWhitneyMethod method = MannWhitneyMethod::Auto);
+
+/// The Hodges-Lehmann estimate of the shift from x to y and its distribution-free confidence
+/// interval (E. L. Lehmann, "Nonparametrics", 1975, sec. 2.6; R's wilcox.test(conf.int=TRUE)):
+/// estimate = the median of the m*n differences y_j - x_i; with c the largest integer such
+/// that P(U <= c) <= alpha/2 under H0, the interval is [d_(c+1), d_(mn-c)] of the sorted
+/// differences (1-based). P from the exact U distribution without ties and m + n <=
+/// kMannWhitneyExactMaxTotal, else c = ceil(mn/2 - z_(1-alpha/2) sigma) - 1, sigma^2 =
+/// mn(m+n+1)/12. The interval excludes 0 exactly when the exact two-sided test rejects at
+/// alpha. low/high are -inf/+inf when the samples are too small for any c >= 0 (m = n = 3 at
+/// alpha 0.05); all NaN when either side is empty.
+struct ShiftEstimate {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+};
+ShiftEstimate hodgesLehmann(const std::vector<double> &x, const std::vector<double> &y,
+                            double alpha = 0.05);
+
+/// The samples of the independent trials of one side of a comparison, ns: one vector per
+/// trial, a trial being a fresh run (new execution context, its own warmup), interleaved with
+/// the other side's trials (A B A B ...) so that drift hits both sides alike.
+using Trials = std::vector<std::vector<int64_t>>;
+
 /// How a candidate's timings compare with a baseline's.
 enum class Verdict { Same, Faster, Slower, Ambiguous };
 /// "SAME", "FASTER", "SLOWER", "AMBIGUOUS" (the spelling stored in the DB and in reports).
@@ -85,41 +111,65 @@ const char *verdictName(Verdict verdict);
 std::optional<Verdict> parseVerdict(std::string_view name);
 
 struct CompareOptions {
-  /// Smallest relative change of the median that matters (0.05 = 5%).
+  /// Minimum relative effect: the smallest change of the median that matters (0.05 = 5%).
   double threshold = 0.05;
-  /// Significance level of the Mann-Whitney test.
+  /// Significance level of the Mann-Whitney test; the confidence interval is 1 - alpha.
   double alpha = 0.05;
-  /// Fewer samples than this on either side cannot show a significant change.
+  /// Trials per side for a verdict on trial medians (run-to-run drift measured). 4 is the
+  /// fewest for which the exact two-sided test can reach p < 0.05 (2 / C(8, 4) = 0.029).
+  size_t minTrials = 4;
+  /// Fewer trials: the samples of the trials are pooled, and a change counts only from
+  /// untrialedFactor * threshold on (20% by default), since samples of one run cannot show
+  /// the drift between runs (docs/profiler.md).
+  double untrialedFactor = 4;
+  /// Fewer pooled samples than this on either side cannot show a significant change.
   size_t minSamples = 9;
+  /// Minimum absolute effect on the median, ns: changes below it are noise of the clock and
+  /// the tracer, whatever their relative size (sessions use kTimerResolutionMultiple times the
+  /// measured timer resolution).
+  double minAbsoluteNs = 0;
 };
 
 /// Result of compare(): the verdict and the numbers behind it.
 struct Comparison {
   Verdict verdict = Verdict::Ambiguous;
-  Summary baseline;
+  Summary baseline;  ///< Of all samples of all trials.
   Summary candidate;
-  /// (candidate median - baseline median) / baseline median: -0.1 = 10% faster. 0 when both
-  /// medians are 0, +inf when only the baseline's is.
+  /// Each side's central time, ns: the median of its trials' medians when trialed, else the
+  /// pooled median; NaN for a side without samples.
+  double baselineMedian = 0, candidateMedian = 0;
+  size_t baselineTrials = 0, candidateTrials = 0; ///< Trials with samples.
+  /// Trial-level: the verdict came from the trials' medians (>= minTrials per side).
+  bool trialed = false;
+  /// Relative change, -0.1 = 10% faster. Trial-level: exp(Hodges-Lehmann shift of the log
+  /// trial medians) - 1; else candidate median / baseline median - 1 of the pooled samples (0
+  /// when both are 0, +inf when only the baseline's is).
   double change = 0;
+  /// Trial-level: the 1 - alpha confidence interval of `change`; NaN otherwise.
+  double changeLow = 0, changeHigh = 0;
+  /// On the log trial medians when trialed, on the pooled samples otherwise.
   MannWhitneyResult test;
-  /// test.pValue < alpha and both sides have >= minSamples samples.
+  /// test.pValue < alpha with enough data (trialed, or minSamples per side).
   bool significant = false;
-  /// One line saying why, e.g. "p=0.0003 < 0.05 and median -12.1% (|change| >= 5%)".
+  /// One line saying why, e.g. "5 vs 5 trials: p=0.0079 < 0.05, +12.1% [+8.3%, +15.0%]".
   std::string reason;
 };
 
-/// Compares candidate timings with baseline timings (ns; lower is better). Exact rule, with
-/// big = |change| >= threshold, enough = both sides have >= minSamples samples,
-/// significant = enough and p < alpha:
-///   - either side empty                      -> Ambiguous;
-///   - not enough:        big -> Ambiguous,   small -> Same;
-///   - significant:       big -> Faster/Slower by the sign of change,
-///                        small -> Ambiguous (a real but smaller-than-threshold shift);
-///   - not significant:   big -> Ambiguous (noise too large to tell), small -> Same.
-/// So Faster/Slower needs both statistical and practical significance.
+/// Compares candidate timings with baseline timings (ns; lower is better); method and sources
+/// in docs/profiler.md ("Verdicts"). big = |change| >= the minimum relative effect (threshold;
+/// untrialedFactor * threshold without enough trials) and |median difference| >=
+/// minAbsoluteNs:
+///   - either side without samples              -> Ambiguous;
+///   - big and significant                      -> Faster / Slower by the sign of change;
+///   - big and not significant                  -> Ambiguous (too noisy to tell);
+///   - untrialed, |change| >= threshold, not big -> Ambiguous (needs trials to tell);
+///   - otherwise                                -> Same (no change that matters was seen).
+Comparison compare(const Trials &baseline, const Trials &candidate,
+                   const CompareOptions &options);
+/// One trial per side.
 Comparison compare(const std::vector<int64_t> &baseline, const std::vector<int64_t> &candidate,
                    const CompareOptions &options);
-/// compare() with default options but the given threshold.
+/// compare() with default options but the given threshold, one trial per side.
 Comparison compare(const std::vector<int64_t> &baseline, const std::vector<int64_t> &candidate,
                    double threshold = 0.05);
 

@@ -24,7 +24,7 @@
 namespace loupe::profiler {
 
 /// Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 /// PRAGMA application_id of Loupe profile DBs ("LOUP").
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 
@@ -99,6 +99,10 @@ public:
   ral::StatusOr<std::vector<SampleRecord>> runSamples(int64_t runId, int64_t dispatchId);
   /// Durations (end - start, ns) of runSamples, ready for summarize()/compare().
   ral::StatusOr<std::vector<int64_t>> sampleDurations(int64_t runId, int64_t dispatchId);
+  /// The trials of the batch `runId` belongs to: the complete runs of its batch with its model,
+  /// session, variant and config, by trial; {runId} for a run outside a batch. kNotFound for
+  /// an unknown run.
+  ral::StatusOr<std::vector<int64_t>> trialRunIds(int64_t runId);
   /// Stored comparisons in which `runId` is the baseline or the candidate, by id.
   ral::StatusOr<std::vector<ComparisonRecord>> comparisons(int64_t runId);
 

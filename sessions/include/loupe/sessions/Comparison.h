@@ -1,11 +1,12 @@
 //===- Comparison.h - Two runs compared dispatch by dispatch -----*- C++ -*-===//
 //
-// The one implementation of "compare run B with run A" that the GUI's Compare panel and the
-// replay report's `comparison` section share: dispatches are matched by id when the names
-// agree (the same compiled program), else by name, else by source ops and kernel kind (the
-// same loc and the name without its "dispatch_N_" prefix: two schedules of one model); every
-// pair and the whole repetitions go through profiler::compare (Mann-Whitney U and a
-// median-change threshold).
+// The one implementation of "compare run B with run A" that the GUI's Compare panel, the
+// replay report's `comparison` section and `loupe compare` share: dispatches are matched by id
+// when the names agree (the same compiled program), else by name, else by source ops and
+// kernel kind (the same loc and the name without its "dispatch_N_" prefix: two schedules of
+// one model). Dispatches left unmatched are compared as source-op groups: the dispatches of
+// both sides whose locs share a source op, transitively, summed per repetition. Every pair,
+// group and the whole repetitions go through profiler::compare on the runs' trials.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_SESSIONS_COMPARISON_H
@@ -13,29 +14,41 @@
 
 #include "loupe/profiler/Records.h"
 #include "loupe/profiler/Statistics.h"
+#include "loupe/ral/Status.h"
 #include "loupe/sessions/Runner.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace loupe::sessions {
 
-/// One dispatch's samples (ns), one per measured repetition.
+/// One dispatch's samples (ns), one per measured repetition, per trial.
 struct TimedDispatch {
   int64_t id = 0;
-  std::string name, loc;
-  std::vector<int64_t> samplesNs;
+  std::string name, loc; ///< loc: the source ops, comma-separated ("conv1,relu1").
+  profiler::Trials trials;
   std::string backend; ///< "codegen", "onednn", ...; empty when unknown.
 };
 
-/// A run's timings, whether just measured or loaded from the profile DB.
+/// The timings of one or more trials (runs) of one program, whether just measured or loaded
+/// from the profile DB.
 struct TimedRun {
-  std::vector<int64_t> repNs; ///< Whole repetitions.
+  profiler::Trials repNs; ///< Whole repetitions, per trial.
   std::vector<TimedDispatch> dispatches;
 };
+/// One trial.
 TimedRun timedRun(const RunOutcome &outcome);
 TimedRun timedRun(const profiler::RunData &data);
+/// Adds the trials of `more`, another run of the same program, to `run` (dispatches by
+/// position); an empty `run` takes `more` whole.
+void addTrials(TimedRun &run, TimedRun more);
+
+/// How compareTimings decides: the profiler's options, whose minAbsoluteNs defaults here to
+/// kTimerResolutionMultiple x this host's timer resolution (profiler::timerResolutionNs).
+profiler::CompareOptions defaultCompareOptions(double threshold = 0.05);
+inline constexpr double kTimerResolutionMultiple = 10;
 
 /// One dispatch (or the whole repetition) compared between two runs.
 struct DispatchComparison {
@@ -48,18 +61,45 @@ struct DispatchComparison {
   /// Candidate median / baseline median (< 1: faster); NaN when either is missing or the
   /// baseline's is 0.
   double ratio = 0;
+  /// Unmatched dispatches: the index in RunComparison::groups of the source-op group that
+  /// compares them; -1 for matched rows.
+  int group = -1;
+};
+
+/// Unmatched dispatches of both sides whose source ops overlap, compared as one: per
+/// repetition, the sum of the members' samples.
+struct GroupComparison {
+  std::string loc;                                   ///< The union of the members' source ops.
+  std::vector<int64_t> baselineIds, candidateIds;    ///< Dispatch ids of the members.
+  DispatchComparison row; ///< name "source ops <loc>"; id kWholeRep.
 };
 
 struct RunComparison {
-  double threshold = 0.05;
+  profiler::CompareOptions options;
   DispatchComparison total;              ///< Whole repetitions ("whole repetition").
   std::vector<DispatchComparison> rows;  ///< Baseline dispatches by id, then unmatched ones.
+  std::vector<GroupComparison> groups;   ///< Source-op groups of the unmatched rows.
 };
 
-/// Compares `candidate` with `baseline`; `threshold` is the smallest median change that
-/// counts (0.05 = 5%).
+/// Compares `candidate` with `baseline`.
+RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
+                             const profiler::CompareOptions &options);
+/// compareTimings with defaultCompareOptions(threshold).
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
                              double threshold);
+
+/// The verdicts that fail a CI gate (`--fail-on slower,ambiguous`). The gate looks at the
+/// whole-model verdict only: one verdict per comparison keeps the false-alarm rate at the
+/// verdict's own (docs/ci.md); the regressed dispatches are listed, not gated.
+using FailOn = std::set<profiler::Verdict>;
+/// "slower", "ambiguous", "faster", "same", comma-separated, case-insensitive.
+/// kInvalidArgument naming the bad word.
+ral::StatusOr<FailOn> parseFailOn(const std::string &list);
+/// Whether the whole-model verdict of `c` is in `failOn`.
+bool gateFails(const FailOn &failOn, const RunComparison &c);
+/// The matched dispatches and source-op groups whose verdict is SLOWER, the largest change
+/// first: "dispatch_4_conv (onednn -> codegen): +288.1% [+270.2%, +301.0%]".
+std::vector<std::string> regressedRows(const RunComparison &c);
 
 } // namespace loupe::sessions
 

@@ -2,7 +2,8 @@
 //
 // What `loupe replay SESSION` does, as a library: each variant of Session::runList() is
 // compiled, run, checked and stored as its own run (recorded under its variant name), and
-// when the session names two variants in `compare` their timings are compared
+// when the session names two variants in `compare` (or a stored baseline is given) the
+// compared variants run as interleaved trials and are compared on them
 // (sessions::compareTimings, the GUI Compare panel's code).
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +13,7 @@
 #include "loupe/sessions/Comparison.h"
 #include "loupe/sessions/Runner.h"
 #include "loupe/sessions/Session.h"
+#include "loupe/sessions/Trials.h"
 
 #include <functional>
 #include <optional>
@@ -20,32 +22,55 @@ namespace loupe::sessions {
 
 struct VariantRun {
   Variant variant;
-  RunOutcome outcome;
+  RunOutcome outcome; ///< The first trial (compiled, checked, stored with the compile).
+  TrialSet trials;    ///< Every trial, the first included.
 };
 
 struct ComparisonResult {
-  std::string baseline, candidate; ///< Variant names, as in Session::compare.
-  int64_t baselineRunId = -1, candidateRunId = -1;
+  std::string baseline, candidate; ///< Variant names, or "run N" for a stored baseline.
+  int64_t baselineRunId = -1, candidateRunId = -1; ///< The sides' first trials.
   std::optional<RunComparison> comparison; ///< Absent when either side failed.
-  std::string error;                       ///< Why it is absent.
+  profiler::LoadDuring load;               ///< While both sides were measured.
+  std::string error;                       ///< Why `comparison` is absent.
 };
 
 struct ReplayResult {
   std::vector<VariantRun> runs;            ///< In Session::runList() order.
-  std::optional<ComparisonResult> compare; ///< When the session has `compare`.
+  std::optional<ComparisonResult> compare; ///< When the session has `compare` or a baseline.
   /// The worst exit code of the runs (kExitOk < kExitMismatch < kExitBadInput < ...).
   int exitCode() const;
   const VariantRun *find(const std::string &variant) const;
 };
 
+/// How to replay.
+struct ReplayOptions {
+  /// Trials of each compared variant (fresh runs, interleaved A B A B ...); other variants
+  /// run once. 0: kDefaultTrials when something is compared, else 1.
+  int trials = 0;
+  profiler::CompareOptions compare = defaultCompareOptions();
+  /// A stored run (with its batch's trials) to compare the candidate with, instead of the
+  /// session's baseline variant. The candidate: the second of `compare`, else the last
+  /// variant run.
+  std::optional<TrialSet> baseline;
+  std::string baselineName; ///< How reports name it, e.g. "run 12".
+  /// Shard `shardIndex` of `shardCount` (0-based): runs the variants whose position in
+  /// Session::runList() is shardIndex modulo shardCount (no comparison unless both sides
+  /// are in the shard).
+  int shardIndex = 0, shardCount = 1;
+};
+/// Trials per compared variant by default: 5 vs 5 is the smallest design whose exact test
+/// reaches p = 0.008 on a clean separation, leaving room for one outlying trial.
+inline constexpr int kDefaultTrials = 5;
+
 /// Progress of one variant's run: its name, the runner's stage and fraction.
 using ReplayProgressFn =
     std::function<void(const std::string &variant, const std::string &stage, double fraction)>;
 
-/// Runs every variant of `session` (requestForVariant), storing runs in `dbPath` (empty:
-/// none), and compares the two of `session.compare` with `threshold`.
+/// Runs the variants of `session` (requestForVariant), storing runs in `dbPath` (empty: none)
+/// and, when two sides are compared, the verdicts in its `comparisons` table.
 ReplayResult replaySession(const Session &session, const std::string &dbPath,
-                           const ReplayProgressFn &progress = {}, double threshold = 0.05);
+                           const ReplayOptions &options = {},
+                           const ReplayProgressFn &progress = {});
 
 } // namespace loupe::sessions
 

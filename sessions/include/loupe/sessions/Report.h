@@ -25,7 +25,11 @@ nlohmann::json buildReport(const RunOutcome &outcome, const std::string &model,
 /// with its `name` and `settings`) and, when the session compares two, `comparison`.
 nlohmann::json buildReport(const ReplayResult &replay, const Session &session);
 
-/// Renders a report document (either kind) as Markdown.
+/// The report of a comparison alone (`loupe compare`): `loupe_report` 2 with `model` and
+/// `comparison`, as in a replay's report.
+nlohmann::json buildReport(const ComparisonResult &comparison, const std::string &model);
+
+/// Renders a report document (any kind) as Markdown.
 std::string renderMarkdown(const nlohmann::json &report);
 
 /// Whether a report may be written to `path`: its extension is .md or .json, its directory

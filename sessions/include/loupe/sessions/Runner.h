@@ -35,6 +35,11 @@ struct RunRequest {
   std::string dbPath;                ///< Profile DB to store the run in; empty: none.
   std::string sessionName;           ///< Recorded with the run.
   std::string variant;               ///< Variant of the session, recorded with the run.
+  /// A later trial: runs this artifact (the first trial's) instead of compiling `model` again;
+  /// the run is still recorded under `model`, without a compile.
+  std::string compiledArtifact;
+  std::string batch;                 ///< Recorded with the run: the batch it is a trial of.
+  int64_t trial = 0;
 };
 
 /// A run of a model: its compile (absent when a .so was given) and the artifact's run.

@@ -1,0 +1,94 @@
+//===- CompareCommand.cpp - loupe compare RUN_A RUN_B -------------------------===//
+//
+// Compares two stored runs, each with the trials of its batch (Store::trialRunIds), the way a
+// replay compares its variants; prints the Markdown report, stores the verdicts in the
+// candidate's DB and, with --fail-on, gates like `loupe replay` (docs/cli.md, docs/ci.md).
+//
+//===----------------------------------------------------------------------===//
+#include "CommandLine.h"
+#include "CompareCli.h"
+#include "loupe/Commands.h"
+
+#include "loupe/sessions/Report.h"
+#include "loupe/sessions/Trials.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+using namespace loupe::sessions;
+
+namespace loupe::app {
+
+namespace {
+int failWith(const ral::Status &s) {
+  std::fprintf(stderr, "loupe compare: %s\n", s.message().c_str());
+  return profiler::exitCodeFor(s);
+}
+} // namespace
+
+int compareCommand(int argc, char **argv, int first) {
+  CommandLine cl({"--db", "--baseline-db", "--report", kThresholdFlag, kFailOnFlag}, {"--json"});
+  std::string error;
+  if (!cl.parse(argc, argv, first, error) || cl.positionals().size() != 2)
+    return failWith(ral::invalidArgument(error.empty() ? "expected RUN_A RUN_B" : error));
+  auto baselineId = parseRunId(cl.positionals()[0], "RUN_A");
+  if (!baselineId)
+    return failWith(baselineId.status());
+  auto candidateId = parseRunId(cl.positionals()[1], "RUN_B");
+  if (!candidateId)
+    return failWith(candidateId.status());
+  auto flags = readCompareFlags(cl);
+  if (!flags)
+    return failWith(flags.status());
+  if (cl.has("--report"))
+    if (ral::Status s = checkReportPath(cl.get("--report")); !s)
+      return failWith(s);
+
+  auto store = openExistingDb(cl.get("--db"));
+  if (!store)
+    return failWith(store.status());
+  std::optional<profiler::Store> baselineStore;
+  if (cl.has("--baseline-db")) {
+    auto other = openExistingDb(cl.get("--baseline-db"));
+    if (!other)
+      return failWith(other.status());
+    baselineStore = std::move(*other);
+  }
+  auto baseline = loadTrials(baselineStore ? *baselineStore : *store, *baselineId);
+  if (!baseline)
+    return failWith(baseline.status());
+  auto candidate = loadTrials(*store, *candidateId);
+  if (!candidate)
+    return failWith(candidate.status());
+  auto run = store->loadRun(*candidateId);
+  if (!run)
+    return failWith(run.status());
+
+  ComparisonResult result;
+  result.baseline = "run " + std::to_string(*baselineId);
+  result.candidate = "run " + std::to_string(*candidateId);
+  result.baselineRunId = *baselineId;
+  result.candidateRunId = *candidateId;
+  result.comparison = compareTimings(baseline->timings, candidate->timings, flags->options);
+  result.load = loadOf(*baseline, *candidate);
+  // Verdicts are stored where both runs are: a baseline from another DB is not in this one.
+  if (!baselineStore)
+    if (ral::Status s = storeComparison(*store, *baseline, *candidate, *result.comparison,
+                                        result.load.loaded);
+        !s)
+      return failWith(s);
+
+  nlohmann::json report = buildReport(result, run->summary.model);
+  report["device"] = run->summary.deviceName;
+  if (cl.has("--json"))
+    std::printf("%s\n", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  else
+    std::fputs(renderMarkdown(report).c_str(), stdout);
+  if (cl.has("--report"))
+    if (ral::Status s = writeReport(report, cl.get("--report")); !s)
+      return failWith(s);
+  return applyGate("loupe compare", *flags, result);
+}
+
+} // namespace loupe::app

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end tests of comparisons as a CI gate: loupe replay --fail-on/--threshold/--baseline/
+# --trials/--shard and loupe compare (docs/ci.md). Usage: gate_cases.sh BIN_DIR SRC_DIR CASE
+source "$(dirname "$0")/lib.sh"
+
+# mlp with test data; variants given as JSON text.
+mlp_session() {
+  printf '%s\n' '{"loupe_session": 2, "name": "gate", "model": "MODELS/mlp.onnx",' \
+    ' "run": {"warmup": 2, "reps": 15, "inputs": "MODELS/mlp/test_data_set_0", "check": "MODELS/mlp/test_data_set_0"}' \
+    "$1}" | sed "s|MODELS|$MODELS|g"
+}
+
+runs_in() { sqlite3 "$1" "select count(*) from runs"; }
+
+case_gate_replay() {
+  # A candidate that waits 2 ms more per repetition (about 100x the mlp) fails the gate; the
+  # regressed rows are printed; the verdicts are stored.
+  mlp_session ', "variants": [{"name": "a"}, {"name": "b", "run": {"inject_delay_us": 2000}}], "compare": ["a", "b"]' >"$WORK/slow.json"
+  local rc=0
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --fail-on slower >"$WORK/out.md" 2>"$WORK/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "a slower candidate must exit 1, got $rc"; }
+  grep -q "gate FAILED: b against a is SLOWER (5 vs 5 trials" "$WORK/err" || { cat "$WORK/err"; fail "gate line"; }
+  grep -q "whole repetition \*\*SLOWER\*\*" "$WORK/out.md" || fail "report verdict"
+  [ "$(sqlite3 "$WORK/p.db" "select verdict || ' ' || baseline_trials || ' ' || candidate_trials from comparisons where name = 'whole repetition'")" = "SLOWER 5 5" ] ||
+    fail "the whole-model verdict is not stored"
+  # Without --fail-on the same verdict exits 0; --fail-on faster passes it.
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --trials 4 >/dev/null 2>&1 || fail "no gate: exit 0"
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --trials 4 --fail-on faster >/dev/null 2>"$WORK/err" ||
+    { cat "$WORK/err"; fail "--fail-on faster must pass a slower candidate"; }
+  grep -q "gate passed" "$WORK/err" || fail "gate passed line"
+
+  # Identical variants pass a gate on slower and ambiguous (a 50% threshold keeps this test
+  # free of the 5% false alarms a noisy machine may give; bench/aa measures the real rate).
+  mlp_session ', "variants": [{"name": "a"}, {"name": "b"}], "compare": ["a", "b"]' >"$WORK/same.json"
+  "$LOUPE" replay "$WORK/same.json" --db "$WORK/p.db" --fail-on slower,ambiguous --threshold 50 \
+    >/dev/null 2>"$WORK/err" || { cat "$WORK/err"; fail "A/A must pass the gate"; }
+}
+
+case_gate_baseline_and_compare() {
+  mlp_session ', "variants": [{"name": "a"}, {"name": "b", "run": {"inject_delay_us": 2000}}], "compare": ["a", "b"]' >"$WORK/slow.json"
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --trials 4 >/dev/null 2>&1
+  local a b
+  a=$(sqlite3 "$WORK/p.db" "select min(r.id) from runs r join strings v on v.id = r.variant_id where v.value = 'a'")
+  b=$(sqlite3 "$WORK/p.db" "select min(r.id) from runs r join strings v on v.id = r.variant_id where v.value = 'b'")
+  # loupe compare takes each run's batch: 4 vs 4 trials.
+  local rc=0
+  "$LOUPE" compare "$a" "$b" --db "$WORK/p.db" --fail-on slower --json >"$WORK/c.json" 2>"$WORK/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "compare of a slower run must exit 1, got $rc"; }
+  python3 - "$WORK/c.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["comparison"]
+assert c["verdict"] == "SLOWER" and c["run"]["trials"] == [4, 4], c["run"]
+assert c["run"]["change_low"] > 1, c["run"]  # at least 2x slower, surely
+PY
+  "$LOUPE" compare "$b" "$a" --db "$WORK/p.db" --fail-on slower >/dev/null 2>&1 || fail "faster is not a regression"
+  "$LOUPE" compare "$a" "$a" --db "$WORK/p.db" --fail-on slower,ambiguous >/dev/null 2>&1 || fail "a run against itself"
+
+  # replay --baseline: the session's only variant against a stored run, from another DB too.
+  mlp_session '' >"$WORK/one.json"
+  rc=0
+  "$LOUPE" replay "$WORK/one.json" --db "$WORK/q.db" --baseline "$b" --baseline-db "$WORK/p.db" \
+    --fail-on faster --report "$WORK/r.json" >/dev/null 2>"$WORK/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "faster than the stored slow run, with --fail-on faster: exit 1, got $rc"; }
+  grep -q "gate FAILED: base against run $b is FASTER" "$WORK/err" || { cat "$WORK/err"; fail "gate line"; }
+  python3 -c "import json,sys; c=json.load(open('$WORK/r.json'))['comparison']; assert c['baseline']=='run $b' and c['run']['trials']==[4,5], c['run']"
+}
+
+case_gate_bad_flags() {
+  # Every flag and file is checked before anything runs: the DB gets no run.
+  mlp_session ', "variants": [{"name": "a"}, {"name": "b"}], "compare": ["a", "b"]' >"$WORK/s.json"
+  mlp_session '' >"$WORK/one.json"
+  "$LOUPE" run "$MODELS/mlp.onnx" --reps 10 --warmup 1 --db "$WORK/p.db" >/dev/null
+  expect_exit 2 "--fail-on: unknown verdict 'worse'" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --fail-on worse
+  expect_exit 2 "--threshold expects a percentage" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --threshold -3
+  expect_exit 2 "--trials expects 1 to 1000" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --trials 0
+  expect_exit 2 "--shard expects I/N" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --shard 3/2
+  expect_exit 2 "--baseline must be a run id" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --baseline x
+  expect_exit 2 "no run 99" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --baseline 99
+  expect_exit 2 "no profile DB at '$WORK/none.db'" "$LOUPE" replay "$WORK/s.json" --baseline 1 --baseline-db "$WORK/none.db"
+  expect_exit 2 "--baseline-db needs --baseline" "$LOUPE" replay "$WORK/s.json" --baseline-db "$WORK/p.db"
+  expect_exit 2 "--fail-on needs something to compare" "$LOUPE" replay "$WORK/one.json" --db "$WORK/p.db" --fail-on slower
+  expect_exit 2 "unknown report format" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --report "$WORK/r.txt"
+  [ "$(runs_in "$WORK/p.db")" = 1 ] || fail "a refused replay must not run anything"
+  expect_exit 2 "RUN_B must be a run id" "$LOUPE" compare 1 zero --db "$WORK/p.db"
+  expect_exit 2 "no run 7" "$LOUPE" compare 1 7 --db "$WORK/p.db"
+  expect_exit 2 "no profile DB" "$LOUPE" compare 1 1 --db "$WORK/none.db"
+  [ ! -e "$WORK/none.db" ] || fail "compare must not create a DB"
+}
+
+case_gate_shards() {
+  # Two shards run disjoint halves of the variants; together, all of them.
+  mlp_session ', "variants": [{"name": "v1"}, {"name": "v2"}, {"name": "v3"}]' >"$WORK/s.json"
+  "$LOUPE" replay "$WORK/s.json" --db "$WORK/s1.db" --shard 1/2 >/dev/null 2>&1 || fail "shard 1"
+  "$LOUPE" replay "$WORK/s.json" --db "$WORK/s2.db" --shard 2/2 >/dev/null 2>&1 || fail "shard 2"
+  local one two
+  one=$(sqlite3 "$WORK/s1.db" "select group_concat(v.value) from runs r join strings v on v.id = r.variant_id")
+  two=$(sqlite3 "$WORK/s2.db" "select group_concat(v.value) from runs r join strings v on v.id = r.variant_id")
+  [ "$one" = "v1,v3" ] && [ "$two" = "v2" ] || fail "shards ran '$one' and '$two'"
+}
+
+"case_$CASE"

@@ -70,7 +70,9 @@ int compareCommand(int argc, char **argv, int first) {
   result.candidate = "run " + std::to_string(*candidateId);
   result.baselineRunId = *baselineId;
   result.candidateRunId = *candidateId;
-  result.comparison = compareTimings(baseline->timings, candidate->timings, flags->options);
+  profiler::CompareOptions options = flags->options;
+  options.paired = interleaved(*baseline, *candidate);
+  result.comparison = compareTimings(baseline->timings, candidate->timings, options);
   result.load = loadOf(*baseline, *candidate);
   // Verdicts are stored where both runs are: a baseline from another DB is not in this one.
   if (!baselineStore)

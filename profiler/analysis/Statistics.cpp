@@ -199,6 +199,53 @@ bool hasTies(std::vector<double> values) {
   return std::adjacent_find(values.begin(), values.end()) != values.end();
 }
 
+/// P(T+ <= t) under H0 for t = 0..n(n+1)/2, n non-zero differences without ties: the number of
+/// subsets of the ranks 1..n with sum <= t, over 2^n.
+std::vector<double> signedRankCdfTable(size_t n) {
+  size_t maxSum = n * (n + 1) / 2;
+  std::vector<long double> count(maxSum + 1, 0);
+  count[0] = 1;
+  for (size_t rank = 1; rank <= n; ++rank)
+    for (size_t t = maxSum; t >= rank; --t)
+      count[t] += count[t - rank];
+  long double all = std::pow(2.0L, static_cast<long double>(n)), below = 0;
+  std::vector<double> cdf;
+  for (long double c : count) {
+    below += c;
+    cdf.push_back(static_cast<double>(below / all));
+  }
+  return cdf;
+}
+
+/// The largest c with cdf[c] <= alpha/2 (-1 when there is none).
+long criticalFromTable(const std::vector<double> &cdf, double alpha) {
+  long c = -1;
+  while (static_cast<size_t>(c + 1) < cdf.size() && cdf[static_cast<size_t>(c + 1)] <= alpha / 2)
+    ++c;
+  return c;
+}
+
+/// Midranks of |d| over the non-zero differences; `tieTerm` receives sum(t^3 - t).
+std::vector<std::pair<double, double>> rankedAbs(const std::vector<double> &d, double &tieTerm) {
+  std::vector<std::pair<double, double>> items; // (|d|, sign) then (rank, sign)
+  for (double x : d)
+    if (x != 0)
+      items.push_back({std::fabs(x), x > 0 ? 1.0 : -1.0});
+  std::sort(items.begin(), items.end());
+  tieTerm = 0;
+  for (size_t i = 0; i < items.size();) {
+    size_t j = i;
+    while (j < items.size() && items[j].first == items[i].first)
+      ++j;
+    double t = static_cast<double>(j - i), midrank = (static_cast<double>(i + 1 + j)) / 2;
+    tieTerm += t * t * t - t;
+    for (size_t k = i; k < j; ++k)
+      items[k].first = midrank;
+    i = j;
+  }
+  return items;
+}
+
 /// The largest c with P(U <= c) <= alpha/2 under H0 (-1 when there is none).
 long criticalU(size_t m, size_t n, bool exact, double alpha) {
   double mn = static_cast<double>(m) * static_cast<double>(n);
@@ -206,16 +253,13 @@ long criticalU(size_t m, size_t n, bool exact, double alpha) {
     double sigma = std::sqrt(mn * static_cast<double>(m + n + 1) / 12.0);
     return static_cast<long>(std::ceil(mn / 2 - upperNormalQuantile(alpha / 2) * sigma)) - 1;
   }
-  std::vector<double> cdf = exactCdfTable(m, n);
-  long c = -1;
-  while (static_cast<size_t>(c + 1) < cdf.size() && cdf[static_cast<size_t>(c + 1)] <= alpha / 2)
-    ++c;
-  return c;
+  return criticalFromTable(exactCdfTable(m, n), alpha);
 }
 
-std::string format(const char *fmt, double x, double y = 0, double z = 0, double w = 0) {
+std::string format(const char *fmt, double x, double y = 0, double z = 0, double w = 0,
+                   double v = 0) {
   char buf[200];
-  std::snprintf(buf, sizeof(buf), fmt, x, y, z, w);
+  std::snprintf(buf, sizeof(buf), fmt, x, y, z, w, v);
   return buf;
 }
 
@@ -277,6 +321,63 @@ ShiftEstimate hodgesLehmann(const std::vector<double> &x, const std::vector<doub
   return s;
 }
 
+SignedRankResult wilcoxonSignedRank(const std::vector<double> &d) {
+  SignedRankResult r;
+  double tieTerm = 0;
+  std::vector<std::pair<double, double>> ranked = rankedAbs(d, tieTerm);
+  r.n = ranked.size();
+  if (r.n == 0)
+    return r;
+  for (const auto &[rank, sign] : ranked)
+    (sign > 0 ? r.tPlus : r.tMinus) += rank;
+  if (tieTerm == 0 && r.n <= kMannWhitneyExactMaxTotal) {
+    r.exact = true;
+    std::vector<double> cdf = signedRankCdfTable(r.n);
+    auto t = static_cast<size_t>(std::floor(std::min(r.tPlus, r.tMinus) + 1e-9));
+    r.pValue = std::min(1.0, 2 * cdf[t]);
+    return r;
+  }
+  double n = static_cast<double>(r.n);
+  double var = n * (n + 1) * (2 * n + 1) / 24 - tieTerm / 48;
+  if (!(var > 0))
+    return r;
+  r.z = (r.tPlus - n * (n + 1) / 4) / std::sqrt(var);
+  r.pValue = std::min(1.0, std::erfc(std::fabs(r.z) / std::sqrt(2.0)));
+  return r;
+}
+
+ShiftEstimate hodgesLehmannPaired(const std::vector<double> &d, double alpha) {
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  if (d.empty())
+    return {nan, nan, nan};
+  std::vector<double> walsh;
+  for (size_t i = 0; i < d.size(); ++i)
+    for (size_t j = i; j < d.size(); ++j)
+      walsh.push_back((d[i] + d[j]) / 2);
+  std::sort(walsh.begin(), walsh.end());
+  size_t total = walsh.size();
+  ShiftEstimate s;
+  s.estimate = total % 2 ? walsh[total / 2] : (walsh[total / 2 - 1] + walsh[total / 2]) / 2;
+  double tieTerm = 0;
+  size_t n = rankedAbs(d, tieTerm).size();
+  long c;
+  if (tieTerm == 0 && n == d.size() && n <= kMannWhitneyExactMaxTotal) {
+    c = criticalFromTable(signedRankCdfTable(n), alpha);
+  } else {
+    double dn = static_cast<double>(d.size()), sigma = std::sqrt(dn * (dn + 1) * (2 * dn + 1) / 24);
+    c = static_cast<long>(std::ceil(static_cast<double>(total) / 2 -
+                                    upperNormalQuantile(alpha / 2) * sigma)) - 1;
+  }
+  if (c < 0 || static_cast<size_t>(c) >= (total + 1) / 2) {
+    s.low = -std::numeric_limits<double>::infinity();
+    s.high = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  s.low = walsh[static_cast<size_t>(c)];
+  s.high = walsh[total - 1 - static_cast<size_t>(c)];
+  return s;
+}
+
 Comparison compare(const Trials &baseline, const Trials &candidate,
                    const CompareOptions &options) {
   Comparison c;
@@ -299,7 +400,32 @@ Comparison compare(const Trials &baseline, const Trials &candidate,
                              static_cast<double>(lb.size()));
   double effect = options.threshold;
   c.trialed = la.size() >= options.minTrials && lb.size() >= options.minTrials;
-  if (c.trialed) {
+  std::vector<double> ratios; // paired: log(candidate_t / baseline_t)
+  if (options.paired && baseline.size() == candidate.size())
+    for (size_t t = 0; t < baseline.size(); ++t)
+      if (!baseline[t].empty() && !candidate[t].empty())
+        ratios.push_back(std::log(std::max(median(candidate[t]), 1.0)) -
+                         std::log(std::max(median(baseline[t]), 1.0)));
+  c.paired = ratios.size() >= options.minPairs;
+  if (c.paired) {
+    c.trialed = true;
+    SignedRankResult t = wilcoxonSignedRank(ratios);
+    c.test.pValue = t.pValue;
+    c.test.z = t.z;
+    c.test.u1 = t.tPlus;
+    c.test.u2 = t.tMinus;
+    c.test.exact = t.exact;
+    c.baselineMedian = medianOfTrials(baseline);
+    c.candidateMedian = medianOfTrials(candidate);
+    ShiftEstimate shift = hodgesLehmannPaired(ratios, options.alpha);
+    c.change = std::expm1(shift.estimate);
+    c.changeLow = std::expm1(shift.low);
+    c.changeHigh = std::expm1(shift.high);
+    c.significant = c.test.pValue < options.alpha;
+    sizes = format("%.0f paired trials: p=%.3g, %+.1f%% [%+.1f%%, %+.1f%%]",
+                   static_cast<double>(ratios.size()), c.test.pValue, c.change * 100,
+                   c.changeLow * 100, c.changeHigh * 100);
+  } else if (c.trialed) {
     c.test = mannWhitneyU(la, lb);
     c.baselineMedian = medianOfTrials(baseline);
     c.candidateMedian = medianOfTrials(candidate);

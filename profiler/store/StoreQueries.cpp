@@ -11,10 +11,11 @@ using ral::StatusOr;
 
 namespace {
 
-/// Columns 0-14 of a run row; WHERE/ORDER appended by the callers.
+/// Columns 0-16 of a run row; WHERE/ORDER appended by the callers.
 const char *const kRunSelect =
     "SELECT r.id, r.status, m.value, d.kind, d.name, s.value, v.value, r.started_ns, "
-    "r.finished_ns, r.error, d.details_json, c.json, r.host, r.pid, r.environment_json "
+    "r.finished_ns, r.error, d.details_json, c.json, r.host, r.pid, r.environment_json, "
+    "r.batch, r.trial "
     "FROM runs r "
     "JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.device_id "
     "JOIN configs c ON c.id = r.config_id "
@@ -106,6 +107,8 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
     data.host = q.text(12);
     data.pid = q.isNull(13) ? 0 : q.int64(13);
     data.environmentJson = q.isNull(14) ? "{}" : q.text(14);
+    data.batch = q.text(15);
+    data.trial = q.isNull(16) ? 0 : q.int64(16);
   }
 
   LOUPE_PROF_RETURN_IF_ERROR(collect(

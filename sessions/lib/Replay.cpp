@@ -84,8 +84,10 @@ ReplayResult replaySession(const Session &session, const std::string &dbPath,
                                           : run.variant.name,
                    stage, f);
       });
-      if (outcome.exitCode <= kExitMismatch)
+      if (outcome.exitCode <= kExitMismatch) {
+        run.trials.batch = batch;
         run.trials.add(outcome.runId, timedRun(outcome), outcome.environmentJson);
+      }
       if (t == 0)
         run.outcome = std::move(outcome);
       else if (outcome.exitCode > run.outcome.exitCode) { // a later trial failed: say so
@@ -112,7 +114,9 @@ ReplayResult replaySession(const Session &session, const std::string &dbPath,
   const TrialSet &base = options.baseline ? *options.baseline : a->trials;
   c.baselineRunId = base.firstRunId();
   c.candidateRunId = b->trials.firstRunId();
-  c.comparison = compareTimings(base.timings, b->trials.timings, options.compare);
+  profiler::CompareOptions compare = options.compare;
+  compare.paired = interleaved(base, b->trials);
+  c.comparison = compareTimings(base.timings, b->trials.timings, compare);
   c.load = loadOf(base, b->trials);
   if (dbPath.empty() || c.baselineRunId < 0 || c.candidateRunId < 0)
     return result;

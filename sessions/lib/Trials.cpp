@@ -20,9 +20,15 @@ ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId) {
     auto data = store.loadRun(id);
     if (!data)
       return data.status();
+    set.batch = data->batch;
     set.add(id, timedRun(*data), data->environmentJson);
   }
   return set;
+}
+
+bool interleaved(const TrialSet &baseline, const TrialSet &candidate) {
+  return !baseline.batch.empty() && baseline.batch == candidate.batch &&
+         baseline.runIds.size() == candidate.runIds.size();
 }
 
 profiler::LoadDuring loadOf(const TrialSet &baseline, const TrialSet &candidate) {

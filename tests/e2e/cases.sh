@@ -247,8 +247,9 @@ assert (c["baseline"], c["candidate"]) == ("no_warmup", "warm"), c
 assert c["baseline_run_id"] == r["variants"][0]["run_id"] and c["candidate_run_id"] == r["variants"][1]["run_id"]
 assert c["verdict"] in verdicts and c["verdict"] == c["run"]["verdict"]
 assert c["run"]["baseline_median_ns"] > 0 and c["run"]["candidate_median_ns"] > 0
-# Ratio and change are one estimate (Hodges-Lehmann over 5 vs 5 trials), inside its interval.
-assert c["run"]["trials"] == [5, 5], c["run"]["trials"]
+# Ratio and change are one estimate (Hodges-Lehmann over 7 paired trials), inside its interval.
+assert c["run"]["trials"] == [7, 7], c["run"]["trials"]
+assert "7 paired trials" in c["run"]["reason"], c["run"]["reason"]
 assert abs(c["run"]["ratio"] - (1 + c["run"]["change"])) < 1e-9
 assert c["run"]["change_low"] <= c["run"]["change"] <= c["run"]["change_high"], c["run"]
 assert len(c["dispatches"]) == len(r["variants"][0]["dispatches"])
@@ -259,7 +260,7 @@ assert sum(c["counts"].values()) == len(c["dispatches"])
 print("comparison:", c["verdict"], c["counts"])
 PY
   # Each trial is its own run in the DB, under its variant's name, interleaved A B A B.
-  [ "$(sqlite3 "$WORK/p.db" "select group_concat(v.value || r.trial, ',') from (select variant_id, trial from runs order by id) r join strings v on v.id = r.variant_id")" = "no_warmup0,warm0,no_warmup1,warm1,no_warmup2,warm2,no_warmup3,warm3,no_warmup4,warm4" ] ||
+  [ "$(sqlite3 "$WORK/p.db" "select group_concat(v.value || r.trial, ',') from (select variant_id, trial from runs order by id) r join strings v on v.id = r.variant_id")" = "no_warmup0,warm0,no_warmup1,warm1,no_warmup2,warm2,no_warmup3,warm3,no_warmup4,warm4,no_warmup5,warm5,no_warmup6,warm6" ] ||
     fail "trials are not stored interleaved under their variant names"
 
   # A variant that fails its check makes the exit code 1; the others are still reported.

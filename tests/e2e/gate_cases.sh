@@ -19,9 +19,9 @@ case_gate_replay() {
   local rc=0
   "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --fail-on slower >"$WORK/out.md" 2>"$WORK/err" || rc=$?
   [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "a slower candidate must exit 1, got $rc"; }
-  grep -q "gate FAILED: b against a is SLOWER (5 vs 5 trials" "$WORK/err" || { cat "$WORK/err"; fail "gate line"; }
+  grep -q "gate FAILED: b against a is SLOWER (7 paired trials" "$WORK/err" || { cat "$WORK/err"; fail "gate line"; }
   grep -q "whole repetition \*\*SLOWER\*\*" "$WORK/out.md" || fail "report verdict"
-  [ "$(sqlite3 "$WORK/p.db" "select verdict || ' ' || baseline_trials || ' ' || candidate_trials from comparisons where name = 'whole repetition'")" = "SLOWER 5 5" ] ||
+  [ "$(sqlite3 "$WORK/p.db" "select verdict || ' ' || baseline_trials || ' ' || candidate_trials from comparisons where name = 'whole repetition'")" = "SLOWER 7 7" ] ||
     fail "the whole-model verdict is not stored"
   # Without --fail-on the same verdict exits 0; --fail-on faster passes it.
   "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --trials 4 >/dev/null 2>&1 || fail "no gate: exit 0"
@@ -42,7 +42,7 @@ case_gate_baseline_and_compare() {
   local a b
   a=$(sqlite3 "$WORK/p.db" "select min(r.id) from runs r join strings v on v.id = r.variant_id where v.value = 'a'")
   b=$(sqlite3 "$WORK/p.db" "select min(r.id) from runs r join strings v on v.id = r.variant_id where v.value = 'b'")
-  # loupe compare takes each run's batch: 4 vs 4 trials.
+  # loupe compare takes each run's batch: 4 vs 4 trials (too few to pair: Mann-Whitney).
   local rc=0
   "$LOUPE" compare "$a" "$b" --db "$WORK/p.db" --fail-on slower --json >"$WORK/c.json" 2>"$WORK/err" || rc=$?
   [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "compare of a slower run must exit 1, got $rc"; }
@@ -62,7 +62,7 @@ PY
     --fail-on faster --report "$WORK/r.json" >/dev/null 2>"$WORK/err" || rc=$?
   [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "faster than the stored slow run, with --fail-on faster: exit 1, got $rc"; }
   grep -q "gate FAILED: base against run $b is FASTER" "$WORK/err" || { cat "$WORK/err"; fail "gate line"; }
-  python3 -c "import json,sys; c=json.load(open('$WORK/r.json'))['comparison']; assert c['baseline']=='run $b' and c['run']['trials']==[4,5], c['run']"
+  python3 -c "import json,sys; c=json.load(open('$WORK/r.json'))['comparison']; assert c['baseline']=='run $b' and c['run']['trials']==[4,7], c['run']"
 }
 
 case_gate_bad_flags() {

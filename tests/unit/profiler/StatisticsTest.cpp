@@ -226,6 +226,49 @@ TEST(HodgesLehmann, IntervalExcludesZeroExactlyWhenTheTestRejects) {
   }
 }
 
+TEST(SignedRank, ExactAndAsymptoticOnFixedData) {
+  // |d| ranks 3 1 5 7 2 4 6, one negative (rank 1): T+ = 27, T- = 1, exact p = 2 * 2 / 128.
+  SignedRankResult r = wilcoxonSignedRank({1.2, -0.5, 2.3, 3.1, 0.8, 1.9, 2.7});
+  EXPECT_EQ(r.n, 7u);
+  EXPECT_DOUBLE_EQ(r.tPlus, 27);
+  EXPECT_DOUBLE_EQ(r.tMinus, 1);
+  EXPECT_TRUE(r.exact);
+  EXPECT_NEAR(r.pValue, 4.0 / 128.0, 1e-15);
+  // Zeros are dropped; ties among |d| take the normal approximation with tie correction:
+  // d = 1 1 -2 3 3 3 (zeros dropped), midranks 1.5 1.5 3 5 5 5, T+ = 18, T- = 3,
+  // sigma^2 = 6*7*13/24 - ((8-2) + (27-3))/48 = 22.75 - 0.625, z = (18 - 10.5)/sigma.
+  SignedRankResult tied = wilcoxonSignedRank({1, 0, 1, -2, 3, 0, 3, 3});
+  EXPECT_EQ(tied.n, 6u);
+  EXPECT_FALSE(tied.exact);
+  EXPECT_DOUBLE_EQ(tied.tPlus, 18);
+  double z = 7.5 / std::sqrt(22.75 - 0.625);
+  EXPECT_NEAR(tied.z, z, 1e-12);
+  EXPECT_NEAR(tied.pValue, std::erfc(z / std::sqrt(2.0)), 1e-12);
+  EXPECT_DOUBLE_EQ(wilcoxonSignedRank({0, 0}).pValue, 1.0);
+}
+
+TEST(SignedRank, IntervalUsesTheCriticalValueOfT) {
+  // Published two-sided 5% critical values of T (e.g. Siegel & Castellan, table H): n = 6..10
+  // -> 0, 2, 3, 5, 8. The interval runs from the (c+1)-th smallest Walsh average.
+  for (auto [n, critical] : std::vector<std::pair<size_t, size_t>>{{6, 0}, {7, 2}, {8, 3}, {9, 5}, {10, 8}}) {
+    std::vector<double> d;
+    for (size_t i = 0; i < n; ++i)
+      d.push_back(1.0 + static_cast<double>(i * i) * 0.13); // distinct Walsh averages
+    std::vector<double> walsh;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = i; j < n; ++j)
+        walsh.push_back((d[i] + d[j]) / 2);
+    std::sort(walsh.begin(), walsh.end());
+    ShiftEstimate s = hodgesLehmannPaired(d);
+    EXPECT_EQ(s.low, walsh[critical]) << n;
+    EXPECT_EQ(s.high, walsh[walsh.size() - 1 - critical]) << n;
+  }
+  EXPECT_TRUE(std::isinf(hodgesLehmannPaired({1, 2, 3, 4, 5}).low)) << "5 pairs bound nothing";
+  // numpy: np.median([(a + b) / 2 for i, a in enumerate(d) for b in d[i:]]) = 1.725 for
+  // d = [0.5, 1.2, 2.2, 3.0].
+  EXPECT_NEAR(hodgesLehmannPaired({0.5, 1.2, 2.2, 3.0}).estimate, 1.725, 1e-12);
+}
+
 /// `count` trials of `perTrial` samples around `median`, each trial scaled by its own drift.
 Trials trials(double median, const std::vector<double> &drifts, int64_t perTrial = 20) {
   Trials out;
@@ -265,6 +308,30 @@ TEST(Verdict, TrialsTellDriftFromAChange) {
     shifted.push_back(d * 1.08);
   EXPECT_EQ(compare(trials(1e6, drift), trials(1e6, shifted), CompareOptions{}).verdict,
             Verdict::Ambiguous);
+}
+
+TEST(Verdict, PairedTrialsCancelAStepBothSidesShare) {
+  // The process slows by 20% from the third pair on (as a thread pool settling does): A/A
+  // trials are unpaired-indistinguishable, and a +8% candidate is found only when paired.
+  std::vector<double> step = {1.0, 1.0, 1.2, 1.2, 1.2, 1.2, 1.2};
+  std::vector<double> slower;
+  for (size_t i = 0; i < step.size(); ++i)
+    slower.push_back(step[i] * (i == 2 ? 1.0 : 1.08)); // one pair straddles the step
+  CompareOptions paired;
+  paired.paired = true;
+  Comparison c = compare(trials(1e6, step), trials(1e6, slower), paired);
+  EXPECT_TRUE(c.paired);
+  EXPECT_EQ(c.verdict, Verdict::Slower) << c.reason;
+  EXPECT_NEAR(c.change, 0.08, 0.005);
+  EXPECT_GT(c.changeLow, 0);
+  Comparison unpaired = compare(trials(1e6, step), trials(1e6, slower), CompareOptions{});
+  EXPECT_FALSE(unpaired.paired);
+  EXPECT_NE(unpaired.verdict, Verdict::Slower) << unpaired.reason;
+  // A/A under the same step: SAME, paired or not.
+  EXPECT_EQ(compare(trials(1e6, step), trials(1e6, step), paired).verdict, Verdict::Same);
+  // Fewer than 6 pairs fall back to the unpaired test.
+  std::vector<double> five(step.begin(), step.begin() + 5);
+  EXPECT_FALSE(compare(trials(1e6, five), trials(1e6, five), paired).paired);
 }
 
 TEST(Verdict, MinimumAbsoluteEffect) {

@@ -231,6 +231,8 @@ struct RunData {
   int64_t pid = 0;
   /// What surrounded the run when it began (runEnvironmentJson); "{}" when not recorded.
   std::string environmentJson = "{}";
+  std::string batch; ///< RunInfo::batch; empty for a run outside a batch.
+  int64_t trial = 0;
   std::vector<CompileRecord> compiles; ///< By id; passes by idx.
   std::vector<DispatchRecord> dispatches; ///< By dispatchId.
   /// Samples by dispatchId (kWholeRep first), each list by (rep, startNs).

@@ -98,6 +98,29 @@ struct ShiftEstimate {
 ShiftEstimate hodgesLehmann(const std::vector<double> &x, const std::vector<double> &y,
                             double alpha = 0.05);
 
+/// Wilcoxon signed-rank test of H0 "the differences `d` are symmetric about 0", two-sided
+/// (F. Wilcoxon, "Individual Comparisons by Ranking Methods", Biometrics Bulletin 1(6), 1945).
+/// Zero differences are dropped (Wilcoxon's convention); ranks of |d| use midranks. Exact
+/// without ties and n <= kMannWhitneyExactMaxTotal: p = min(1, 2 P(T <= min(T+, T-))); else
+/// z = (T+ - n(n+1)/4) / sigma, sigma^2 = n(n+1)(2n+1)/24 - sum(t^3 - t)/48, no continuity
+/// correction. Matches scipy.stats.wilcoxon(d) (zero_method="wilcox", correction=False).
+struct SignedRankResult {
+  size_t n = 0;       ///< Non-zero differences.
+  double tPlus = 0;   ///< Sum of the ranks of the positive differences.
+  double tMinus = 0;
+  double z = 0;       ///< 0 when exact.
+  double pValue = 1;  ///< 1 when n == 0.
+  bool exact = false;
+};
+SignedRankResult wilcoxonSignedRank(const std::vector<double> &d);
+
+/// The Hodges-Lehmann estimate of the centre of the differences `d` (the median of the
+/// n(n+1)/2 Walsh averages (d_i + d_j)/2, i <= j) and its distribution-free interval: with c
+/// the largest integer such that P(T <= c) <= alpha/2 under H0, [W_(c+1), W_(N-c)] of the
+/// sorted averages (Lehmann 1975, sec. 4.3). Exact as wilcoxonSignedRank, else c = ceil(N/2 -
+/// z_(1-alpha/2) sigma) - 1. Unbounded when n is too small (n <= 5 at alpha 0.05).
+ShiftEstimate hodgesLehmannPaired(const std::vector<double> &d, double alpha = 0.05);
+
 /// The samples of the independent trials of one side of a comparison, ns: one vector per
 /// trial, a trial being a fresh run (new execution context, its own warmup), interleaved with
 /// the other side's trials (A B A B ...) so that drift hits both sides alike.
@@ -118,6 +141,12 @@ struct CompareOptions {
   /// Trials per side for a verdict on trial medians (run-to-run drift measured). 4 is the
   /// fewest for which the exact two-sided test can reach p < 0.05 (2 / C(8, 4) = 0.029).
   size_t minTrials = 4;
+  /// The sides' trials were interleaved in pairs (trial t of the baseline, then trial t of the
+  /// candidate, in one process): with equal counts of at least minPairs, the verdict takes
+  /// the paired log ratios (signed-rank test), which cancels drift both trials of a pair share.
+  bool paired = false;
+  /// 6 is the fewest pairs for which the exact two-sided test can reach p < 0.05 (2 / 64).
+  size_t minPairs = 6;
   /// Fewer trials: the samples of the trials are pooled, and a change counts only from
   /// untrialedFactor * threshold on (20% by default), since samples of one run cannot show
   /// the drift between runs (docs/profiler.md).
@@ -141,13 +170,16 @@ struct Comparison {
   size_t baselineTrials = 0, candidateTrials = 0; ///< Trials with samples.
   /// Trial-level: the verdict came from the trials' medians (>= minTrials per side).
   bool trialed = false;
+  /// Trial-level and paired: from the log ratios of the pairs' medians (signed-rank test).
+  bool paired = false;
   /// Relative change, -0.1 = 10% faster. Trial-level: exp(Hodges-Lehmann shift of the log
-  /// trial medians) - 1; else candidate median / baseline median - 1 of the pooled samples (0
+  /// trial medians; paired: their centre of the pairs' log ratios) - 1; else candidate median / baseline median - 1 of the pooled samples (0
   /// when both are 0, +inf when only the baseline's is).
   double change = 0;
   /// Trial-level: the 1 - alpha confidence interval of `change`; NaN otherwise.
   double changeLow = 0, changeHigh = 0;
-  /// On the log trial medians when trialed, on the pooled samples otherwise.
+  /// On the log trial medians when trialed, on the pooled samples otherwise. Paired: the
+  /// signed-rank test's p in test.pValue and its z in test.z (u1, u2: T+, T-).
   MannWhitneyResult test;
   /// test.pValue < alpha with enough data (trialed, or minSamples per side).
   bool significant = false;

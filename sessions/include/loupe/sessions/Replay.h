@@ -47,6 +47,7 @@ struct ReplayOptions {
   /// Trials of each compared variant (fresh runs, interleaved A B A B ...); other variants
   /// run once. 0: kDefaultTrials when something is compared, else 1.
   int trials = 0;
+  /// How to decide; `paired` is set by the replay (its own trials are interleaved pairs).
   profiler::CompareOptions compare = defaultCompareOptions();
   /// A stored run (with its batch's trials) to compare the candidate with, instead of the
   /// session's baseline variant. The candidate: the second of `compare`, else the last
@@ -58,9 +59,9 @@ struct ReplayOptions {
   /// are in the shard).
   int shardIndex = 0, shardCount = 1;
 };
-/// Trials per compared variant by default: 5 vs 5 is the smallest design whose exact test
-/// reaches p = 0.008 on a clean separation, leaving room for one outlying trial.
-inline constexpr int kDefaultTrials = 5;
+/// Trials per compared variant by default: 7 pairs is the smallest paired design that still
+/// reaches p < 0.05 with one pair disagreeing (exact signed-rank p = 4/128 = 0.031).
+inline constexpr int kDefaultTrials = 7;
 
 /// Progress of one variant's run: its name, the runner's stage and fraction.
 using ReplayProgressFn =

@@ -25,6 +25,7 @@ struct TrialSet {
   std::vector<int64_t> runIds;           ///< By trial; -1 for a run that was not stored.
   TimedRun timings;                      ///< Every trial's samples.
   std::vector<std::string> environments; ///< Each trial's environment JSON (its load).
+  std::string batch; ///< The replay that ran them (RunInfo::batch); empty when unknown.
 
   /// Adds one trial.
   void add(int64_t runId, TimedRun trial, std::string environmentJson);
@@ -35,6 +36,10 @@ struct TrialSet {
 /// The trials of stored run `runId`: every complete run of its batch (Store::trialRunIds),
 /// loaded. Errors: the store's (kNotFound for an unknown run).
 ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId);
+
+/// Whether the two sides' trials ran interleaved in pairs (one replay, equal counts): then
+/// compare them paired (profiler::CompareOptions::paired).
+bool interleaved(const TrialSet &baseline, const TrialSet &candidate);
 
 /// The load during both sides' measurements (profiler::loadDuring over their trials).
 profiler::LoadDuring loadOf(const TrialSet &baseline, const TrialSet &candidate);

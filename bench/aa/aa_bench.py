@@ -64,7 +64,7 @@ def main():
     p.add_argument("--model", default=os.path.join(SRC, "examples/models/cnn.onnx"))
     p.add_argument("--n", type=int, default=100)
     p.add_argument("--slowdown", type=float, default=0.10)
-    p.add_argument("--trials", type=int, default=5)
+    p.add_argument("--trials", type=int, default=7)
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--threshold", type=float, default=5)
     p.add_argument("--out", default=None)

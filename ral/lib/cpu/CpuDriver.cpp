@@ -2,6 +2,9 @@
 #include "loupe/ral/CpuDriver.h"
 
 #include <algorithm>
+#if LOUPE_RAL_OPENMP
+#include <omp.h>
+#endif
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -160,9 +163,11 @@ struct ThreadPool::Job {
 };
 
 ThreadPool::ThreadPool(int numThreads) : numThreads_(std::max(1, numThreads)) {
+#if !LOUPE_RAL_OPENMP
   workers_.reserve(numThreads_ - 1);
   for (int i = 1; i < numThreads_; ++i)
     workers_.emplace_back([this, i] { workerLoop(i); });
+#endif
 }
 
 ThreadPool::~ThreadPool() {
@@ -207,7 +212,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
   if (count <= 0)
     return;
   int threads = maxThreads > 0 ? std::min(maxThreads, numThreads_) : numThreads_;
-  if (count == 1 || threads <= 1 || tInWorkgroup || workers_.empty()) {
+  if (count == 1 || threads <= 1 || tInWorkgroup) {
     bool outer = tInWorkgroup;
     tInWorkgroup = true;
     for (int64_t i = 0; i < count; ++i)
@@ -215,6 +220,24 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     tInWorkgroup = outer;
     return;
   }
+#if LOUPE_RAL_OPENMP
+  // One team for generated kernels and oneDNN (which threads with OpenMP too): two pools
+  // would fight over the cores, and a worker woken from sleep on a shared VM costs more than
+  // a small kernel (docs/ral.md, "Threads").
+  std::atomic<int64_t> next{0};
+  int64_t helpers = std::min<int64_t>(threads, count);
+#pragma omp parallel num_threads(static_cast<int>(helpers))
+  {
+    int index = omp_get_thread_num(), outerIndex = tThreadIndex;
+    bool outer = tInWorkgroup;
+    tThreadIndex = index;
+    tInWorkgroup = true;
+    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+      fn(i, index);
+    tInWorkgroup = outer;
+    tThreadIndex = outerIndex;
+  }
+#else
   Job job;
   job.fn = &fn;
   job.count = count;
@@ -233,6 +256,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
   if (it != queue_.end())
     queue_.erase(it);
   done_.wait(lock, [&] { return job.active == 0; });
+#endif
 }
 
 std::shared_ptr<ThreadPool> sharedThreadPool(int numThreads) {

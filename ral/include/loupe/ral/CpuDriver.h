@@ -71,7 +71,9 @@ private:
   Stats stats_;
 };
 
-/// A fixed pool of worker threads; the thread calling parallelFor works too.
+/// A fixed pool of worker threads; the thread calling parallelFor works too. Built with
+/// OpenMP (LOUPE_RAL_OPENMP), the workers are the calling thread's OpenMP team, which oneDNN's
+/// kernels use too; otherwise threads of its own that sleep between calls.
 class ThreadPool {
 public:
   /// `numThreads` >= 1 threads in total: the caller plus numThreads - 1 workers.

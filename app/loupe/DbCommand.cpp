@@ -1,4 +1,4 @@
-//===- DbCommand.cpp - loupe db list|show|import-nsys -------------------------===//
+//===- DbCommand.cpp - loupe db list|show|import-nsys|merge|export|gc ---------===//
 //
 // The profile DB from the shell (docs/cli.md, docs/db-schema.md):
 //   loupe db list [--db DB] [--model TEXT] [--json]   the runs, newest first
@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "CompareCli.h"
+#include "DbMaintenance.h"
 #include "RunCli.h"
 #include "loupe/Commands.h"
 
@@ -39,6 +40,9 @@ const char *const kUsage =
     "       loupe db show RUN [--db DB] [--json]               one run and its dispatches\n"
     "       loupe db import-nsys FILE.sqlite [--db DB]         an `nsys export --type sqlite`\n"
     "                                                          file as a new run\n"
+    "       loupe db merge OUT.db IN.db...                     the runs of the inputs into OUT\n"
+    "       loupe db export RUN... [--db DB] -o OUT.db|OUT.csv the runs and their trials\n"
+    "       loupe db gc [--db DB] [--keep N] [--older-than DAYS] [--failed] [--dry-run]\n"
     "  DB: the default profile DB when not given (docs/db-schema.md)\n";
 
 int fail(const std::string &sub, const ral::Status &s) {
@@ -219,16 +223,25 @@ int dbCommand(int argc, char **argv, int first) {
     return first >= argc ? 2 : 0;
   }
   std::string sub = argv[first];
-  if (sub != "list" && sub != "show" && sub != "import-nsys") {
+  if (sub != "list" && sub != "show" && sub != "import-nsys" && sub != "merge" &&
+      sub != "export" && sub != "gc") {
     std::fprintf(stderr, "loupe db: unknown subcommand '%s'\n%s", sub.c_str(), kUsage);
     return 2;
   }
   std::set<std::string> valued = {"--db"};
+  std::set<std::string> flags;
   if (sub == "list")
     valued.insert("--model");
-  std::set<std::string> flags;
-  if (sub != "import-nsys")
+  if (sub == "list" || sub == "show")
     flags.insert("--json");
+  if (sub == "merge")
+    valued.clear();
+  if (sub == "export")
+    valued.insert("-o");
+  if (sub == "gc") {
+    valued.insert({"--keep", "--older-than"});
+    flags.insert({"--failed", "--dry-run"});
+  }
   CommandLine cl(valued, flags);
   std::string error;
   if (!cl.parse(argc, argv, first + 1, error)) {
@@ -240,6 +253,16 @@ int dbCommand(int argc, char **argv, int first) {
                  kUsage);
     return 2;
   }
+  if (sub == "gc" && !cl.positionals().empty()) {
+    std::fprintf(stderr, "loupe db gc: unexpected '%s'\n%s", cl.positionals()[0].c_str(), kUsage);
+    return 2;
+  }
+  if (sub == "merge")
+    return dbMerge(cl);
+  if (sub == "export")
+    return dbExport(cl);
+  if (sub == "gc")
+    return dbGc(cl);
   return sub == "list" ? list(cl) : sub == "show" ? show(cl) : importNsys(cl);
 }
 

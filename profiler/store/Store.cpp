@@ -575,6 +575,71 @@ StatusOr<int64_t> Store::addImportedRun(const RunInfo &info,
   return runId;
 }
 
+StatusOr<int64_t> Store::addCopiedRun(const RunData &run) {
+  RunInfo info;
+  info.model = run.summary.model;
+  info.deviceKind = run.summary.deviceKind;
+  info.deviceName = run.summary.deviceName;
+  info.deviceDetailsJson = run.deviceDetailsJson;
+  info.configJson = run.configJson;
+  info.session = run.summary.session;
+  info.variant = run.summary.variant;
+  info.startedNs = run.summary.startedNs;
+  info.environmentJson = run.environmentJson;
+  info.batch = run.batch;
+  info.trial = run.trial;
+  LOUPE_PROF_ASSIGN_OR_RETURN(int64_t id, beginRun(info));
+  for (const CompileRecord &c : run.compiles)
+    LOUPE_PROF_RETURN_IF_ERROR(addCompile(id, c).status());
+  LOUPE_PROF_RETURN_IF_ERROR(addDispatches(id, run.dispatches));
+  if (run.measurement)
+    LOUPE_PROF_RETURN_IF_ERROR(addMeasurement(id, *run.measurement));
+  std::vector<SampleRecord> samples;
+  for (const auto &[dispatch, rows] : run.samples)
+    samples.insert(samples.end(), rows.begin(), rows.end());
+  LOUPE_PROF_RETURN_IF_ERROR(addSamples(id, samples));
+  LOUPE_PROF_RETURN_IF_ERROR(addChecks(id, run.checks));
+  LOUPE_PROF_RETURN_IF_ERROR(addKernels(id, run.kernels));
+  LOUPE_PROF_RETURN_IF_ERROR(addMemcpys(id, run.memcpys));
+  LOUPE_PROF_RETURN_IF_ERROR(addFallbacks(id, run.fallbacks));
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt update,
+      s.conn->prepare("UPDATE runs SET status = ?1, finished_ns = ?2, error = ?3, host = ?4, "
+                      "pid = ?5, boot_id = NULL, pid_start = NULL WHERE id = ?6"));
+  update.bind(1, std::string_view(runStatusName(run.summary.status)));
+  if (run.summary.finishedNs != 0)
+    update.bind(2, run.summary.finishedNs);
+  else
+    update.bindNull(2);
+  update.bindTextOrNull(3, run.summary.error).bindTextOrNull(4, run.host);
+  if (run.pid != 0)
+    update.bind(5, run.pid);
+  else
+    update.bindNull(5);
+  update.bind(6, id);
+  LOUPE_PROF_RETURN_IF_ERROR(update.run());
+  LOUPE_PROF_RETURN_IF_ERROR(schema::createIndexes(*s.conn));
+  return id;
+}
+
+StatusOr<int64_t> Store::deleteRuns(const std::vector<int64_t> &runIds) {
+  Impl &s = *impl_;
+  int64_t deleted = 0;
+  {
+    LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+    LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Stmt del, s.conn->prepare("DELETE FROM runs WHERE id = ?1"));
+    for (int64_t id : runIds) {
+      del.bind(1, id);
+      LOUPE_PROF_RETURN_IF_ERROR(del.run());
+      deleted += s.conn->changes();
+    }
+    LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
+  }
+  LOUPE_PROF_RETURN_IF_ERROR(s.conn->exec("VACUUM"));
+  return deleted;
+}
+
 StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {
   Impl &s = *impl_;
   LOUPE_PROF_RETURN_IF_ERROR(s.requireRun(c.baselineRunId));

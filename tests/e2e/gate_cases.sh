@@ -96,6 +96,36 @@ case_gate_shards() {
   one=$(sqlite3 "$WORK/s1.db" "select group_concat(v.value) from runs r join strings v on v.id = r.variant_id")
   two=$(sqlite3 "$WORK/s2.db" "select group_concat(v.value) from runs r join strings v on v.id = r.variant_id")
   [ "$one" = "v1,v3" ] && [ "$two" = "v2" ] || fail "shards ran '$one' and '$two'"
+
+  # loupe db merge combines the shards' DBs, once; the inputs stay as they were.
+  local before
+  before=$(md5sum "$WORK/s1.db" | cut -d' ' -f1)
+  "$LOUPE" db merge "$WORK/all.db" "$WORK/s1.db" "$WORK/s2.db" >"$WORK/out" || fail "merge"
+  grep -q "s1.db: 2 runs copied, 0 already" "$WORK/out" || { cat "$WORK/out"; fail "merge output"; }
+  "$LOUPE" db merge "$WORK/all.db" "$WORK/s1.db" >"$WORK/out" || fail "merge again"
+  grep -q "0 runs copied, 2 already" "$WORK/out" || { cat "$WORK/out"; fail "a merged run is copied once"; }
+  [ "$(md5sum "$WORK/s1.db" | cut -d' ' -f1)" = "$before" ] || fail "merge changed an input"
+  [ "$(sqlite3 "$WORK/all.db" "select group_concat(variant || ':' || status) from (select * from v_runs order by variant)")" = \
+    "v1:complete,v2:complete,v3:complete" ] || fail "merged runs"
+  # Copies keep their samples: the same medians as the originals.
+  [ "$(sqlite3 "$WORK/all.db" "select sum(median_ns) from v_dispatch_times d join v_runs r using (run_id) where r.variant = 'v2'")" = \
+    "$(sqlite3 "$WORK/s2.db" "select sum(median_ns) from v_dispatch_times")" ] || fail "merged samples differ"
+  expect_exit 2 "is the output DB itself" "$LOUPE" db merge "$WORK/all.db" "$WORK/all.db"
+  expect_exit 2 "not an SQLite|no profile DB|cannot open|not a Loupe" "$LOUPE" db merge "$WORK/x.db" "$WORK/s.json"
+
+  # export: a run (with its batch) as a DB or its samples as CSV; gc trims.
+  "$LOUPE" db export 1 --db "$WORK/all.db" -o "$WORK/one.db" >/dev/null || fail "export db"
+  [ "$(sqlite3 "$WORK/one.db" "select count(*) from runs")" = 1 ] || fail "export db runs"
+  "$LOUPE" db export 1 2 --db "$WORK/all.db" -o "$WORK/s.csv" >/dev/null || fail "export csv"
+  head -1 "$WORK/s.csv" | grep -q "^run_id,variant,trial,dispatch_id,dispatch,backend,rep,duration_ns$" || fail "csv header"
+  [ "$(grep -c '^1,v1,.*,whole repetition,' "$WORK/s.csv")" = 15 ] || fail "csv: 15 repetitions of run 1"
+  expect_exit 2 "exists; not replacing it" "$LOUPE" db export 1 --db "$WORK/all.db" -o "$WORK/s.csv"
+  "$LOUPE" db gc --db "$WORK/all.db" --keep 1 --dry-run >"$WORK/out"
+  [ "$(grep -c "would delete" "$WORK/out")" = 2 ] || fail "gc --dry-run"
+  "$LOUPE" db gc --db "$WORK/all.db" --keep 1 >/dev/null || fail "gc"
+  [ "$(sqlite3 "$WORK/all.db" "select count(*) from runs")" = 1 ] || fail "gc --keep 1"
+  [ "$(sqlite3 "$WORK/all.db" "select count(*) from samples where run_id not in (select id from runs)")" = 0 ] || fail "gc left samples"
+  expect_exit 2 "say what to delete" "$LOUPE" db gc --db "$WORK/all.db"
 }
 
 "case_$CASE"

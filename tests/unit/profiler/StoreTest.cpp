@@ -258,6 +258,28 @@ TEST(Store, RoundTrip) {
   auto durations = store.sampleDurations(*runId, kWholeRep);
   ASSERT_TRUE(durations.isOk());
   EXPECT_EQ(*durations, (std::vector<int64_t>{900, 900, 900}));
+
+  // A copy into another DB (loupe db merge|export) keeps every part and the run's record.
+  Store other = openMemory();
+  auto copyId = other.addCopiedRun(run);
+  ASSERT_TRUE(copyId.isOk()) << copyId.status().message();
+  auto copied = other.loadRun(*copyId);
+  ASSERT_TRUE(copied.isOk());
+  EXPECT_EQ(copied->summary.status, RunStatus::Complete);
+  EXPECT_EQ(copied->summary.startedNs, run.summary.startedNs);
+  EXPECT_EQ(copied->summary.finishedNs, run.summary.finishedNs);
+  EXPECT_EQ(copied->host, run.host);
+  EXPECT_EQ(copied->environmentJson, run.environmentJson);
+  EXPECT_EQ(copied->compiles[0].passes, run.compiles[0].passes);
+  EXPECT_EQ(copied->dispatches, run.dispatches);
+  EXPECT_EQ(copied->samples, run.samples);
+  EXPECT_EQ(copied->kernels.size(), 1u);
+  EXPECT_EQ(copied->fallbacks.size(), 1u);
+  EXPECT_EQ(copied->checks.size(), 2u);
+  // Deleting takes every row of the run with it.
+  EXPECT_EQ(*other.deleteRuns({*copyId, 12345}), 1);
+  EXPECT_FALSE(other.loadRun(*copyId).isOk());
+  EXPECT_TRUE(other.runSamples(*copyId, kWholeRep)->empty());
 }
 
 TEST(Store, ListRunsFiltersByModelNewestFirst) {

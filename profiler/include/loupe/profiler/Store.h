@@ -84,6 +84,15 @@ public:
   ral::StatusOr<int64_t> addImportedRun(const RunInfo &info,
                                         const std::vector<KernelRecord> &kernels,
                                         const std::vector<MemcpyRecord> &memcpys);
+  /// Adds a copy of a run read from another DB (`loupe db merge|export`): its record with its
+  /// start, finish, status, error, process, environment and batch, and every part (compiles,
+  /// dispatches, measurement, samples, checks, kernels, copies, fallbacks). The copy is
+  /// 'running' (this process's) until the last part is in, so a copy cut short is marked
+  /// 'interrupted' at the next open, never mistaken for the original. Returns the new id.
+  ral::StatusOr<int64_t> addCopiedRun(const RunData &run);
+  /// Deletes runs and everything stored with them (ON DELETE CASCADE), then reclaims the
+  /// space (VACUUM). Unknown ids are ignored; returns how many runs were deleted.
+  ral::StatusOr<int64_t> deleteRuns(const std::vector<int64_t> &runIds);
   /// Stores a verdict; returns its id.
   ral::StatusOr<int64_t> addComparison(const ComparisonRecord &comparison);
   /// Marks the run 'complete' (ok) or 'failed' (with `error`), sets finished_ns to now, and

@@ -10,6 +10,7 @@ int compileCommand(int argc, char **argv, int first);
 int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
 int compareCommand(int argc, char **argv, int first); ///< loupe compare RUN_A RUN_B
+int reportCommand(int argc, char **argv, int first);  ///< loupe report --run ID -o OUT
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
 int backendsCommand(int argc, char **argv, int first); ///< loupe backends list

@@ -50,6 +50,33 @@ ral::StatusOr<CompareFlags> readCompareFlags(const CommandLine &cl) {
   return flags;
 }
 
+ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &store,
+                                                            profiler::Store *baselineStore,
+                                                            int64_t baselineId, int64_t candidateId,
+                                                            const profiler::CompareOptions &options) {
+  auto baseline = sessions::loadTrials(baselineStore ? *baselineStore : store, baselineId);
+  if (!baseline)
+    return baseline.status();
+  auto candidate = sessions::loadTrials(store, candidateId);
+  if (!candidate)
+    return candidate.status();
+  sessions::ComparisonResult result;
+  result.baseline = "run " + std::to_string(baselineId);
+  result.candidate = "run " + std::to_string(candidateId);
+  result.baselineRunId = baselineId;
+  result.candidateRunId = candidateId;
+  profiler::CompareOptions paired = options;
+  paired.paired = sessions::interleaved(*baseline, *candidate);
+  result.comparison = sessions::compareTimings(baseline->timings, candidate->timings, paired);
+  result.load = sessions::loadOf(*baseline, *candidate);
+  if (!baselineStore)
+    if (ral::Status s = sessions::storeComparison(store, *baseline, *candidate, *result.comparison,
+                                                  result.load.loaded);
+        !s)
+      return s;
+  return result;
+}
+
 int applyGate(const char *command, const CompareFlags &flags,
               const sessions::ComparisonResult &result) {
   if (!flags.failOn)

@@ -10,7 +10,6 @@
 #include "loupe/Commands.h"
 
 #include "loupe/sessions/Report.h"
-#include "loupe/sessions/Trials.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,33 +54,15 @@ int compareCommand(int argc, char **argv, int first) {
       return failWith(other.status());
     baselineStore = std::move(*other);
   }
-  auto baseline = loadTrials(baselineStore ? *baselineStore : *store, *baselineId);
-  if (!baseline)
-    return failWith(baseline.status());
-  auto candidate = loadTrials(*store, *candidateId);
-  if (!candidate)
-    return failWith(candidate.status());
   auto run = store->loadRun(*candidateId);
   if (!run)
     return failWith(run.status());
+  auto result = compareStoredRuns(*store, baselineStore ? &*baselineStore : nullptr, *baselineId,
+                                  *candidateId, flags->options);
+  if (!result)
+    return failWith(result.status());
 
-  ComparisonResult result;
-  result.baseline = "run " + std::to_string(*baselineId);
-  result.candidate = "run " + std::to_string(*candidateId);
-  result.baselineRunId = *baselineId;
-  result.candidateRunId = *candidateId;
-  profiler::CompareOptions options = flags->options;
-  options.paired = interleaved(*baseline, *candidate);
-  result.comparison = compareTimings(baseline->timings, candidate->timings, options);
-  result.load = loadOf(*baseline, *candidate);
-  // Verdicts are stored where both runs are: a baseline from another DB is not in this one.
-  if (!baselineStore)
-    if (ral::Status s = storeComparison(*store, *baseline, *candidate, *result.comparison,
-                                        result.load.loaded);
-        !s)
-      return failWith(s);
-
-  nlohmann::json report = buildReport(result, run->summary.model);
+  nlohmann::json report = buildReport(*result, run->summary.model);
   report["device"] = run->summary.deviceName;
   if (cl.has("--json"))
     std::printf("%s\n", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -90,7 +71,7 @@ int compareCommand(int argc, char **argv, int first) {
   if (cl.has("--report"))
     if (ral::Status s = writeReport(report, cl.get("--report")); !s)
       return failWith(s);
-  return applyGate("loupe compare", *flags, result);
+  return applyGate("loupe compare", *flags, *result);
 }
 
 } // namespace loupe::app

@@ -20,11 +20,13 @@ static const char *kUsage =
     "                     [backend flags as compile]\n"
     "                     [--warmup N | --warmup-ms MS] [--reps N | --min-reps N --max-reps N\n"
     "                      --max-ms MS --noise X] [--mode hot|cold|both]   (docs/cli.md)\n"
-    "  replay SESSION [--db DB] [--report OUT.md|OUT.json] [--trials N] [--shard I/N]\n"
+    "  replay SESSION [--db DB] [--report OUT] [--trials N] [--shard I/N]\n"
     "                 [--threshold PCT] [--fail-on slower,ambiguous]\n"
     "                 [--baseline RUN [--baseline-db DB]]\n"
     "  compare RUN_A RUN_B [--db DB] [--baseline-db DB] [--threshold PCT]\n"
-    "                 [--fail-on slower,ambiguous] [--report OUT.md|OUT.json] [--json]\n"
+    "                 [--fail-on slower,ambiguous] [--report OUT] [--json]\n"
+    "  report --run ID [--compare BASELINE_ID] [--db DB] [--threshold PCT] -o OUT\n"
+    "                 OUT: .md, .json, .html (inline SVG charts), .csv or .xml (JUnit)\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db list [--db DB] [--model TEXT] [--json]   the profile DB's runs, newest first\n"
@@ -77,6 +79,8 @@ int main(int argc, char **argv) {
     return loupe::app::replayCommand(argc, argv, 2);
   if (!std::strcmp(command, "compare"))
     return loupe::app::compareCommand(argc, argv, 2);
+  if (!std::strcmp(command, "report"))
+    return loupe::app::reportCommand(argc, argv, 2);
   std::fprintf(stderr, "loupe: unknown command '%s'\n%s", command, kUsage);
   return 2;
 }

@@ -1,6 +1,7 @@
 //===- Report.cpp - Replay reports: JSON and Markdown -------------------------===//
 #include "loupe/sessions/Report.h"
 
+#include "loupe/profiler/MachinePeaks.h"
 #include "loupe/profiler/RunProvenance.h"
 
 #include <nlohmann/json.hpp>
@@ -16,9 +17,26 @@ using nlohmann::json;
 
 namespace loupe::sessions {
 
-static json summaryJson(const profiler::Summary &s) {
+json summaryJson(const profiler::Summary &s) {
   return {{"count", s.count}, {"median_ns", s.median}, {"iqr_ns", s.iqr()},
           {"min_ns", s.min},  {"max_ns", s.max},       {"mean_ns", s.mean}};
+}
+
+json timelineJson(const std::vector<profiler::SampleRecord> &samples) {
+  // The repetition whose duration is the median (the lower middle one).
+  std::vector<std::pair<int64_t, int64_t>> reps; // (duration, rep)
+  for (const profiler::SampleRecord &s : samples)
+    if (s.dispatchId == profiler::kWholeRep)
+      reps.push_back({s.durationNs(), s.rep});
+  if (reps.empty())
+    return json();
+  std::sort(reps.begin(), reps.end());
+  auto [duration, rep] = reps[(reps.size() - 1) / 2];
+  json spans = json::array();
+  for (const profiler::SampleRecord &s : samples)
+    if (s.rep == rep && s.dispatchId != profiler::kWholeRep)
+      spans.push_back({s.dispatchId, s.startNs, s.endNs});
+  return {{"rep", rep}, {"duration_ns", duration}, {"spans", spans}};
 }
 
 /// Every cluster of the compile with its kernels and their summed median time (ns).
@@ -79,11 +97,15 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"cluster", d.info.cluster},
                           {"schedule", d.info.schedule},
                           {"launch", d.info.launch},
+                          {"bytes", d.info.bytes},
+                          {"flops", d.info.flops},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
                           {"share", d.share}});
   report["dispatches"] = dispatches;
+  if (!outcome.modes.empty())
+    report["timeline"] = timelineJson(outcome.modes.front().samples);
   if (outcome.compile && !outcome.compile->clusters.empty()) {
     report["clusters"] = clustersJson(*outcome.compile, outcome.dispatches);
     json refused = json::array();
@@ -536,10 +558,9 @@ std::string renderMarkdown(const json &r) {
                    "\n\n";
   md += "- Model: " + code(r.value("model", "")) + "\n";
   md += "- Device: " + text(r.value("device", "")) + "\n";
-  if (!r.contains("variants") && r.contains("comparison"))
-    return md + renderComparison(r["comparison"]);
   if (!r.contains("variants"))
-    return md + renderRunBody(r, "##");
+    return md + (r.contains("comparison") ? renderComparison(r["comparison"]) : std::string()) +
+           (r.contains("dispatches") ? renderRunBody(r, "##") : std::string());
 
   std::string list;
   for (const json &v : r["variants"])
@@ -561,8 +582,9 @@ std::string renderMarkdown(const json &r) {
 ral::Status checkReportPath(const std::string &path, const std::string &protectedPath) {
   namespace fs = std::filesystem;
   std::string ext = fs::path(path).extension().string();
-  if (ext != ".json" && ext != ".md")
-    return ral::invalidArgument(path + ": unknown report format (use .md or .json)");
+  if (ext != ".json" && ext != ".md" && ext != ".html" && ext != ".csv" && ext != ".xml")
+    return ral::invalidArgument(path +
+                                ": unknown report format (use .md, .json, .html, .csv or .xml)");
   std::error_code ec;
   fs::path parent = fs::path(path).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec))
@@ -577,11 +599,28 @@ ral::Status checkReportPath(const std::string &path, const std::string &protecte
 ral::Status writeReport(const json &report, const std::string &path) {
   if (ral::Status s = checkReportPath(path); !s)
     return s;
-  bool isJson = std::filesystem::path(path).extension() == ".json";
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::string body;
+  if (ext == ".json") {
+    body = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else if (ext == ".html") {
+    json withMachine = report;
+    profiler::MachinePeaks peaks = profiler::measureMachinePeaks();
+    withMachine["machine"] = {{"peak_flops", peaks.flopsPerSecond},
+                              {"bandwidth_bytes", peaks.bytesPerSecond},
+                              {"how", peaks.how}};
+    body = renderHtml(withMachine);
+  } else if (ext == ".csv") {
+    body = renderCsv(report);
+  } else if (ext == ".xml") {
+    body = renderJunit(report);
+  } else {
+    body = renderMarkdown(report);
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out)
     return ral::invalidArgument(path + ": cannot write report");
-  out << (isJson ? report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : renderMarkdown(report));
+  out << body;
   return out ? ral::Status::ok() : ral::internalError(path + ": write failed");
 }
 

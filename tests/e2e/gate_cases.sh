@@ -128,4 +128,75 @@ case_gate_shards() {
   expect_exit 2 "say what to delete" "$LOUPE" db gc --db "$WORK/all.db"
 }
 
+case_reports() {
+  # A slower candidate, reported in every format from the replay and from the DB.
+  mlp_session ', "variants": [{"name": "a"}, {"name": "b", "run": {"inject_delay_us": 2000}}], "compare": ["a", "b"]' >"$WORK/slow.json"
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/p.db" --report "$WORK/replay.html" >/dev/null 2>&1 || fail "replay --report .html"
+  "$LOUPE" replay "$WORK/slow.json" --db "$WORK/q.db" --report "$WORK/replay.xml" >/dev/null 2>&1 || fail "replay --report .xml"
+  local a b
+  a=$(sqlite3 "$WORK/p.db" "select min(run_id) from v_runs where variant = 'a'")
+  b=$(sqlite3 "$WORK/p.db" "select min(run_id) from v_runs where variant = 'b'")
+  for ext in md json html csv xml; do
+    "$LOUPE" report --db "$WORK/p.db" --run "$b" --compare "$a" -o "$WORK/r.$ext" 2>/dev/null || fail "report .$ext"
+  done
+  "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/one.html" 2>/dev/null || fail "report of one run"
+  "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/one.xml" 2>/dev/null || fail "junit of one run"
+
+  # JUnit validates against the schema CI systems read; the regression is a failure.
+  for f in r.xml replay.xml one.xml; do
+    xmllint --noout --schema "$SRC/tests/e2e/schemas/junit.xsd" "$WORK/$f" 2>"$WORK/err" || { cat "$WORK/err"; fail "$f is not JUnit"; }
+  done
+  grep -q '<testcase classname="gate: run '"$b"' vs run '"$a"'" name="whole repetition" time="[0-9.]*">' "$WORK/r.xml" || fail "junit whole-model case"
+  grep -q '<failure message="SLOWER +[0-9.]*%"' "$WORK/r.xml" || fail "junit failure"
+  grep -q 'failures="0"' "$WORK/one.xml" || fail "a passing run has no failure"
+
+  # The HTML parses; its SVG charts are well-formed and hold what they claim.
+  python3 - "$WORK/r.html" "$WORK/replay.html" "$WORK/one.html" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+class Check(HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.external = []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("script", "link", "img") or (tag == "a" and a.get("href", "").startswith("http")):
+            self.external.append(tag)
+        if tag not in ("meta", "br", "line", "rect", "circle", "polyline"):
+            self.stack.append(tag)
+    def handle_endtag(self, tag):
+        if tag in ("line", "rect", "circle", "polyline"):
+            return
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+for path in sys.argv[1:]:
+    page = open(path).read()
+    c = Check(); c.feed(page)
+    assert not c.stack, c.stack
+    assert not c.external, "not self-contained: %s" % c.external
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    labels = [ET.fromstring(s).get("aria-label") for s in svgs]  # each is well-formed XML
+    for need in ("dispatch medians with interquartile range", "timeline of the median repetition",
+                 "time of every pass", "roofline of every kernel"):
+        assert need in labels, (path, need, labels)
+    if "one.html" not in path:
+        assert "change per dispatch with 95% interval" in labels, labels
+        chart = ET.fromstring(svgs[labels.index("change per dispatch with 95% interval")])
+        fills = [r.get("fill") for r in chart.iter("{http://www.w3.org/2000/svg}rect")]
+        assert "#d64545" in fills, "the slower whole repetition is drawn red: %s" % fills
+        assert "SLOWER" in page
+    roof = ET.fromstring(svgs[labels.index("roofline of every kernel")])
+    assert list(roof.iter("{http://www.w3.org/2000/svg}polyline")), "no roofs"
+    assert list(roof.iter("{http://www.w3.org/2000/svg}circle")), "no kernels on the roofline"
+print("html ok")
+PY
+  head -1 "$WORK/r.csv" | grep -q "^kind,id,name,loc,baseline_backend,candidate_backend,baseline_median_ns" || fail "csv header"
+  grep -q "^whole,,whole repetition,.*,SLOWER$" "$WORK/r.csv" || fail "csv whole row"
+  grep -q "^## Comparison" "$WORK/r.md" && grep -q "^## Dispatches" "$WORK/r.md" || fail "md sections"
+
+  expect_exit 2 "expected --run ID and -o" "$LOUPE" report --db "$WORK/p.db" --run "$a"
+  expect_exit 2 "unknown report format" "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/r.pdf"
+  expect_exit 2 "no run 999" "$LOUPE" report --db "$WORK/p.db" --run 999 -o "$WORK/x.md"
+  [ ! -e "$WORK/x.md" ] || fail "a failed report must not leave a file"
+}
+
 "case_$CASE"

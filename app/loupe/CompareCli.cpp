@@ -65,9 +65,7 @@ ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &sto
   result.candidate = "run " + std::to_string(candidateId);
   result.baselineRunId = baselineId;
   result.candidateRunId = candidateId;
-  profiler::CompareOptions paired = options;
-  paired.paired = sessions::interleaved(*baseline, *candidate);
-  result.comparison = sessions::compareTimings(baseline->timings, candidate->timings, paired);
+  result.comparison = sessions::compareTrials(*baseline, *candidate, options);
   result.load = sessions::loadOf(*baseline, *candidate);
   if (!baselineStore)
     if (ral::Status s = sessions::storeComparison(store, *baseline, *candidate, *result.comparison,

@@ -235,11 +235,17 @@ JOIN strings pa ON pa.id = p.pass_id JOIN strings ph ON ph.id = p.phase_id
 JOIN strings o ON o.id = p.options_id;
 )sql";
 
-/// Version 7: trials and richer verdicts. A run may be one trial of a batch (the runs of one
+/// Version 7: trials, richer verdicts and per-source-op hashes of every pass (pass_locs). A run may be one trial of a batch (the runs of one
 /// variant made by one `loupe replay --trials N`, interleaved with another variant's); a
 /// stored verdict names its row and keeps its confidence interval, trial counts, whether it
 /// was measured under load and why.
 const char *const kV7 = R"sql(
+CREATE TABLE pass_locs(
+  compile_id INTEGER NOT NULL REFERENCES compiles(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  loc_id INTEGER NOT NULL REFERENCES strings(id),
+  hash INTEGER NOT NULL,
+  PRIMARY KEY(compile_id, idx, loc_id));
 ALTER TABLE runs ADD COLUMN batch TEXT;
 ALTER TABLE runs ADD COLUMN trial INTEGER;
 CREATE INDEX IF NOT EXISTS runs_by_batch ON runs(batch);

@@ -398,6 +398,9 @@ StatusOr<int64_t> Store::addCompile(int64_t runId, const CompileRecord &compile)
       s.conn->prepare("INSERT INTO passes(compile_id, idx, pass_id, options_id, phase_id, "
                       "anchor_id, duration_ns, ir_hash, changed) "
                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt locs,
+      s.conn->prepare("INSERT INTO pass_locs(compile_id, idx, loc_id, hash) VALUES (?1, ?2, ?3, ?4)"));
   for (const PassRecord &p : compile.passes) {
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(p.pass));
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t opts, s.intern(p.options));
@@ -408,6 +411,11 @@ StatusOr<int64_t> Store::addCompile(int64_t runId, const CompileRecord &compile)
     pass.bind(6, anchor).bind(7, p.durationNs).bind(8, static_cast<int64_t>(p.irHash));
     pass.bind(9, int64_t(p.changed ? 1 : 0));
     LOUPE_PROF_RETURN_IF_ERROR(pass.run());
+    for (const auto &[loc, hash] : p.locHashes) {
+      LOUPE_PROF_ASSIGN_OR_RETURN(int64_t locId, s.intern(loc));
+      locs.bind(1, compileId).bind(2, p.idx).bind(3, locId).bind(4, static_cast<int64_t>(hash));
+      LOUPE_PROF_RETURN_IF_ERROR(locs.run());
+    }
   }
   LOUPE_PROF_RETURN_IF_ERROR(tx.commit());
   return compileId;

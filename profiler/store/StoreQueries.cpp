@@ -3,6 +3,7 @@
 #include "StoreImpl.h"
 
 #include <limits>
+#include <tuple>
 
 namespace loupe::profiler {
 
@@ -144,6 +145,20 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
           p.changed = q.int64(7) != 0;
           return p;
         }));
+  for (CompileRecord &c : data.compiles) {
+    std::vector<std::tuple<int64_t, std::string, uint64_t>> locs;
+    LOUPE_PROF_RETURN_IF_ERROR(collect(
+        conn,
+        "SELECT p.idx, l.value, p.hash FROM pass_locs p JOIN strings l ON l.id = p.loc_id "
+        "WHERE p.compile_id = ?1 ORDER BY p.idx, l.value",
+        c.id, locs, [](const sqlite::Stmt &q) {
+          return std::tuple<int64_t, std::string, uint64_t>(q.int64(0), q.text(1),
+                                                             static_cast<uint64_t>(q.int64(2)));
+        }));
+    for (auto &[idx, loc, hash] : locs) // passes are by idx: 0, 1, 2, ...
+      if (idx >= 0 && static_cast<size_t>(idx) < c.passes.size() && c.passes[idx].idx == idx)
+        c.passes[idx].locHashes.push_back({loc, hash});
+  }
 
   LOUPE_PROF_RETURN_IF_ERROR(collect(
       conn,

@@ -294,6 +294,8 @@ std::vector<std::string> regressedRows(const RunComparison &c) {
                     100 * x.changeHigh);
       line += change;
     }
+    if (row->attribution)
+      line += "; IR first differs after " + describe(*row->attribution);
     out.push_back(line);
   }
   return out;

@@ -86,6 +86,8 @@ ReplayResult replaySession(const Session &session, const std::string &dbPath,
       });
       if (outcome.exitCode <= kExitMismatch) {
         run.trials.batch = batch;
+        if (outcome.compile)
+          run.trials.compile = compileRecord(*outcome.compile, session.model, request.compile.target);
         run.trials.add(outcome.runId, timedRun(outcome), outcome.environmentJson);
       }
       if (t == 0)
@@ -114,9 +116,7 @@ ReplayResult replaySession(const Session &session, const std::string &dbPath,
   const TrialSet &base = options.baseline ? *options.baseline : a->trials;
   c.baselineRunId = base.firstRunId();
   c.candidateRunId = b->trials.firstRunId();
-  profiler::CompareOptions compare = options.compare;
-  compare.paired = interleaved(base, b->trials);
-  c.comparison = compareTimings(base.timings, b->trials.timings, compare);
+  c.comparison = compareTrials(base, b->trials, options.compare);
   c.load = loadOf(base, b->trials);
   if (dbPath.empty() || c.baselineRunId < 0 || c.candidateRunId < 0)
     return result;

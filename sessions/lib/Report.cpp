@@ -167,7 +167,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
 static json comparisonRowJson(const DispatchComparison &row) {
   const profiler::Comparison &c = row.comparison;
   auto finite = [](double x) { return std::isfinite(x) ? json(x) : json(); };
-  return {{"baseline_median_ns", c.baseline.count ? finite(c.baselineMedian) : json()},
+  json out = {{"baseline_median_ns", c.baseline.count ? finite(c.baselineMedian) : json()},
           {"candidate_median_ns", c.candidate.count ? finite(c.candidateMedian) : json()},
           {"ratio", finite(row.ratio)},
           {"change", finite(c.change)},
@@ -177,6 +177,14 @@ static json comparisonRowJson(const DispatchComparison &row) {
           {"p_value", c.test.pValue},
           {"verdict", profiler::verdictName(c.verdict)},
           {"reason", c.reason}};
+  if (row.attribution)
+    out["first_differing_pass"] = {{"index", row.attribution->index},
+                                   {"pass", row.attribution->pass},
+                                   {"phase", row.attribution->phase},
+                                   {"source_op", row.attribution->sourceOp},
+                                   {"note", row.attribution->note},
+                                   {"text", describe(*row.attribution)}};
+  return out;
 }
 
 static json comparisonJson(const ComparisonResult &result) {
@@ -529,6 +537,17 @@ static std::string renderComparison(const json &c) {
       name += " (" + b + " only)";
     row(std::to_string(d["id"].get<int64_t>()), name, d);
   }
+  std::string parts;
+  auto attributed = [&](const std::string &name, const json &r) {
+    if (r.contains("first_differing_pass"))
+      parts += "- " + name + " (" + r["verdict"].get<std::string>() + "): " +
+               text(r["first_differing_pass"]["text"].get<std::string>()) + "\n";
+  };
+  for (const json &d : c["dispatches"])
+    attributed("`" + d["name"].get<std::string>() + "`", d);
+  if (c.contains("groups"))
+    for (const json &g : c["groups"])
+      attributed("source ops `" + g["loc"].get<std::string>() + "`", g);
   if (c.contains("groups") && !c["groups"].empty()) {
     md += "\nDispatches without a counterpart, compared by the source ops they compute (sums "
           "per repetition):\n\n| group | source ops | " + a + " | " + b +
@@ -548,6 +567,9 @@ static std::string renderComparison(const json &c) {
             g["verdict"].get<std::string>() + " | " + changeText(g) + " |\n";
     }
   }
+  if (!parts.empty())
+    md += "\nWhere the two compiles first differ for the ops of each changed row (pass "
+          "attribution):\n\n" + parts;
   return md;
 }
 

@@ -14,21 +14,20 @@ bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// The profile DB's record of a compile: every pass snapshot.
+} // namespace
+
 profiler::CompileRecord compileRecord(const compiler::CompileResult &c, const std::string &model,
-                                      const compiler::CompileOptions &options) {
+                                      const std::string &target) {
   profiler::CompileRecord record;
   record.modelPath = model;
-  record.target = options.target;
+  record.target = target;
   record.totalNs = c.totalNs;
   record.artifactPath = c.artifactPath;
   for (const compiler::PassSnapshot &s : c.snapshots)
     record.passes.push_back({s.index, s.pass, s.options, s.phase, s.anchor, s.durationNs,
-                             s.irHash, s.changed});
+                             s.irHash, s.changed, s.locHashes});
   return record;
 }
-
-} // namespace
 
 void bindInputTensors(compiler::CompileOptions &options, const std::vector<ral::Tensor> &inputs) {
   constexpr size_t kMaxValueBytes = 4096;
@@ -119,7 +118,7 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   info.configJson = runConfigJson(request.compile, request.run);
   std::optional<profiler::CompileRecord> compile;
   if (out.compile)
-    compile = compileRecord(*out.compile, request.model, request.compile);
+    compile = compileRecord(*out.compile, request.model, request.compile.target);
   for (size_t i = 0; i < out.modes.size(); ++i)
     if (ral::Status s = profiler::storeRun(*store, info, compile ? &*compile : nullptr, out, i);
         !s) {

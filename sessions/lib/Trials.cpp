@@ -21,6 +21,8 @@ ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId) {
     if (!data)
       return data.status();
     set.batch = data->batch;
+    if (!set.compile && !data->compiles.empty())
+      set.compile = data->compiles.front();
     set.add(id, timedRun(*data), data->environmentJson);
   }
   return set;
@@ -29,6 +31,15 @@ ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId) {
 bool interleaved(const TrialSet &baseline, const TrialSet &candidate) {
   return !baseline.batch.empty() && baseline.batch == candidate.batch &&
          baseline.runIds.size() == candidate.runIds.size();
+}
+
+RunComparison compareTrials(const TrialSet &baseline, const TrialSet &candidate,
+                            profiler::CompareOptions options) {
+  options.paired = interleaved(baseline, candidate);
+  RunComparison c = compareTimings(baseline.timings, candidate.timings, options);
+  if (baseline.compile && candidate.compile)
+    attributeChanges(c, *baseline.compile, *candidate.compile);
+  return c;
 }
 
 profiler::LoadDuring loadOf(const TrialSet &baseline, const TrialSet &candidate) {

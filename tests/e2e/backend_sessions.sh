@@ -32,6 +32,15 @@ lib = [d for d in c["dispatches"] if d["baseline_backend"] == "onednn"]
 assert lib and all(d["in_baseline"] for d in lib), c["dispatches"]
 paired = [d for d in c["dispatches"] if d["in_baseline"] and d["in_candidate"]]
 assert paired and all(d["candidate_backend"] == "codegen" for d in paired), paired
+# The library kernels and the loops replacing them are compared as source-op groups, and every
+# changed row names the pass where the two compiles part: backends are chosen when clusters
+# form.
+assert c["groups"] and all(g["candidate_ids"] and g["baseline_ids"] for g in c["groups"]), c["groups"]
+changed = [x for x in c["dispatches"] + c["groups"] if x["verdict"] in ("FASTER", "SLOWER")]
+for x in changed:
+    a = x["first_differing_pass"]
+    assert a["pass"] == "loupe-form-clusters" and a["phase"] == "cluster", x
+    assert a["source_op"] and a["source_op"] in x["loc"].split(","), x
 print(model, {n: len(x["dispatches"]) for n, x in v.items()}, "verdict", c["verdict"])
 PY
   grep -q '^## Comparison' "$WORK/$model.md" || fail "$model: the Markdown report lacks the comparison"

@@ -161,7 +161,7 @@ case_harden_outputs() {
   session_like "$WORK/s.json" 's/"reps": [0-9]*/"reps": 2/'
   unchanged "$WORK/s.json" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --report "$WORK/s.json"
   expect_exit 2 "session file itself" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --report "$WORK/s.json"
-  expect_exit 2 "unknown report format" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --report "$WORK/r.html"
+  expect_exit 2 "unknown report format" "$LOUPE" replay "$WORK/s.json" --db "$WORK/p.db" --report "$WORK/r.pdf"
   # Runs compile into the cache, not into $TMPDIR/loupe; a symlink there is not followed.
   mkdir -p "$WORK/tmp" "$WORK/elsewhere"
   ln -s "$WORK/elsewhere" "$WORK/tmp/loupe"

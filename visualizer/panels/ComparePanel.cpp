@@ -302,6 +302,9 @@ void ComparePanel::drawTable(const CompareView &c) {
     timingCells(r.comparison, r.inBaseline, r.inCandidate, r.ratio);
     ImGui::TableNextColumn();
     showText(formatChange(r.comparison.change));
+    if (ImGui::IsItemHovered() && r.attribution)
+      ImGui::SetTooltip("IR of these ops first differs after %s",
+                        sessions::describe(*r.attribution).c_str());
   };
   // The whole repetition first, highlighted.
   ImGui::TableNextRow();

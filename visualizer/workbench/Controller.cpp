@@ -4,6 +4,7 @@
 #include "loupe/ral/TensorIO.h"
 
 #include "loupe/profiler/Store.h"
+#include "loupe/sessions/Trials.h"
 #include "loupe/visualizer/Format.h"
 
 #include <chrono>
@@ -565,14 +566,21 @@ void Controller::postCompare(int64_t baseline, int64_t candidate, double thresho
     if (!store) {
       error = store.status().message();
     } else {
+      // Each run with the trials of its batch: the verdicts `loupe compare` gives.
       auto a = store->loadRun(baseline);
       auto b = store->loadRun(candidate);
+      auto trialsA = sessions::loadTrials(*store, baseline);
+      auto trialsB = sessions::loadTrials(*store, candidate);
       if (!a)
         error = a.status().message();
       else if (!b)
         error = b.status().message();
+      else if (!trialsA || !trialsB)
+        error = (trialsA ? trialsB : trialsA).status().message();
       else
-        result = makeCompareView(*a, *b, threshold);
+        result = makeCompareView(*a, *b,
+                                 sessions::compareTrials(*trialsA, *trialsB,
+                                                         sessions::defaultCompareOptions(threshold)));
     }
     if (!result) {
       auto view = std::make_shared<CompareView>();

@@ -153,17 +153,23 @@ std::shared_ptr<const ProfileView> makeProfileView(const profiler::RunData &data
 std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
                                                    const profiler::RunData &candidate,
                                                    double threshold) {
+  return makeCompareView(baseline, candidate,
+                         sessions::compareTimings(sessions::timedRun(baseline),
+                                                  sessions::timedRun(candidate), threshold));
+}
+
+std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
+                                                   const profiler::RunData &candidate,
+                                                   sessions::RunComparison c) {
   auto view = std::make_shared<CompareView>();
   view->baseline = baseline.summary;
   view->candidate = candidate.summary;
   view->baselineConfigJson = baseline.configJson;
   view->candidateConfigJson = candidate.configJson;
-  view->threshold = threshold;
-  sessions::RunComparison c =
-      sessions::compareTimings(sessions::timedRun(baseline), sessions::timedRun(candidate), threshold);
+  view->threshold = c.options.threshold;
   view->total = std::move(c.total);
   view->rows = std::move(c.rows);
-  view->clusters = clusters::compareClusters(baseline, candidate, threshold);
+  view->clusters = clusters::compareClusters(baseline, candidate, view->threshold);
   return view;
 }
 

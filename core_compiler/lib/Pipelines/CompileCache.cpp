@@ -26,12 +26,14 @@ static void to_json(json &j, const PassSnapshot &s) {
   j = {{"index", s.index},   {"pass", s.pass},         {"options", s.options},
        {"phase", s.phase},   {"anchor", s.anchor},     {"duration_ns", s.durationNs},
        {"ir_hash", s.irHash}, {"changed", s.changed},  {"failed", s.failed},
-       {"ir_kind", int(s.irKind)}, {"ir", s.ir}};
+       {"ir_kind", int(s.irKind)}, {"ir", s.ir}, {"loc_hashes", s.locHashes}};
 }
 static void from_json(const json &j, PassSnapshot &s) {
   s = {j.at("index"), j.at("pass"), j.at("options"), j.at("phase"), j.at("anchor"),
        j.at("duration_ns"), j.at("ir_hash"), j.at("changed"), j.at("failed"),
        IrKind(j.at("ir_kind").get<int>()), j.at("ir")};
+  if (j.contains("loc_hashes"))
+    j.at("loc_hashes").get_to(s.locHashes);
 }
 static void to_json(json &j, const DispatchSummary &d) {
   j = {{"id", d.id},         {"name", d.name},     {"op", d.op},

@@ -163,7 +163,20 @@ void SnapshotRecorder::recordPass(const std::string &phase, Pass *pass, Operatio
   lastHash_ = snap.irHash;
   if (!snap.changed)
     snap.ir.clear(); // Re-printed identically (e.g. ops rebuilt as they were).
+  else if (!failed)
+    recordLocHashes(snap, root);
   snapshots_.push_back(std::move(snap));
+}
+
+void SnapshotRecorder::recordLocHashes(PassSnapshot &snap, Operation *root) {
+  std::map<std::string, uint64_t> now = locHasher_.hashOpsBySourceOp(root);
+  for (const auto &[name, hash] : now)
+    if (auto it = lastLocHashes_.find(name); it == lastLocHashes_.end() || it->second != hash)
+      snap.locHashes.push_back({name, hash});
+  for (const auto &[name, hash] : lastLocHashes_)
+    if (!now.count(name))
+      snap.locHashes.push_back({name, 0});
+  lastLocHashes_ = std::move(now);
 }
 
 void SnapshotRecorder::recordStep(const std::string &phase, const std::string &pass,
@@ -192,4 +205,6 @@ void SnapshotRecorder::recordModule(const std::string &phase, const std::string 
   llvm::raw_string_ostream os(text);
   printIr(op, os);
   recordStep(phase, pass, describeAnchor(op), durationNs, IrKind::Mlir, text);
+  if (snapshots_.back().changed)
+    recordLocHashes(snapshots_.back(), op);
 }

@@ -9,6 +9,7 @@
 #ifndef LOUPE_PIPELINES_SNAPSHOTRECORDER_H
 #define LOUPE_PIPELINES_SNAPSHOTRECORDER_H
 
+#include "LocHashes.h"
 #include "loupe/Pipelines/CompileResult.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -20,6 +21,7 @@
 #include "loupe/common/Fnv1a.h"
 
 #include <chrono>
+#include <map>
 #include <optional>
 
 namespace loupe::compiler {
@@ -73,11 +75,15 @@ private:
   friend class SnapshotInstrumentation;
   void recordPass(const std::string &phase, mlir::Pass *pass, mlir::Operation *op,
                   int64_t durationNs, bool failed);
+  /// Sets snap.locHashes to what changed per source op since the last changed snapshot.
+  void recordLocHashes(PassSnapshot &snap, mlir::Operation *root);
 
   std::vector<PassSnapshot> &snapshots_;
   bool keepIrText_;
   uint64_t lastHash_ = 0;
   std::optional<mlir::OperationFingerPrint> lastFingerPrint_;
+  std::map<std::string, uint64_t> lastLocHashes_; ///< After the last changed MLIR snapshot.
+  LocHasher locHasher_;
 };
 
 } // namespace loupe::compiler

@@ -50,7 +50,8 @@ protected:
   static bool asOldVersion(const std::string &path, const std::string &sql,
                            bool keepViews = false) {
     std::string downgrade =
-        "DROP VIEW v_runs; DROP INDEX runs_by_batch; ALTER TABLE runs DROP COLUMN batch; "
+        "DROP TABLE pass_locs; DROP VIEW v_runs; DROP INDEX runs_by_batch; "
+        "ALTER TABLE runs DROP COLUMN batch; "
         "ALTER TABLE runs DROP COLUMN trial; ALTER TABLE comparisons DROP COLUMN name; "
         "ALTER TABLE comparisons DROP COLUMN change_low; "
         "ALTER TABLE comparisons DROP COLUMN change_high; "
@@ -127,7 +128,8 @@ TEST(Store, RoundTrip) {
   compile.totalNs = 123'456'789;
   compile.artifactPath = "/tmp/mlp.so";
   compile.passes = {
-      {0, "canonicalize", "", "graph", "func.func", 1000, 0xFEDCBA9876543210ull, true},
+      {0, "canonicalize", "", "graph", "func.func", 1000, 0xFEDCBA9876543210ull, true,
+       {{"conv1", 0xFFFFFFFFFFFFFFF0ull}, {"relu1", 7}}},
       {1, "cse", "", "graph", "builtin.module", 2000, 42, false},
       {2, "loupe-cluster", "{min-size=2}", "cluster", "func.func", 3000, 0, true},
   };

@@ -35,6 +35,10 @@ struct PassSnapshot {
   bool failed = false;     ///< The pass failed; `ir` is then in generic form.
   IrKind irKind = IrKind::Mlir;
   std::string ir;          ///< IR text after the pass when `changed` (else empty, to stay cheap).
+  /// The source ops whose ops this pass changed, with their new hash (LocHashes.h; 0: none of
+  /// their ops is left): a delta over the previous MLIR snapshots. Empty for unchanged IR and
+  /// the steps after MLIR (LLVM IR, objects), which keep no source ops.
+  std::vector<std::pair<std::string, uint64_t>> locHashes;
 };
 
 /// One kernel of the compiled entry: the dispatch table of loupe-instrument-dispatches.

@@ -50,6 +50,9 @@ struct PassRecord {
   int64_t durationNs = 0; ///< Wall time of the pass.
   uint64_t irHash = 0;    ///< Hash of the IR after the pass (stored as INTEGER, bit-cast).
   bool changed = false;   ///< Whether the pass changed the IR.
+  /// The source ops whose ops this pass changed and their new hash (0: gone), a delta over
+  /// the earlier passes (compiler::PassSnapshot::locHashes): what pass attribution compares.
+  std::vector<std::pair<std::string, uint64_t>> locHashes;
 };
 
 /// One compile (model -> artifact) belonging to a run.
@@ -257,8 +260,9 @@ struct RunData {
 // Field-wise equality, for tests and de-duplication.
 inline bool operator==(const PassRecord &a, const PassRecord &b) {
   return std::tie(a.idx, a.pass, a.options, a.phase, a.anchor, a.durationNs, a.irHash,
-                  a.changed) == std::tie(b.idx, b.pass, b.options, b.phase, b.anchor,
-                                         b.durationNs, b.irHash, b.changed);
+                  a.changed, a.locHashes) == std::tie(b.idx, b.pass, b.options, b.phase,
+                                                      b.anchor, b.durationNs, b.irHash,
+                                                      b.changed, b.locHashes);
 }
 inline bool operator==(const DispatchRecord &a, const DispatchRecord &b) {
   return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId, a.bytes, a.flops) ==

@@ -13,11 +13,13 @@
 #define LOUPE_SESSIONS_COMPARISON_H
 
 #include "loupe/profiler/Records.h"
+#include "loupe/sessions/Attribution.h"
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Status.h"
 #include "loupe/sessions/Runner.h"
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -61,6 +63,9 @@ struct DispatchComparison {
   /// Candidate median / baseline median (< 1: faster); NaN when either is missing or the
   /// baseline's is 0.
   double ratio = 0;
+  /// FASTER / SLOWER rows with both compiles known: the first pass after which the two
+  /// compiles' IR differs for this row's source ops (Attribution.h).
+  std::optional<PassAttribution> attribution;
   /// Unmatched dispatches: the index in RunComparison::groups of the source-op group that
   /// compares them; -1 for matched rows.
   int group = -1;

@@ -58,6 +58,10 @@ using ProgressFn = std::function<void(const std::string &stage, double fraction)
 RunOutcome runModel(const RunRequest &request, const ProgressFn &progress = {},
                     const std::atomic<bool> *cancel = nullptr);
 
+/// The profile DB's record of a compile: every pass snapshot with its per-source-op hashes.
+profiler::CompileRecord compileRecord(const compiler::CompileResult &compile,
+                                      const std::string &model, const std::string &target);
+
 /// Binds the tensors a run will feed to the compile: their shapes bind symbolic input dims,
 /// and the small ones (<= 4 KiB) are the values of inputs read as shape tensors
 /// (CompileOptions::inputTensorValues).

@@ -11,6 +11,7 @@
 #include "loupe/profiler/RunProvenance.h"
 #include "loupe/sessions/Comparison.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct TrialSet {
   TimedRun timings;                      ///< Every trial's samples.
   std::vector<std::string> environments; ///< Each trial's environment JSON (its load).
   std::string batch; ///< The replay that ran them (RunInfo::batch); empty when unknown.
+  /// The compile of the first trial (the others ran its artifact), for pass attribution.
+  std::optional<profiler::CompileRecord> compile;
 
   /// Adds one trial.
   void add(int64_t runId, TimedRun trial, std::string environmentJson);
@@ -43,6 +46,11 @@ bool interleaved(const TrialSet &baseline, const TrialSet &candidate);
 
 /// The load during both sides' measurements (profiler::loadDuring over their trials).
 profiler::LoadDuring loadOf(const TrialSet &baseline, const TrialSet &candidate);
+
+/// Compares the two sides' timings (paired when interleaved) and attributes every FASTER or
+/// SLOWER row to the first pass where the two compiles differ, when both are known.
+RunComparison compareTrials(const TrialSet &baseline, const TrialSet &candidate,
+                            profiler::CompareOptions options);
 
 /// Stores the verdicts of `comparison` between the first runs of the two sides: the whole
 /// repetition, every matched dispatch (by the baseline's dispatch id) and every source-op

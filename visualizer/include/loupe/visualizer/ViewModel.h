@@ -150,6 +150,11 @@ struct CompareView {
 std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
                                                    const profiler::RunData &candidate,
                                                    double threshold);
+/// The same with the dispatch comparison given: what the workbench shows, taken on both runs'
+/// trials (sessions::compareTrials, paired and attributed as `loupe compare`).
+std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &baseline,
+                                                   const profiler::RunData &candidate,
+                                                   sessions::RunComparison comparison);
 
 enum class LogLevel { Info, Warning, Error };
 

@@ -91,10 +91,14 @@ static Value broadcastBias(Operation *op) {
 }
 
 /// True when `v` is a static row-major memref of `rank` and `elementType` (f32 when null).
-static bool isLibraryOperand(Value v, int64_t rank, Type elementType = nullptr) {
+/// A static-shape memref of `rank` and `elementType` (f32 when null), row-major; with
+/// `strided`, any strided layout (a subview: the kernel reads its strides).
+static bool isLibraryOperand(Value v, int64_t rank, Type elementType = nullptr,
+                             bool strided = false) {
   auto type = dyn_cast<MemRefType>(v.getType());
   return type && type.getRank() == rank && type.hasStaticShape() &&
-         type.getLayout().isIdentity() &&
+         (type.getLayout().isIdentity() ||
+          (strided && isa<StridedLayoutAttr>(type.getLayout()))) &&
          (elementType ? type.getElementType() == elementType : type.getElementType().isF32());
 }
 
@@ -396,7 +400,10 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   auto quantized = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(conv.getOperation());
   Builder types(conv.getContext());
   Type in = quantized ? types.getI8Type() : nullptr, out = quantized ? types.getI32Type() : nullptr;
-  if (!isLibraryOperand(input, 4, in) || !isLibraryOperand(filter, 4, in) ||
+  // oneDNN's kernel copies a strided input (the slice TOSA takes for a strided conv whose
+  // window does not cover the input exactly: ResNet-50's downsample convs) dense itself.
+  bool stridedInput = device == "cpu";
+  if (!isLibraryOperand(input, 4, in, stridedInput) || !isLibraryOperand(filter, 4, in) ||
       !isLibraryOperand(output, 4, out)) {
     why = quantized ? "operands are not static int8 (int32 result) row-major memrefs"
                     : "operands are not static f32 row-major memrefs";

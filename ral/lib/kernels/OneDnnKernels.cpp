@@ -76,6 +76,8 @@ struct CachedPrimitive {
   /// The layout it writes when not the caller's, and the reorder into the caller's layout.
   memory::desc dst;
   dnnl::primitive toDst;
+  /// Convolutions of a strided input: the reorder that copies it dense first.
+  dnnl::primitive fromSrc;
 };
 
 /// Primitives of one context keyed by their shapes and attributes, and the weights reordered
@@ -393,17 +395,19 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     // transposed view (what the compiler passes) need no copy.
     auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
     const int64_t *fs = filter.strides;
-    memory::desc src({n, c, h, w}, in, strides(input.strides));
+    // Any other input layout (a strided slice of an NHWC buffer) is first copied into a dense
+    // NHWC buffer: oneDNN's fast convolutions read plain layouts only.
+    memory::desc userSrc({n, c, h, w}, in, strides(input.strides));
+    bool nhwcInput = isDenseNhwc(input.sizes, input.strides);
+    memory::desc src = nhwcInput ? userSrc : memory::desc(userSrc.dims(), in, nhwcStrides(userSrc.dims()));
     memory::desc dst({n, o, oh, ow}, out, strides(output.strides));
-    // An NHWC input with an output laid out otherwise (the compiler's fused ReLU writing
-    // ONNX's NCHW result) sends oneDNN to its reference convolution (~35x slower on
+    // An output laid out otherwise (the compiler's fused ReLU writing ONNX's NCHW result)
+    // sends oneDNN to its reference convolution (~35x slower on
     // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
     // reorders that into the output.
-    bool nhwcInput = isDenseNhwc(input.sizes, input.strides);
-    memory::desc computed =
-        !nhwcInput || isDenseNhwc(output.sizes, output.strides)
-            ? dst
-            : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
+    memory::desc computed = isDenseNhwc(output.sizes, output.strides)
+                                ? dst
+                                : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
     memory::desc wei =
         groups == 1 ? memory::desc({o, c, kh, kw}, in, strides(fs))
                     : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
@@ -438,6 +442,8 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
         built.dst = computed;
         built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, computed, engine, dst));
       }
+      if (src != userSrc)
+        built.fromSrc = dnnl::reorder(dnnl::reorder::primitive_desc(engine, userSrc, engine, src));
       return built;
     });
     dnnl::stream stream(engine);
@@ -448,8 +454,12 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     memory userDst(dst, engine, output.data());
     bool reorder = bool(cached.toDst);
     memory computedDst = reorder ? memory(cached.dst, engine) : userDst;
+    memory userInput(userSrc, engine, input.data());
+    memory denseInput = nhwcInput ? userInput : memory(src, engine);
+    if (!nhwcInput)
+      cached.fromSrc.execute(stream, {{DNNL_ARG_FROM, userInput}, {DNNL_ARG_TO, denseInput}});
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(src, engine, input.data())},
+        {DNNL_ARG_SRC, denseInput},
         {DNNL_ARG_WEIGHTS, weights},
         {DNNL_ARG_DST, computedDst}};
     if (hasBias)

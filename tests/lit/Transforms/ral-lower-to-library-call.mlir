@@ -170,6 +170,25 @@ func.func @conv_no_bias(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref
 
 // -----
 
+// A strided conv over a slice of its input (TOSA slices the rows a stride-2 1x1 window never
+// reads: ResNet-50's downsample convs) still goes to oneDNN, which copies the slice dense.
+
+// CHECK-LABEL: func.func @conv_strided_slice
+// CHECK: %[[SLICE:.*]] = memref.subview
+// CHECK: %[[INT:.*]] = memref.transpose %[[SLICE]]
+// CHECK: ral.dispatch %{{.*}}, %[[INT]], {{.*}}callee = "ral_conv_onednn"
+// CHECK-NOT: linalg.conv_2d_nhwc_fhwc
+func.func @conv_strided_slice(%ctx: !ral.context, %in: memref<1x6x6x4xf32>, %w: memref<8x1x1x4xf32>, %out: memref<1x3x3x8xf32>) {
+  %slice = memref.subview %in[0, 0, 0, 0] [1, 5, 5, 4] [1, 1, 1, 1] : memref<1x6x6x4xf32> to memref<1x5x5x4xf32, strided<[144, 24, 4, 1]>>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%slice, %w : memref<1x5x5x4xf32, strided<[144, 24, 4, 1]>>, memref<8x1x1x4xf32>) outs(%out : memref<1x3x3x8xf32>)
+  return
+}
+
+// -----
+
 // Patterns that must not match stay with codegen, and the reason names the rule: accumulation
 // into a non-zero output, an output read between the fill and the matmul, another element
 // type; functions without a context are not touched at all.

@@ -453,6 +453,37 @@ TEST_F(RalKernels, ConvOneDnnNhwcInputAnyOutputLayout) {
   }
 }
 
+TEST_F(RalKernels, ConvOneDnnStridedSliceOfTheInput) {
+  // A stride-2 1x1 conv over the top-left 9x9 of a 10x10 NHWC buffer (the slice TOSA takes for
+  // ResNet-50's downsample convs): the kernel copies the slice dense, the result is the
+  // convolution of the slice.
+  requirePlugin();
+  const int64_t c = 4, o = 8, full = 10, h = 9, oh = 5;
+  const ConvCase p = {1, c, h, h, o, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1, true, 0};
+  std::vector<float> buffer = random(full * full * c, 30), wt = random(o * c, 31),
+                     bias = random(o, 32);
+  std::vector<float> slice; // NCHW copy of the 9x9 slice, for the reference
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t i = 0; i < h; ++i)
+      for (int64_t j = 0; j < h; ++j)
+        slice.push_back(buffer[(i * full + j) * c + ch]);
+  std::vector<float> want = naiveConv(p, slice, wt, bias, oh, oh);
+  MemRef<float, 4> input = nhwcView(buffer.data(), 1, c, full, full);
+  input.sizes[2] = input.sizes[3] = h; // the strides stay the 10x10 buffer's
+  std::vector<float> y(o * oh * oh, 7);
+  std::vector<int64_t> params = {2, 2, 0, 0, 0, 0, 1, 1, 1};
+  ExecutionContext execution(*context_);
+  RalArgs(&execution)
+      .add(input)
+      .add(makeMemRef<float, 4>(wt.data(), {o, c, 1, 1}))
+      .add(makeMemRef<float, 1>(bias.data(), {o}))
+      .add(makeMemRef<float, 4>(y.data(), {1, o, oh, oh}))
+      .add(makeMemRef<int64_t, 1>(params.data(), {int64_t(params.size())}))
+      .call(LOUPE_RAL_CONV_ONEDNN_F32);
+  ASSERT_TRUE(execution.finish()) << execution.status().message();
+  expectNear(y, want, 1e-4f, "strided slice input");
+}
+
 TEST_F(RalKernels, ConvWrongOutputShapeIsAStatus) {
   requirePlugin();
   std::vector<float> x(1 * 1 * 5 * 5), wt(1 * 1 * 3 * 3), y(1 * 1 * 5 * 5);

@@ -7,8 +7,7 @@
 
 namespace loupe::sessions {
 
-namespace {
-std::vector<std::string> splitLoc(const std::string &loc) {
+std::vector<std::string> splitSourceOps(const std::string &loc) {
   std::vector<std::string> ops;
   for (size_t begin = 0; begin <= loc.size();) {
     size_t end = std::min(loc.find(',', begin), loc.size());
@@ -19,6 +18,7 @@ std::vector<std::string> splitLoc(const std::string &loc) {
   return ops;
 }
 
+namespace {
 bool hasHashes(const profiler::CompileRecord &c) {
   for (const profiler::PassRecord &p : c.passes)
     if (!p.locHashes.empty())
@@ -34,7 +34,7 @@ PassAttribution attributePass(const profiler::CompileRecord &a, const profiler::
     out.note = "no per-source-op hashes (compiled by an older Loupe, or not stored)";
     return out;
   }
-  std::vector<std::string> ops = splitLoc(loc);
+  std::vector<std::string> ops = splitSourceOps(loc);
   std::map<std::string, uint64_t> stateA, stateB;
   size_t n = std::min(a.passes.size(), b.passes.size());
   for (size_t i = 0; i < n; ++i) {

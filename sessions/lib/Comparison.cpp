@@ -62,18 +62,6 @@ std::string kernelKind(const std::string &name) {
   return end == std::string::npos ? name : name.substr(end + 1);
 }
 
-/// "conv1,relu1" -> {"conv1", "relu1"}.
-std::set<std::string> sourceOps(const std::string &loc) {
-  std::set<std::string> ops;
-  for (size_t begin = 0; begin <= loc.size();) {
-    size_t end = std::min(loc.find(',', begin), loc.size());
-    if (end > begin)
-      ops.insert(loc.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return ops;
-}
-
 /// Per trial and repetition, the sum of the members' samples (repetitions that every member
 /// has).
 profiler::Trials summed(const std::vector<const TimedDispatch *> &members) {
@@ -194,7 +182,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
   for (size_t r = 0; r < out.rows.size(); ++r) {
     if (out.rows[r].inBaseline && out.rows[r].inCandidate)
       continue;
-    for (const std::string &op : sourceOps(out.rows[r].loc)) {
+    for (const std::string &op : splitSourceOps(out.rows[r].loc)) {
       auto [it, fresh] = rowOfOp.emplace(op, r);
       if (!fresh)
         parent[root(r)] = root(it->second);
@@ -226,7 +214,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     row.group = static_cast<int>(g);
     (row.inBaseline ? out.groups[g].baselineIds : out.groups[g].candidateIds).push_back(d->id);
     (row.inBaseline ? baseMembers[g] : candMembers[g]).push_back(d);
-    for (const std::string &op : sourceOps(row.loc))
+    for (const std::string &op : splitSourceOps(row.loc))
       groupOps[g].insert(op);
   }
   for (size_t g = 0; g < out.groups.size(); ++g) {

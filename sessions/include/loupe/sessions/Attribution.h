@@ -14,6 +14,7 @@
 #include "loupe/profiler/Records.h"
 
 #include <string>
+#include <vector>
 
 namespace loupe::sessions {
 
@@ -29,6 +30,9 @@ struct PassAttribution {
   /// ("pipelines differ: a runs X, b runs Y").
   std::string note;
 };
+
+/// The source ops of a dispatch's loc, in order: "conv1,relu1" -> {"conv1", "relu1"}.
+std::vector<std::string> splitSourceOps(const std::string &loc);
 
 /// Where compiles `a` and `b` first differ for the source ops of `loc` (comma-separated, as a
 /// dispatch's loc).

@@ -27,7 +27,7 @@ void ComparePanel::verdictCell(const profiler::Comparison &c) {
 }
 
 void ComparePanel::timingCells(const profiler::Comparison &c, bool inBaseline, bool inCandidate,
-                               double ratio) {
+                               double ratio, int group) {
   ImGui::TableNextColumn();
   showText(inBaseline ? formatNs(medianOr(c.baseline)) : "missing");
   ImGui::TableNextColumn();
@@ -38,7 +38,14 @@ void ComparePanel::timingCells(const profiler::Comparison &c, bool inBaseline, b
   else
     ImGui::Text("%.3fx", ratio);
   ImGui::TableNextColumn();
-  verdictCell(c);
+  if (group < 0) {
+    verdictCell(c);
+    return;
+  }
+  ImGui::TextDisabled("group %d", group + 1);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("No counterpart on the other side: compared with the dispatches of the "
+                      "same source ops (the group's row, below the dispatches)");
 }
 
 double ComparePanel::medianOr(const profiler::Summary &s) {
@@ -288,6 +295,8 @@ void ComparePanel::drawTable(const CompareView &c) {
     ImGui::TableNextColumn();
     if (total)
       ImGui::TextUnformatted("all");
+    else if (r.id < 0)
+      ImGui::TextUnformatted("group");
     else
       ImGui::Text("%lld", static_cast<long long>(r.id));
     ImGui::TableNextColumn();
@@ -299,9 +308,9 @@ void ComparePanel::drawTable(const CompareView &c) {
     // Each side's backend: "onednn", or "onednn -> codegen" when the candidate's differs.
     ImGui::TableNextColumn();
     backendPair(r.baselineBackend, r.candidateBackend);
-    timingCells(r.comparison, r.inBaseline, r.inCandidate, r.ratio);
+    timingCells(r.comparison, r.inBaseline, r.inCandidate, r.ratio, r.group);
     ImGui::TableNextColumn();
-    showText(formatChange(r.comparison.change));
+    showText(r.group < 0 ? formatChange(r.comparison.change) : std::string("-"));
     if (ImGui::IsItemHovered() && r.attribution)
       ImGui::SetTooltip("IR of these ops first differs after %s",
                         sessions::describe(*r.attribution).c_str());
@@ -405,10 +414,16 @@ void ComparePanel::draw(ViewModel &vm, Actions &actions) {
   ImGui::SameLine();
   verdictCell(c.total.comparison);
   ImGui::SameLine();
-  ImGui::Text("%s (median %s -> %s);  dispatches: %d faster, %d slower, %d ambiguous, %d same",
-              formatChange(c.total.comparison.change).c_str(),
-              formatNs(medianOr(c.total.comparison.baseline)).c_str(),
-              formatNs(medianOr(c.total.comparison.candidate)).c_str(),
+  const profiler::Comparison &whole = c.total.comparison;
+  // The trials behind the verdict: "7 paired trials", "3 vs 3 trials", "1 run each".
+  std::string trials = whole.paired ? std::to_string(whole.baselineTrials) + " paired trials"
+                       : whole.baselineTrials > 1 || whole.candidateTrials > 1
+                           ? std::to_string(whole.baselineTrials) + " vs " +
+                                 std::to_string(whole.candidateTrials) + " trials"
+                           : std::string("1 run each");
+  ImGui::Text("%s (median %s -> %s, %s);  dispatches: %d faster, %d slower, %d ambiguous, %d same",
+              formatChange(whole.change).c_str(), formatNs(whole.baselineMedian).c_str(),
+              formatNs(whole.candidateMedian).c_str(), trials.c_str(),
               counts[static_cast<int>(profiler::Verdict::Faster)],
               counts[static_cast<int>(profiler::Verdict::Slower)],
               counts[static_cast<int>(profiler::Verdict::Ambiguous)],

@@ -169,6 +169,14 @@ std::shared_ptr<const CompareView> makeCompareView(const profiler::RunData &base
   view->threshold = c.options.threshold;
   view->total = std::move(c.total);
   view->rows = std::move(c.rows);
+  // Dispatches without a counterpart are compared as their source-op groups: one row each,
+  // after the dispatches (id -1), as in the replay report.
+  for (size_t g = 0; g < c.groups.size(); ++g) {
+    CompareRow row = std::move(c.groups[g].row);
+    row.id = -1;
+    row.name = "group " + std::to_string(g + 1) + ": " + row.name;
+    view->rows.push_back(std::move(row));
+  }
   view->clusters = clusters::compareClusters(baseline, candidate, view->threshold);
   return view;
 }

@@ -123,11 +123,15 @@ TEST(CompareView, DispatchesMissingOnOneSide) {
   profiler::RunData base = makeRun(1, {1000, 2000}, 10, 0.01, 1);
   profiler::RunData cand = makeRun(2, {1000}, 10, 0.01, 2);
   auto view = makeCompareView(base, cand, 0.05);
-  ASSERT_EQ(view->rows.size(), 2u);
+  // The unmatched dispatch, then its source-op group (only a baseline side here).
+  ASSERT_EQ(view->rows.size(), 3u);
   EXPECT_TRUE(view->rows[1].inBaseline);
   EXPECT_FALSE(view->rows[1].inCandidate);
   EXPECT_TRUE(std::isnan(view->rows[1].ratio));
-  EXPECT_EQ(view->rows[1].comparison.verdict, Verdict::Ambiguous);
+  EXPECT_EQ(view->rows[1].group, 0) << "its verdict is its group's";
+  EXPECT_EQ(view->rows[2].id, -1);
+  EXPECT_EQ(view->rows[2].name.rfind("group 1: source ops ", 0), 0u) << view->rows[2].name;
+  EXPECT_EQ(view->rows[2].comparison.verdict, Verdict::Ambiguous) << "nothing to compare with";
 }
 
 TEST(ComparePanel, TableSortAndVerdictCounts) {

@@ -58,7 +58,7 @@ private:
   /// The baseline and candidate medians ("missing" for a side without the row), the ratio
   /// ("-" when NaN) and the verdict, one table cell each.
   static void timingCells(const profiler::Comparison &c, bool inBaseline, bool inCandidate,
-                          double ratio);
+                          double ratio, int group = -1);
 
   Column sortColumn_ = ColId;
   bool sortAscending_ = true;

@@ -53,7 +53,8 @@ ral::StatusOr<CompareFlags> readCompareFlags(const CommandLine &cl) {
 ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &store,
                                                             profiler::Store *baselineStore,
                                                             int64_t baselineId, int64_t candidateId,
-                                                            const profiler::CompareOptions &options) {
+                                                            const profiler::CompareOptions &options,
+                                                            bool storeVerdicts) {
   auto baseline = sessions::loadTrials(baselineStore ? *baselineStore : store, baselineId);
   if (!baseline)
     return baseline.status();
@@ -67,7 +68,7 @@ ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &sto
   result.candidateRunId = candidateId;
   result.comparison = sessions::compareTrials(*baseline, *candidate, options);
   result.load = sessions::loadOf(*baseline, *candidate);
-  if (!baselineStore)
+  if (storeVerdicts && !baselineStore)
     if (ral::Status s = sessions::storeComparison(store, *baseline, *candidate, *result.comparison,
                                                   result.load.loaded);
         !s)

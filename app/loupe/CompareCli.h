@@ -35,12 +35,13 @@ inline const char *const kFailOnFlag = "--fail-on";
 ral::StatusOr<CompareFlags> readCompareFlags(const CommandLine &cl);
 
 /// Compares stored run `candidateId` of `store` with `baselineId` of `baselineStore` (the same
-/// store when null), each with the trials of its batch, paired when one replay ran both; the
-/// verdicts are stored in `store` when both runs are in it.
+/// store when null), each with the trials of its batch, paired when one replay ran both; with
+/// `storeVerdicts`, the verdicts are stored in `store` when both runs are in it.
 ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &store,
                                                             profiler::Store *baselineStore,
                                                             int64_t baselineId, int64_t candidateId,
-                                                            const profiler::CompareOptions &options);
+                                                            const profiler::CompareOptions &options,
+                                                            bool storeVerdicts);
 
 /// Prints the gate's outcome on stderr for `command` ("loupe replay"): the whole-model
 /// verdict and the regressed rows. 1 when the gate fails, else 0.

@@ -56,7 +56,9 @@ int reportCommand(int argc, char **argv, int first) {
     return failWith(run.status());
   nlohmann::json report = sessions::buildReport(*run);
   if (baselineId) {
-    auto compared = compareStoredRuns(*store, nullptr, *baselineId, *runId, flags->options);
+    // A report reads the DB; the verdicts are `loupe compare`'s to store.
+    auto compared = compareStoredRuns(*store, nullptr, *baselineId, *runId, flags->options,
+                                      /*storeVerdicts=*/false);
     if (!compared)
       return failWith(compared.status());
     report["comparison"] = sessions::buildReport(*compared, run->summary.model)["comparison"];

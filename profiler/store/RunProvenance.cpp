@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <sys/resource.h>
 #include <fstream>
@@ -82,11 +84,17 @@ std::string runEnvironmentJson() {
     j["load"] = {l1, l5, l15};
   j["cpus"] = sysconf(_SC_NPROCESSORS_ONLN);
   std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      j["cpu_model"] = line.substr(line.find(':') + 2);
+  for (std::string line; std::getline(cpuinfo, line);) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos || colon + 2 > line.size())
+      continue;
+    if (line.rfind("model name", 0) == 0 && !j.contains("cpu_model"))
+      j["cpu_model"] = line.substr(colon + 2);
+    else if (line.rfind("cpu MHz", 0) == 0 && !j.contains("cpu_mhz")) // the first CPU's
+      j["cpu_mhz"] = std::strtod(line.c_str() + colon + 2, nullptr);
+    if (j.contains("cpu_model") && j.contains("cpu_mhz"))
       break;
-    }
+  }
   nlohmann::json env = nlohmann::json::object();
   for (char **e = environ; e && *e; ++e) {
     std::string entry = *e;
@@ -145,11 +153,18 @@ LoadDuring loadDuring(const std::vector<std::string> &environmentJsons) {
   }
   if (load.seconds <= 0)
     return load;
-  load.otherBusyCpus = other / load.seconds;
+  char buf[128];
+  if (load.seconds < kMinLoadWindowS) { // /proc/stat counts in clock ticks (10 ms)
+    std::snprintf(buf, sizeof buf, "load while measuring unknown (%.0f ms is too short)",
+                  load.seconds * 1e3);
+    load.note = buf;
+    return load;
+  }
+  load.otherBusyCpus = std::min(other / load.seconds, cpuSeconds / load.seconds);
   load.stealFraction = cpuSeconds > 0 ? steal / cpuSeconds : 0;
   load.loaded = load.otherBusyCpus >= kLoadedOtherCpus || load.stealFraction >= kLoadedSteal;
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "other processes kept %.2f CPUs busy, %.1f%% stolen",
+  std::snprintf(buf, sizeof buf,
+                "while measuring, other processes kept %.2f CPUs busy, %.1f%% stolen",
                 load.otherBusyCpus, 100 * load.stealFraction);
   load.note = buf;
   return load;
@@ -171,11 +186,13 @@ std::string describeEnvironment(const std::string &environmentJson) {
   }
   if (j.contains("cpus") && j["cpus"].is_number())
     add(std::to_string(j["cpus"].get<int64_t>()) + " CPUs");
+  if (j.contains("cpu_mhz") && j["cpu_mhz"].is_number())
+    add(std::to_string(static_cast<int64_t>(j["cpu_mhz"].get<double>())) + " MHz");
   if (j.contains("env") && j["env"].is_object())
     for (const auto &[name, value] : j["env"].items())
       add(name + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
   if (LoadDuring load = loadDuring({environmentJson}); !load.note.empty())
-    add(std::string(load.loaded ? "UNDER LOAD: " : "while measuring: ") + load.note);
+    add(std::string(load.loaded ? "UNDER LOAD " : "") + load.note);
   return text;
 }
 

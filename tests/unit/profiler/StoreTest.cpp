@@ -966,3 +966,26 @@ TEST(DefaultPath, XdgDataHomeThenHome) {
     ::setenv("HOME", savedHome.c_str(), 1);
   fs::remove_all(root);
 }
+
+TEST(RunProvenance, LoadWhileMeasuringNeedsAWindowOfTicks) {
+  auto during = [](double seconds, double other, double steal) {
+    return withLoadDuring(R"({"cpus": 2})", CpuTimes{0, 0, 0, 0},
+                          CpuTimes{seconds, other, steal, 0});
+  };
+  // 7 ms: /proc/stat's 10 ms ticks cannot tell; never "loaded".
+  LoadDuring tooShort = loadDuring({during(0.007, 0.03, 0)});
+  EXPECT_FALSE(tooShort.loaded);
+  EXPECT_NE(tooShort.note.find("unknown (7 ms is too short)"), std::string::npos) << tooShort.note;
+  // Trials add up: 3 x 0.1 s with another process on one CPU.
+  std::string trial = during(0.1, 0.1, 0);
+  LoadDuring loaded = loadDuring({trial, trial, trial});
+  EXPECT_TRUE(loaded.loaded);
+  EXPECT_NEAR(loaded.otherBusyCpus, 1.0, 1e-9);
+  EXPECT_EQ(describeEnvironment(trial), "2 CPUs, load while measuring unknown (100 ms is too short)");
+  EXPECT_EQ(describeEnvironment(during(1, 1, 0)),
+            "2 CPUs, UNDER LOAD while measuring, other processes kept 1.00 CPUs busy, 0.0% stolen");
+  // Steal alone marks a load; busy time is never more than the CPUs there are.
+  EXPECT_TRUE(loadDuring({during(1, 0, 0.2)}).loaded);
+  EXPECT_NEAR(loadDuring({during(1, 9, 0)}).otherBusyCpus, 2.0, 1e-9);
+  EXPECT_FALSE(loadDuring({during(1, 0.2, 0)}).loaded);
+}

@@ -32,7 +32,8 @@ bool stillRuns(const ProcessIdentity &p);
 
 /// JSON object of what can disturb a measurement, read now: "loupe" (this build's version,
 /// `git describe` at build time), "load" (1, 5, 15-minute load
-/// averages), "cpus" (online CPUs), "cpu_model", and "env", the set variables among the
+/// averages), "cpus" (online CPUs), "cpu_model", "cpu_mhz" (the first CPU's clock as
+/// /proc/cpuinfo reads it now, where the VM shows one), and "env", the set variables among the
 /// thread and device settings (OMP_*, GOMP_*, KMP_*, MKL_*, OPENBLAS_*, ONEDNN_*, DNNL_*,
 /// CUDA_VISIBLE_DEVICES, CUDA_LAUNCH_BLOCKING, LOUPE_NUM_THREADS, LOUPE_CUDA_*, LOUPE_RAL_*).
 std::string runEnvironmentJson();
@@ -62,9 +63,14 @@ struct LoadDuring {
   /// A verdict or a noise figure from these runs cannot be trusted: other processes kept at
   /// least kLoadedOtherCpus busy, or at least kLoadedSteal of the CPU time was stolen.
   bool loaded = false;
-  std::string note; ///< "other processes kept 1.3 CPUs busy, 2% stolen"; "" when unknown.
+  /// "while measuring, other processes kept 1.30 CPUs busy, 2.0% stolen", or why it is
+  /// unknown; "" without any record.
+  std::string note;
 };
 inline constexpr double kLoadedOtherCpus = 0.5;
+/// Measurements shorter than this (together) say nothing about load: /proc/stat counts whole
+/// clock ticks (10 ms), so a few ms of measuring could read as several CPUs busy.
+inline constexpr double kMinLoadWindowS = 0.25;
 inline constexpr double kLoadedSteal = 0.05;
 LoadDuring loadDuring(const std::vector<std::string> &environmentJsons);
 

@@ -52,20 +52,21 @@ ral::StatusOr<CompareFlags> readCompareFlags(const CommandLine &cl) {
 
 ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &store,
                                                             profiler::Store *baselineStore,
-                                                            int64_t baselineId, int64_t candidateId,
+                                                            int64_t baselineId,
+                                                            const profiler::RunData &candidateRun,
                                                             const profiler::CompareOptions &options,
                                                             bool storeVerdicts) {
   auto baseline = sessions::loadTrials(baselineStore ? *baselineStore : store, baselineId);
   if (!baseline)
     return baseline.status();
-  auto candidate = sessions::loadTrials(store, candidateId);
+  auto candidate = sessions::loadTrials(store, candidateRun);
   if (!candidate)
     return candidate.status();
   sessions::ComparisonResult result;
   result.baseline = "run " + std::to_string(baselineId);
-  result.candidate = "run " + std::to_string(candidateId);
+  result.candidate = "run " + std::to_string(candidateRun.summary.id);
   result.baselineRunId = baselineId;
-  result.candidateRunId = candidateId;
+  result.candidateRunId = candidateRun.summary.id;
   result.comparison = sessions::compareTrials(*baseline, *candidate, options);
   result.load = sessions::loadOf(*baseline, *candidate);
   if (storeVerdicts && !baselineStore)

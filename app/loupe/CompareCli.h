@@ -34,12 +34,13 @@ inline const char *const kThresholdFlag = "--threshold";
 inline const char *const kFailOnFlag = "--fail-on";
 ral::StatusOr<CompareFlags> readCompareFlags(const CommandLine &cl);
 
-/// Compares stored run `candidateId` of `store` with `baselineId` of `baselineStore` (the same
+/// Compares stored run `candidate` (loaded from `store`) with `baselineId` of `baselineStore` (the same
 /// store when null), each with the trials of its batch, paired when one replay ran both; with
 /// `storeVerdicts`, the verdicts are stored in `store` when both runs are in it.
 ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &store,
                                                             profiler::Store *baselineStore,
-                                                            int64_t baselineId, int64_t candidateId,
+                                                            int64_t baselineId,
+                                                            const profiler::RunData &candidate,
                                                             const profiler::CompareOptions &options,
                                                             bool storeVerdicts);
 

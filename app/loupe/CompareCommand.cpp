@@ -58,7 +58,7 @@ int compareCommand(int argc, char **argv, int first) {
   if (!run)
     return failWith(run.status());
   auto result = compareStoredRuns(*store, baselineStore ? &*baselineStore : nullptr, *baselineId,
-                                  *candidateId, flags->options, /*storeVerdicts=*/true);
+                                  *run, flags->options, /*storeVerdicts=*/true);
   if (!result)
     return failWith(result.status());
 

@@ -57,7 +57,7 @@ int reportCommand(int argc, char **argv, int first) {
   nlohmann::json report = sessions::buildReport(*run);
   if (baselineId) {
     // A report reads the DB; the verdicts are `loupe compare`'s to store.
-    auto compared = compareStoredRuns(*store, nullptr, *baselineId, *runId, flags->options,
+    auto compared = compareStoredRuns(*store, nullptr, *baselineId, *run, flags->options,
                                       /*storeVerdicts=*/false);
     if (!compared)
       return failWith(compared.status());

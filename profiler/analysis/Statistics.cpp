@@ -256,6 +256,19 @@ long criticalU(size_t m, size_t n, bool exact, double alpha) {
   return criticalFromTable(exactCdfTable(m, n), alpha);
 }
 
+/// `s` with the interval [sorted[c], sorted[n-1-c]] (1-based: the (c+1)-th smallest and
+/// largest); unbounded when no c >= 0 exists or it leaves no interval.
+ShiftEstimate withInterval(ShiftEstimate s, const std::vector<double> &sorted, long c) {
+  if (c < 0 || static_cast<size_t>(c) >= (sorted.size() + 1) / 2) {
+    s.low = -std::numeric_limits<double>::infinity();
+    s.high = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  s.low = sorted[static_cast<size_t>(c)];
+  s.high = sorted[sorted.size() - 1 - static_cast<size_t>(c)];
+  return s;
+}
+
 std::string format(const char *fmt, double x, double y = 0, double z = 0, double w = 0,
                    double v = 0) {
   char buf[200];
@@ -311,14 +324,7 @@ ShiftEstimate hodgesLehmann(const std::vector<double> &x, const std::vector<doub
   all.insert(all.end(), y.begin(), y.end());
   bool exact = !hasTies(all) && all.size() <= kMannWhitneyExactMaxTotal;
   long c = criticalU(x.size(), y.size(), exact, alpha);
-  if (c < 0 || static_cast<size_t>(c) >= (mn + 1) / 2) {
-    s.low = -std::numeric_limits<double>::infinity();
-    s.high = std::numeric_limits<double>::infinity();
-    return s;
-  }
-  s.low = d[static_cast<size_t>(c)];
-  s.high = d[mn - 1 - static_cast<size_t>(c)];
-  return s;
+  return withInterval(s, d, c);
 }
 
 SignedRankResult wilcoxonSignedRank(const std::vector<double> &d) {
@@ -368,14 +374,7 @@ ShiftEstimate hodgesLehmannPaired(const std::vector<double> &d, double alpha) {
     c = static_cast<long>(std::ceil(static_cast<double>(total) / 2 -
                                     upperNormalQuantile(alpha / 2) * sigma)) - 1;
   }
-  if (c < 0 || static_cast<size_t>(c) >= (total + 1) / 2) {
-    s.low = -std::numeric_limits<double>::infinity();
-    s.high = std::numeric_limits<double>::infinity();
-    return s;
-  }
-  s.low = walsh[static_cast<size_t>(c)];
-  s.high = walsh[total - 1 - static_cast<size_t>(c)];
-  return s;
+  return withInterval(s, walsh, c);
 }
 
 Comparison compare(const Trials &baseline, const Trials &candidate,
@@ -407,35 +406,30 @@ Comparison compare(const Trials &baseline, const Trials &candidate,
         ratios.push_back(std::log(std::max(median(candidate[t]), 1.0)) -
                          std::log(std::max(median(baseline[t]), 1.0)));
   c.paired = ratios.size() >= options.minPairs;
-  if (c.paired) {
-    c.trialed = true;
-    SignedRankResult t = wilcoxonSignedRank(ratios);
-    c.test.pValue = t.pValue;
-    c.test.z = t.z;
-    c.test.u1 = t.tPlus;
-    c.test.u2 = t.tMinus;
-    c.test.exact = t.exact;
+  if (c.paired || c.trialed) {
+    // Trial level: the test and the Hodges-Lehmann interval on log trial medians (paired: on
+    // the pairs' log ratios), as a relative change.
+    ShiftEstimate shift;
+    std::string label;
+    if (c.paired) {
+      c.trialed = true;
+      SignedRankResult t = wilcoxonSignedRank(ratios);
+      c.test = {t.tPlus, t.tMinus, t.z, t.pValue, t.exact};
+      shift = hodgesLehmannPaired(ratios, options.alpha);
+      label = format("%.0f paired trials", static_cast<double>(ratios.size()));
+    } else {
+      c.test = mannWhitneyU(la, lb);
+      shift = hodgesLehmann(la, lb, options.alpha);
+      label = sizes;
+    }
     c.baselineMedian = medianOfTrials(baseline);
     c.candidateMedian = medianOfTrials(candidate);
-    ShiftEstimate shift = hodgesLehmannPaired(ratios, options.alpha);
     c.change = std::expm1(shift.estimate);
     c.changeLow = std::expm1(shift.low);
     c.changeHigh = std::expm1(shift.high);
     c.significant = c.test.pValue < options.alpha;
-    sizes = format("%.0f paired trials: p=%.3g, %+.1f%% [%+.1f%%, %+.1f%%]",
-                   static_cast<double>(ratios.size()), c.test.pValue, c.change * 100,
-                   c.changeLow * 100, c.changeHigh * 100);
-  } else if (c.trialed) {
-    c.test = mannWhitneyU(la, lb);
-    c.baselineMedian = medianOfTrials(baseline);
-    c.candidateMedian = medianOfTrials(candidate);
-    ShiftEstimate shift = hodgesLehmann(la, lb, options.alpha);
-    c.change = std::expm1(shift.estimate);
-    c.changeLow = std::expm1(shift.low);
-    c.changeHigh = std::expm1(shift.high);
-    c.significant = c.test.pValue < options.alpha;
-    sizes += format(": p=%.3g, %+.1f%% [%+.1f%%, %+.1f%%]", c.test.pValue, c.change * 100,
-                    c.changeLow * 100, c.changeHigh * 100);
+    sizes = label + format(": p=%.3g, %+.1f%% [%+.1f%%, %+.1f%%]", c.test.pValue,
+                           c.change * 100, c.changeLow * 100, c.changeHigh * 100);
   } else {
     c.test = mannWhitneyU(a, b);
     if (c.baseline.median != 0)

@@ -137,6 +137,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     if (j >= 0)
       used[static_cast<size_t>(j)] = true;
   const profiler::Trials none;
+  std::vector<const TimedDispatch *> sourceOf; // per row: the dispatch it stands for
   for (size_t i = 0; i < bases.size(); ++i) {
     const TimedDispatch &b = bases[i];
     const TimedDispatch *match = matchOf[i] >= 0 ? &cands[static_cast<size_t>(matchOf[i])] : nullptr;
@@ -153,6 +154,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     }
     finish(row, b.trials, match ? match->trials : none);
     out.rows.push_back(std::move(row));
+    sourceOf.push_back(&b);
   }
   for (size_t j = 0; j < cands.size(); ++j) {
     if (used[j])
@@ -167,6 +169,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     row.inCandidate = true;
     finish(row, none, c.trials);
     out.rows.push_back(std::move(row));
+    sourceOf.push_back(&c);
   }
 
   // Source-op groups: connected components of the unmatched rows under "their locs share a
@@ -191,18 +194,11 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
   std::map<size_t, size_t> groupOfRoot;
   std::vector<std::vector<const TimedDispatch *>> baseMembers, candMembers;
   std::vector<std::set<std::string>> groupOps;
-  size_t firstCandidateRow = bases.size();
-  for (size_t r = 0, cand = 0; r < out.rows.size(); ++r) {
+  for (size_t r = 0; r < out.rows.size(); ++r) {
     DispatchComparison &row = out.rows[r];
-    bool unmatched = !(row.inBaseline && row.inCandidate);
-    const TimedDispatch *d = r < firstCandidateRow ? &bases[r] : nullptr;
-    if (r >= firstCandidateRow) {
-      while (used[cand])
-        ++cand;
-      d = &cands[cand++];
-    }
-    if (!unmatched)
+    if (row.inBaseline && row.inCandidate)
       continue;
+    const TimedDispatch *d = sourceOf[r];
     auto [it, fresh] = groupOfRoot.emplace(root(r), out.groups.size());
     if (fresh) {
       out.groups.emplace_back();

@@ -12,18 +12,30 @@ void TrialSet::add(int64_t runId, TimedRun trial, std::string environmentJson) {
 }
 
 ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId) {
-  auto ids = store.trialRunIds(runId);
+  auto run = store.loadRun(runId);
+  if (!run)
+    return run.status();
+  return loadTrials(store, *run);
+}
+
+ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, const profiler::RunData &run) {
+  auto ids = store.trialRunIds(run.summary.id);
   if (!ids)
     return ids.status();
   TrialSet set;
+  set.batch = run.batch;
   for (int64_t id : *ids) {
-    auto data = store.loadRun(id);
-    if (!data)
-      return data.status();
-    set.batch = data->batch;
-    if (!set.compile && !data->compiles.empty())
-      set.compile = data->compiles.front();
-    set.add(id, timedRun(*data), data->environmentJson);
+    std::optional<profiler::RunData> other;
+    if (id != run.summary.id) {
+      auto loaded = store.loadRun(id);
+      if (!loaded)
+        return loaded.status();
+      other = std::move(*loaded);
+    }
+    const profiler::RunData &data = other ? *other : run;
+    if (!set.compile && !data.compiles.empty())
+      set.compile = data.compiles.front();
+    set.add(id, timedRun(data), data.environmentJson);
   }
   return set;
 }

@@ -569,18 +569,18 @@ void Controller::postCompare(int64_t baseline, int64_t candidate, double thresho
       // Each run with the trials of its batch: the verdicts `loupe compare` gives.
       auto a = store->loadRun(baseline);
       auto b = store->loadRun(candidate);
-      auto trialsA = sessions::loadTrials(*store, baseline);
-      auto trialsB = sessions::loadTrials(*store, candidate);
-      if (!a)
-        error = a.status().message();
-      else if (!b)
-        error = b.status().message();
-      else if (!trialsA || !trialsB)
-        error = (trialsA ? trialsB : trialsA).status().message();
-      else
-        result = makeCompareView(*a, *b,
-                                 sessions::compareTrials(*trialsA, *trialsB,
-                                                         sessions::defaultCompareOptions(threshold)));
+      if (!a || !b) {
+        error = (a ? b : a).status().message();
+      } else {
+        auto trialsA = sessions::loadTrials(*store, *a);
+        auto trialsB = sessions::loadTrials(*store, *b);
+        if (!trialsA || !trialsB)
+          error = (trialsA ? trialsB : trialsA).status().message();
+        else
+          result = makeCompareView(
+              *a, *b,
+              sessions::compareTrials(*trialsA, *trialsB, sessions::defaultCompareOptions(threshold)));
+      }
     }
     if (!result) {
       auto view = std::make_shared<CompareView>();

@@ -39,6 +39,8 @@ struct TrialSet {
 /// The trials of stored run `runId`: every complete run of its batch (Store::trialRunIds),
 /// loaded. Errors: the store's (kNotFound for an unknown run).
 ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, int64_t runId);
+/// The same for a run already loaded: only the other trials are read.
+ral::StatusOr<TrialSet> loadTrials(profiler::Store &store, const profiler::RunData &run);
 
 /// Whether the two sides' trials ran interleaved in pairs (one replay, equal counts): then
 /// compare them paired (profiler::CompareOptions::paired).

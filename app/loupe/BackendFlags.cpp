@@ -38,7 +38,7 @@ bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
     return false;
   };
   for (const std::string &name : backends::parseBackendList(cl.get("--backends")))
-    if (!known(name))
+    if (name != backends::kAuto && !known(name))
       return false;
     else
       options.backends.push_back(name);

@@ -14,7 +14,8 @@ namespace loupe::app {
 /// The valued flags below, for CommandLine's constructor.
 std::set<std::string> backendFlagNames();
 
-/// Applies `--backends onednn,codegen` (ordered preference), `--override Conv_3=codegen,...`
+/// Applies `--backends onednn,codegen` (ordered preference; `auto` consults the tuning
+/// table first), `--override Conv_3=codegen,...`
 /// (per-op backends keyed by loc), `--fusion on|off`, `--cache on|off` and the repeatable
 /// `--input-shape NAME=D0,D1,...` to `options`. False with `error` set on an unknown backend
 /// or a malformed value.

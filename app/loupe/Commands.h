@@ -11,6 +11,7 @@ int runCommand(int argc, char **argv, int first);
 int replayCommand(int argc, char **argv, int first);
 int compareCommand(int argc, char **argv, int first); ///< loupe compare RUN_A RUN_B
 int reportCommand(int argc, char **argv, int first);  ///< loupe report --run ID -o OUT
+int tuneCommand(int argc, char **argv, int first);    ///< loupe tune MODEL|SESSION
 int ralCommand(int argc, char **argv, int first); ///< loupe ral list (RalCommand.cpp)
 int dbCommand(int argc, char **argv, int first);  ///< loupe db import-nsys (DbCommand.cpp)
 int backendsCommand(int argc, char **argv, int first); ///< loupe backends list

@@ -6,6 +6,7 @@
 #include "loupe/Pipelines/Compiler.h"
 #include "loupe/ral/TensorIO.h"
 #include "loupe/sessions/Runner.h"
+#include "loupe/sessions/Tune.h"
 
 #include <nlohmann/json.hpp>
 
@@ -91,7 +92,7 @@ static bool writeDumpDir(const CompileResult &result, const std::string &dir, st
 
 int compileCommand(int argc, char **argv, int first) {
   std::set<std::string> valued = {"--target", "--gpu-arch", "--phase-to", "--dump-dir", "--emit", "-o",
-                                  "--inputs"};
+                                  "--inputs", "--db"};
   valued.merge(backendFlagNames());
   CommandLine cl(valued, {});
   std::string error;
@@ -107,6 +108,10 @@ int compileCommand(int argc, char **argv, int first) {
   if (!isGpuArch(options.gpuArch)) {
     std::fprintf(stderr, "loupe compile: --gpu-arch must be sm_80 or sm_90, not '%s'\n",
                  options.gpuArch.c_str());
+    return 2;
+  }
+  if (ral::Status s = sessions::resolveTunedBackends(options, cl.get("--db")); !s) {
+    std::fprintf(stderr, "loupe compile: --backends auto: %s\n", s.message().c_str());
     return 2;
   }
   std::string emit = cl.get("--emit", "artifact");

@@ -12,7 +12,8 @@ static const char *kUsage =
     "  gui (the default)  the desktop workbench; `loupe gui --help` lists its flags\n"
     "  compile MODEL [--target cpu|cuda] [--gpu-arch sm_80|sm_90] [--phase-to P] [--dump-dir D]\n"
     "                [--emit mlir|llvm|ptx|artifact] [-o OUT]\n"
-    "                [--backends B1,B2] [--override LOC=B,...] [--fusion on|off] [--cache on|off]\n"
+    "                [--backends B1,B2|auto,...] [--override LOC=B,...] [--fusion on|off]\n"
+    "                [--cache on|off] [--db DB]  (--db: the tuning table `auto` reads)\n"
     "                [--input-shape NAME=D0,D1,...]  (repeatable: binds symbolic input dims)\n"
     "                [--inputs DIR]  (the run's tensors: bind free dims and shape-tensor inputs)\n"
     "  run MODEL|ARTIFACT [--inputs DIR] [--check DIR] [--seed S] [--rtol X] [--atol X]\n"
@@ -27,11 +28,16 @@ static const char *kUsage =
     "                 [--fail-on slower,ambiguous] [--report OUT] [--json]\n"
     "  report --run ID [--compare BASELINE_ID] [--db DB] [--threshold PCT] -o OUT\n"
     "                 OUT: .md, .json, .html (inline SVG charts), .csv or .xml (JUnit)\n"
+    "  tune MODEL|SESSION [--db DB] [--trials N] [--reps N] [--try B1,B2] [--threshold PCT]\n"
+    "                 [-o TUNED.json] [--report OUT] [--json] [backend flags, MODEL only]\n"
+    "                 every backend of every op measured; winners kept as overrides and in\n"
+    "                 the DB's tuning table, which `--backends auto` reads"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db list [--db DB] [--model TEXT] [--json]   the profile DB's runs, newest first\n"
     "  db show RUN [--db DB] [--json]   one run: where, how measured, dispatches by median\n"
     "  db import-nsys FILE.sqlite [--db DB]   an Nsight Systems SQLite export as a new run\n"
+    "  db merge OUT.db IN.db... | db export RUN... -o OUT.db|.csv | db gc   (`loupe db --help`)\n"
     "  cache stats [--json] | cache clear     the compile cache (shared by the CLI and GUI)\n"
     "exit codes: 0 ok, 1 numerical mismatch or a --fail-on verdict, 2 bad usage or input,\n"
     "            3 internal error\n";
@@ -81,6 +87,8 @@ int main(int argc, char **argv) {
     return loupe::app::compareCommand(argc, argv, 2);
   if (!std::strcmp(command, "report"))
     return loupe::app::reportCommand(argc, argv, 2);
+  if (!std::strcmp(command, "tune"))
+    return loupe::app::tuneCommand(argc, argv, 2);
   std::fprintf(stderr, "loupe: unknown command '%s'\n%s", command, kUsage);
   return 2;
 }

@@ -207,7 +207,7 @@ ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, A
     std::vector<DispatchRecord> dispatches;
     for (const ral::DispatchInfo &d : run.manifest.dispatches)
       dispatches.push_back({d.id, d.name, d.op, d.loc, d.backend.empty() ? "codegen" : d.backend,
-                            d.cluster, d.bytes, d.flops});
+                            d.cluster, d.bytes, d.flops, d.signature});
     if (ral::Status s = store.addDispatches(*runId, dispatches); !s)
       return s;
     if (ral::Status s = store.addMeasurement(*runId, measured.measurement); !s)

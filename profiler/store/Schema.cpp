@@ -265,6 +265,26 @@ FROM runs r JOIN strings m ON m.id = r.model_id JOIN devices d ON d.id = r.devic
 LEFT JOIN strings s ON s.id = r.session_id LEFT JOIN strings v ON v.id = r.variant_id;
 )sql";
 
+/// Version 8: `loupe tune`. Each dispatch of a library-capable op keeps its op signature
+/// (the tuning table's key); the tuning table keeps, per signature and device, the backends
+/// measured and the one kept (TuningRecord).
+const char *const kV8 = R"sql(
+ALTER TABLE dispatches ADD COLUMN signature_id INTEGER; -- strings(id); NULL: none
+CREATE TABLE tuning(
+  signature TEXT NOT NULL,
+  device_kind TEXT NOT NULL,
+  device_name TEXT NOT NULL,
+  op TEXT NOT NULL,
+  backend TEXT NOT NULL,
+  default_backend TEXT NOT NULL,
+  measured_json TEXT NOT NULL,
+  loc TEXT,
+  model TEXT,
+  batch TEXT,
+  tuned_ns INTEGER NOT NULL,
+  PRIMARY KEY(signature, device_kind, device_name));
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -279,6 +299,7 @@ const Step kSteps[] = {
     {5, kV5},
     {6, kV6},
     {7, kV7},
+    {8, kV8},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

@@ -428,8 +428,8 @@ Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &di
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt insert,
       s.conn->prepare("INSERT INTO dispatches(run_id, dispatch_id, name_id, op_id, loc_id, "
-                      "backend_id, cluster_id, bytes, flops) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+                      "backend_id, cluster_id, bytes, flops, signature_id) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   for (const DispatchRecord &d : dispatches) {
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t name, s.intern(d.name));
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t op, s.intern(d.op));
@@ -437,6 +437,12 @@ Status Store::addDispatches(int64_t runId, const std::vector<DispatchRecord> &di
     LOUPE_PROF_ASSIGN_OR_RETURN(int64_t backend, s.intern(d.backend));
     insert.bind(1, runId).bind(2, d.dispatchId).bind(3, name).bind(4, op).bind(5, loc);
     insert.bind(6, backend).bind(7, d.clusterId).bind(8, d.bytes).bind(9, d.flops);
+    if (d.signature.empty()) {
+      insert.bindNull(10);
+    } else {
+      LOUPE_PROF_ASSIGN_OR_RETURN(int64_t signature, s.intern(d.signature));
+      insert.bind(10, signature);
+    }
     LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   }
   return tx.commit();
@@ -672,6 +678,24 @@ StatusOr<int64_t> Store::addComparison(const ComparisonRecord &c) {
   insert.bind(16, int64_t(c.underLoad ? 1 : 0)).bindTextOrNull(17, c.reason);
   LOUPE_PROF_RETURN_IF_ERROR(insert.run());
   return s.conn->lastInsertRowId();
+}
+
+Status Store::putTuning(const std::vector<TuningRecord> &records) {
+  Impl &s = *impl_;
+  LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt insert,
+      s.conn->prepare("INSERT OR REPLACE INTO tuning(signature, device_kind, device_name, op, "
+                      "backend, default_backend, measured_json, loc, model, batch, tuned_ns) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+  for (const TuningRecord &t : records) {
+    insert.bind(1, t.signature).bind(2, t.deviceKind).bind(3, t.deviceName).bind(4, t.op);
+    insert.bind(5, t.backend).bind(6, t.defaultBackend).bind(7, t.measuredJson);
+    insert.bindTextOrNull(8, t.loc).bindTextOrNull(9, t.model).bindTextOrNull(10, t.batch);
+    insert.bind(11, t.tunedNs != 0 ? t.tunedNs : wallNowNs());
+    LOUPE_PROF_RETURN_IF_ERROR(insert.run());
+  }
+  return tx.commit();
 }
 
 Status Store::finishRun(int64_t runId, bool ok, const std::string &error) {

@@ -162,10 +162,11 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
 
   LOUPE_PROF_RETURN_IF_ERROR(collect(
       conn,
-      "SELECT d.dispatch_id, n.value, o.value, l.value, b.value, d.cluster_id, d.bytes, d.flops "
-      "FROM dispatches d "
+      "SELECT d.dispatch_id, n.value, o.value, l.value, b.value, d.cluster_id, d.bytes, d.flops, "
+      "sg.value FROM dispatches d "
       "JOIN strings n ON n.id = d.name_id JOIN strings o ON o.id = d.op_id "
       "JOIN strings l ON l.id = d.loc_id JOIN strings b ON b.id = d.backend_id "
+      "LEFT JOIN strings sg ON sg.id = d.signature_id "
       "WHERE d.run_id = ?1 ORDER BY d.dispatch_id",
       runId, data.dispatches, [](const sqlite::Stmt &q) {
         DispatchRecord d;
@@ -177,6 +178,7 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         d.clusterId = q.int64(5);
         d.bytes = q.int64(6);
         d.flops = q.int64(7);
+        d.signature = q.isNull(8) ? std::string() : q.text(8);
         return d;
       }));
 
@@ -332,6 +334,29 @@ StatusOr<std::vector<int64_t>> Store::trialRunIds(int64_t runId) {
   if (out.empty())
     out.push_back(runId);
   return out;
+}
+
+StatusOr<std::vector<TuningRecord>> Store::tuning(const std::string &deviceKind,
+                                                  const std::string &deviceName) {
+  // The newest row of each signature among the device's (or the kind's, for no name).
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      impl_->conn->prepare(
+          "SELECT signature, device_kind, device_name, op, backend, default_backend, "
+          "measured_json, loc, model, batch, tuned_ns FROM tuning t WHERE device_kind = ?1 AND "
+          "(?2 = '' OR device_name = ?2) AND tuned_ns = (SELECT max(tuned_ns) FROM tuning u "
+          "WHERE u.signature = t.signature AND u.device_kind = ?1 AND "
+          "(?2 = '' OR u.device_name = ?2)) ORDER BY signature"));
+  q.bind(1, deviceKind).bind(2, deviceName);
+  std::vector<TuningRecord> out;
+  while (true) {
+    LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
+    if (!row)
+      return out;
+    auto text = [&](int col) { return q.isNull(col) ? std::string() : q.text(col); };
+    out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6),
+                   text(7), text(8), text(9), q.int64(10)});
+  }
 }
 
 StatusOr<std::vector<ComparisonRecord>> Store::comparisons(int64_t runId) {

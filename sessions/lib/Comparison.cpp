@@ -79,6 +79,17 @@ profiler::Trials summed(const std::vector<const TimedDispatch *> &members) {
   return out;
 }
 
+/// Compares `row`'s two sides and sets its ratio.
+void finish(DispatchComparison &row, const profiler::Trials &a, const profiler::Trials &b,
+            const profiler::CompareOptions &options) {
+  row.comparison = profiler::compare(a, b, options);
+  const profiler::Comparison &c = row.comparison;
+  // The change's own estimate (Hodges-Lehmann when trialed), so ratio and change agree.
+  row.ratio = c.baseline.count == 0 || c.candidate.count == 0
+                  ? std::numeric_limits<double>::quiet_NaN()
+                  : 1 + c.change;
+}
+
 /// Matches dispatches in three passes, so a weaker rule never takes a dispatch a stronger one
 /// pairs: by id when name and loc agree (the same compiled program), by name and loc, then by
 /// loc and kernel kind in program order (another schedule of the same source ops). Returns,
@@ -117,14 +128,7 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
   RunComparison out;
   out.options = options;
   auto finish = [&](DispatchComparison &row, const profiler::Trials &a,
-                    const profiler::Trials &b) {
-    row.comparison = profiler::compare(a, b, options);
-    const profiler::Comparison &c = row.comparison;
-    // The change's own estimate (Hodges-Lehmann when trialed), so ratio and change agree.
-    row.ratio = c.baseline.count == 0 || c.candidate.count == 0
-                    ? std::numeric_limits<double>::quiet_NaN()
-                    : 1 + c.change;
-  };
+                    const profiler::Trials &b) { sessions::finish(row, a, b, options); };
 
   out.total.name = "whole repetition";
   out.total.inBaseline = out.total.inCandidate = true;
@@ -224,6 +228,45 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
     finish(group.row, summed(baseMembers[g]), summed(candMembers[g]));
   }
   return out;
+}
+
+DispatchComparison compareSourceOps(const TimedRun &baseline, const TimedRun &candidate,
+                                    const std::set<std::string> &ops,
+                                    const profiler::CompareOptions &options) {
+  std::set<std::string> closure = ops;
+  std::vector<bool> inBase(baseline.dispatches.size()), inCand(candidate.dispatches.size());
+  auto grow = [&](const std::vector<TimedDispatch> &side, std::vector<bool> &member) {
+    bool grew = false;
+    for (size_t i = 0; i < side.size(); ++i) {
+      if (member[i])
+        continue;
+      std::vector<std::string> locs = splitSourceOps(side[i].loc);
+      if (std::none_of(locs.begin(), locs.end(), [&](const auto &op) { return closure.count(op); }))
+        continue;
+      member[i] = grew = true;
+      closure.insert(locs.begin(), locs.end());
+    }
+    return grew;
+  };
+  while (grow(baseline.dispatches, inBase) | grow(candidate.dispatches, inCand)) {
+  }
+  auto members = [](const std::vector<TimedDispatch> &side, const std::vector<bool> &member) {
+    std::vector<const TimedDispatch *> out;
+    for (size_t i = 0; i < side.size(); ++i)
+      if (member[i])
+        out.push_back(&side[i]);
+    return out;
+  };
+  std::vector<const TimedDispatch *> a = members(baseline.dispatches, inBase),
+                                     b = members(candidate.dispatches, inCand);
+  DispatchComparison row;
+  for (const std::string &op : closure)
+    row.loc += (row.loc.empty() ? "" : ",") + op;
+  row.name = "source ops " + row.loc;
+  row.inBaseline = !a.empty();
+  row.inCandidate = !b.empty();
+  finish(row, summed(a), summed(b), options);
+  return row;
 }
 
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,

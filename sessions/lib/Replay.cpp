@@ -22,15 +22,43 @@ const VariantRun *ReplayResult::find(const std::string &variant) const {
   return nullptr;
 }
 
-namespace {
-
-/// A name no other replay gives its batches: host, process and start time.
 std::string newBatchName() {
   profiler::ProcessIdentity me = profiler::currentProcess();
   auto now = std::chrono::system_clock::now().time_since_epoch();
   return me.host + ":" + std::to_string(me.pid) + ":" +
          std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
 }
+
+void runTrial(const Session &session, VariantRun &run, int t, const TrialPlan &plan, bool once) {
+  RunRequest request = requestForVariant(session, run.variant, plan.dbPath);
+  request.compile.keepIrText = false;
+  request.batch = plan.batch;
+  request.trial = t;
+  if (t > 0 && run.outcome.compile)
+    request.compiledArtifact = run.outcome.compile->artifactPath;
+  std::string label = plan.trials > 1 && !once ? run.variant.name + " trial " +
+                                                     std::to_string(t + 1) + "/" +
+                                                     std::to_string(plan.trials)
+                                               : run.variant.name;
+  RunOutcome outcome = runModel(request, [&](const std::string &stage, double f) {
+    if (plan.progress)
+      plan.progress(label, stage, f);
+  });
+  if (outcome.exitCode <= kExitMismatch) {
+    run.trials.batch = plan.batch;
+    if (outcome.compile)
+      run.trials.compile = compileRecord(*outcome.compile, session.model, request.compile.target);
+    run.trials.add(outcome.runId, timedRun(outcome), outcome.environmentJson);
+  }
+  if (t == 0)
+    run.outcome = std::move(outcome);
+  else if (outcome.exitCode > run.outcome.exitCode) { // a later trial failed: say so
+    run.outcome.exitCode = outcome.exitCode;
+    run.outcome.error = "trial " + std::to_string(t + 1) + ": " + outcome.error;
+  }
+}
+
+namespace {
 
 /// The variants this shard runs, in run-list order.
 std::vector<Variant> shardOf(const Session &session, const ReplayOptions &options) {
@@ -66,36 +94,12 @@ ReplayResult replaySession(const Session &session, const std::string &dbPath,
   // alike. Variants outside the comparison run once.
   for (const Variant &v : variants)
     result.runs.push_back({v, {}, {}});
+  TrialPlan plan{dbPath, batch, trials, progress};
   for (int t = 0; t < trials; ++t)
     for (VariantRun &run : result.runs) {
       bool compared = run.variant.name == baselineName || run.variant.name == candidateName;
-      if (t > 0 && (!compared || run.outcome.exitCode > kExitMismatch))
-        continue;
-      RunRequest request = requestForVariant(session, run.variant, dbPath);
-      request.compile.keepIrText = false;
-      request.batch = batch;
-      request.trial = t;
-      if (t > 0 && run.outcome.compile)
-        request.compiledArtifact = run.outcome.compile->artifactPath;
-      RunOutcome outcome = runModel(request, [&](const std::string &stage, double f) {
-        if (progress)
-          progress(trials > 1 && compared ? run.variant.name + " trial " + std::to_string(t + 1) +
-                                                "/" + std::to_string(trials)
-                                          : run.variant.name,
-                   stage, f);
-      });
-      if (outcome.exitCode <= kExitMismatch) {
-        run.trials.batch = batch;
-        if (outcome.compile)
-          run.trials.compile = compileRecord(*outcome.compile, session.model, request.compile.target);
-        run.trials.add(outcome.runId, timedRun(outcome), outcome.environmentJson);
-      }
-      if (t == 0)
-        run.outcome = std::move(outcome);
-      else if (outcome.exitCode > run.outcome.exitCode) { // a later trial failed: say so
-        run.outcome.exitCode = outcome.exitCode;
-        run.outcome.error = "trial " + std::to_string(t + 1) + ": " + outcome.error;
-      }
+      if (t == 0 || (compared && run.outcome.exitCode <= kExitMismatch))
+        runTrial(session, run, t, plan, !compared);
     }
   if (!comparing)
     return result;

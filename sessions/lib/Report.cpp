@@ -573,6 +573,60 @@ static std::string renderComparison(const json &c) {
   return md;
 }
 
+/// `loupe tune`'s matrix: per op signature, each backend's time and verdict, and the choice.
+static std::string renderTuning(const json &t) {
+  std::vector<std::string> backends;
+  for (const json &s : t["signatures"])
+    for (const json &m : s["measured"])
+      if (std::find(backends.begin(), backends.end(), m["backend"]) == backends.end())
+        backends.push_back(m["backend"].get<std::string>());
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f s", t["seconds"].get<double>());
+  std::string md = "\n## Tuning\n\n" + std::to_string(t["signatures"].size()) +
+                   " op signatures run by more than one backend, measured in " +
+                   std::to_string(t["trials"].get<int>()) + " interleaved trials per backend (" +
+                   seconds + ")";
+  if (t.contains("session"))
+    md += "; tuned session: " + code(t["session"].get<std::string>());
+  md += ".\n";
+  if (t.value("under_load", false))
+    md += "\n**Measured under load**: " + text(t.value("load", "")) + ".\n";
+  if (t.contains("error"))
+    md += "\n**Error**: " + text(t["error"].get<std::string>()) + "\n";
+  if (t["signatures"].empty())
+    return md;
+  md += "\n| op | source ops | signature |";
+  std::string rule = "|---|---|---|";
+  for (const std::string &b : backends) {
+    md += " " + b + " |";
+    rule += "---:|";
+  }
+  md += " kept | why |\n" + rule + "---|---|\n";
+  for (const json &s : t["signatures"]) {
+    std::string locs;
+    for (const json &l : s["locs"])
+      locs += (locs.empty() ? "" : ", ") + l.get<std::string>();
+    md += "| " + text(s["op"].get<std::string>()) + " | " + text(locs) + " | " +
+          code(s["signature"].get<std::string>()) + " |";
+    for (const std::string &b : backends) {
+      auto m = std::find_if(s["measured"].begin(), s["measured"].end(),
+                            [&](const json &x) { return x["backend"] == b; });
+      if (m == s["measured"].end())
+        md += " - |";
+      else if (!(*m)["note"].get<std::string>().empty())
+        md += " " + text((*m)["note"].get<std::string>()) + " |";
+      else if ((*m)["verdict"] == "default")
+        md += " " + medianText((*m)["median_ns"]) + " (default) |";
+      else
+        md += " " + medianText((*m)["median_ns"]) + " " + formatChange((*m)["change"]) + " " +
+              (*m)["verdict"].get<std::string>() + " |";
+    }
+    md += " **" + s["backend"].get<std::string>() + "** | " + text(s["why"].get<std::string>()) +
+          " |\n";
+  }
+  return md;
+}
+
 std::string renderMarkdown(const json &r) {
   std::string md = "# Loupe report: " +
                    text(r.value("session", "").empty() ? r.value("model", "")
@@ -581,7 +635,8 @@ std::string renderMarkdown(const json &r) {
   md += "- Model: " + code(r.value("model", "")) + "\n";
   md += "- Device: " + text(r.value("device", "")) + "\n";
   if (!r.contains("variants"))
-    return md + (r.contains("comparison") ? renderComparison(r["comparison"]) : std::string()) +
+    return md + (r.contains("tuning") ? renderTuning(r["tuning"]) : std::string()) +
+           (r.contains("comparison") ? renderComparison(r["comparison"]) : std::string()) +
            (r.contains("dispatches") ? renderRunBody(r, "##") : std::string());
 
   std::string list;

@@ -3,6 +3,7 @@
 
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/TensorIO.h"
+#include "loupe/sessions/Tune.h"
 
 #include <optional>
 
@@ -85,6 +86,11 @@ RunOutcome runModel(const RunRequest &request, const ProgressFn &progress,
   if (request.compiledArtifact.empty() && !endsWith(request.model, ".so")) {
     report("compile", 0);
     compiler::CompileOptions options = request.compile;
+    if (ral::Status s = resolveTunedBackends(options, request.dbPath); !s) {
+      out.exitCode = profiler::exitCodeFor(s);
+      out.error = "--backends auto: " + s.message();
+      return out;
+    }
     if (env.inputs && env.inputs->isOk())
       bindInputTensors(options, **env.inputs);
     out.compile = compiler::compileModel(request.model, options);

@@ -243,9 +243,10 @@ void validate(const PipelineSettings &pipeline, ObjectReader &r) {
   std::string at = r.pointer() + "/backends/";
   for (size_t i = 0; i < pipeline.backends.size(); ++i) {
     const std::string &name = pipeline.backends[i];
-    if (!registry.find(name))
+    if (name != backends::kAuto && !registry.find(name))
       return r.failAt(at + std::to_string(i),
-                      "unknown backend '" + name + "' (known: " + knownBackends() + ")");
+                      "unknown backend '" + name + "' (known: " + knownBackends() +
+                          ", and auto: the tuning table)");
     for (size_t j = 0; j < i; ++j)
       if (pipeline.backends[j] == name)
         return r.failAt(at + std::to_string(i), "backend '" + name + "' listed twice (also at " +

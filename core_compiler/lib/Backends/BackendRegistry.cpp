@@ -86,7 +86,7 @@ static std::string describe(const std::vector<Selection> &all) {
 }
 
 Selection BackendRegistry::select(const std::string &op, const std::string &loc,
-                                  const Preferences &prefs) const {
+                                  const Preferences &prefs, const std::string &signature) const {
   std::vector<Selection> all = candidates(op, prefs.device);
   auto lookup = [&](const std::string &name) -> const Selection * {
     for (const Selection &s : all)
@@ -106,6 +106,15 @@ Selection BackendRegistry::select(const std::string &op, const std::string &loc,
     }
     skipped = "override '" + key + "=" + backend + "' cannot run " + op + " on " + prefs.device +
               "; ";
+  }
+  if (auto tuned = prefs.tuned.find(signature); !signature.empty() && tuned != prefs.tuned.end()) {
+    if (const Selection *s = lookup(tuned->second)) {
+      Selection chosen = *s;
+      chosen.reason = skipped + "tuned: loupe tune measured " + tuned->second + " fastest for " +
+                      signature + " (candidates: " + describe(all) + ")";
+      return chosen;
+    }
+    skipped += "tuned " + tuned->second + " cannot run " + op + " on " + prefs.device + "; ";
   }
   if (!prefs.order.empty()) {
     for (const std::string &name : prefs.order)

@@ -141,7 +141,10 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
                                text("op"), text("loc"), text("backend"), text("kind"),
                                text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {},
                                text("schedule"), text("launch"), integer("bytes"),
-                               integer("flops")});
+                               integer("flops"), text("signature"), {}, text("selected_loc")});
+    if (auto candidates = dict.getAs<ArrayAttr>("candidates"))
+      for (auto name : candidates.getAsRange<StringAttr>())
+        info.dispatches.back().candidates.push_back(name.str());
   }
   // ral-lower-to-library-call's fallback kernels, from the dispatches that still carry them.
   entry.walk([&](Operation *op) {
@@ -194,7 +197,7 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
                    {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
                    {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
                    {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes},
-                   {"flops", d.flops}});
+                   {"flops", d.flops}, {"signature", d.signature}});
   return out;
 }
 

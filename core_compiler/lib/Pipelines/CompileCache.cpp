@@ -39,12 +39,14 @@ static void to_json(json &j, const DispatchSummary &d) {
   j = {{"id", d.id},         {"name", d.name},     {"op", d.op},
        {"loc", d.loc},       {"backend", d.backend}, {"kind", d.kind},
        {"reason", d.reason}, {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
-       {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes}, {"flops", d.flops}};
+       {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes}, {"flops", d.flops},
+       {"signature", d.signature}, {"candidates", d.candidates}, {"selected_loc", d.selectedLoc}};
 }
 static void from_json(const json &j, DispatchSummary &d) {
   d = {j.at("id"), j.at("name"), j.at("op"), j.at("loc"), j.at("backend"), j.at("kind"),
        j.at("reason"), j.at("cluster"), j.at("fallbacks"), j.at("schedule"), j.at("launch"),
-       j.at("bytes"), j.at("flops")};
+       j.at("bytes"), j.at("flops"), j.at("signature"), j.at("candidates"),
+       j.at("selected_loc")};
 }
 static void to_json(json &j, const ClusterSummary &c) {
   j = {{"id", c.id},         {"kind", c.kind},     {"backend", c.backend}, {"pattern", c.pattern},
@@ -104,7 +106,7 @@ static const std::string &buildId() {
 
 std::string compileCacheKey(const std::string &moduleText, const CompileOptions &o) {
   std::ostringstream key;
-  key << "loupe-compile-cache 3\nbuild " << buildId() << "\ntarget " << o.target
+  key << "loupe-compile-cache 4\nbuild " << buildId() << "\ntarget " << o.target
       << "\ngpu-arch " << o.gpuArch << "\nphase-to "
       << o.phaseTo << "\nkeep-ir-text " << o.keepIrText << "\nrecord-passes " << o.recordPasses
       << "\nfusion " << o.fusion << "\nbackends";
@@ -113,6 +115,9 @@ std::string compileCacheKey(const std::string &moduleText, const CompileOptions 
   key << "\noverrides";
   for (const auto &[loc, backend] : o.backendOverrides)
     key << " " << loc << "=" << backend;
+  key << "\ntuned";
+  for (const auto &[signature, backend] : o.tunedBackends)
+    key << " " << signature << "=" << backend;
   key << "\nmodule\n" << moduleText;
   return key.str();
 }

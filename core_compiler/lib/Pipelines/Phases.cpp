@@ -43,6 +43,10 @@ static std::string backendOptions(const CompileOptions &options, const std::stri
   for (const auto &[loc, backend] : options.backendOverrides)
     overrides.push_back(loc + "=" + backend);
   list("overrides", overrides);
+  std::vector<std::string> tuned;
+  for (const auto &[signature, backend] : options.tunedBackends)
+    tuned.push_back(signature + "=" + backend);
+  list("tuned", tuned);
   return text + extra + "}";
 }
 

@@ -181,7 +181,7 @@ void Clusterer::collectNodes() {
       continue;
     Node node{&op, classifyOp(&op), {backends::kCodegen, "", 10, ""}};
     if (std::string kind = libraryOpKind(&op); !kind.empty()) {
-      node.backend = registry.select(kind, describeLoc(op.getLoc()), prefs);
+      node.backend = registry.select(kind, describeLoc(op.getLoc()), prefs, opSignature(&op, kind));
       if (!node.backend.kernel.empty() && !hasStaticF32Operands(&op))
         node.backend = {backends::kCodegen, "", 10,
                         node.backend.backend + " needs static f32 operands (" +
@@ -422,7 +422,8 @@ void Clusterer::sinkReluThroughResultViews() {
         view && isChannelsFirstView(view) ? onlyUser(view) : nullptr);
     if (!relu || !isRelu(relu) || !hasStaticF32Operands(conv))
       continue;
-    backends::Selection sel = registry.select("conv2d", describeLoc(conv.getLoc()), prefs);
+    backends::Selection sel = registry.select("conv2d", describeLoc(conv.getLoc()), prefs,
+                                              opSignature(conv, "conv2d"));
     if (sel.kernel.empty() || !registry.findFusePattern(sel.backend, fusePatternName("conv2d")))
       continue;
     // relu(transpose(C)) -> transpose(relu(C)), the ReLU's body cloned onto the NHWC result.
@@ -582,7 +583,7 @@ struct FormClustersPass : loupe::impl::FormClustersBase<FormClustersPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<backends::Preferences> prefs =
-        parsePreferences(module, device, backendOrder, backendOverrides);
+        parsePreferences(module, device, backendOrder, backendOverrides, tunedBackends);
     if (failed(prefs))
       return signalPassFailure();
     func::FuncOp entry = lookupEntryFunction(module);

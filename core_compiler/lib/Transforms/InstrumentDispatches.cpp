@@ -168,6 +168,9 @@ struct InstrumentDispatchesPass
       std::string backend = chosen ? chosen.str()
                                    : isa<loupe::ralir::DispatchOp>(op) ? "library" : "codegen";
       auto reason = op->getAttrOfType<StringAttr>("loupe.backend_reason");
+      auto signature = op->getAttrOfType<StringAttr>("loupe.signature");
+      auto candidates = op->getAttrOfType<ArrayAttr>("loupe.candidates");
+      auto selectedLoc = op->getAttrOfType<StringAttr>("loupe.selected_loc");
       IntegerAttr cluster = clusterOf(op);
       std::string source = loupe::describeLoc(provenance(op));
       Value idValue = builder.create<arith::ConstantIntOp>(loc, id, 64);
@@ -184,7 +187,7 @@ struct InstrumentDispatchesPass
       end.setAbi(end.encodedName());
       op->setAttr("loupe.dispatch_id", attrs.getI64IntegerAttr(id));
 
-      table.push_back(attrs.getDictionaryAttr({
+      llvm::SmallVector<NamedAttribute> fields = {
           attrs.getNamedAttr("id", attrs.getI64IntegerAttr(id)),
           attrs.getNamedAttr("name", attrs.getStringAttr(name)),
           attrs.getNamedAttr("op", attrs.getStringAttr(op->getName().getStringRef())),
@@ -195,7 +198,14 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("cluster", cluster ? cluster : attrs.getI64IntegerAttr(-1)),
           attrs.getNamedAttr("bytes", attrs.getI64IntegerAttr(loupe::dispatchBytes(op))),
           attrs.getNamedAttr("flops", attrs.getI64IntegerAttr(loupe::dispatchFlops(op))),
-      }));
+      };
+      // Library-capable ops only: what `loupe tune` needs (ral-lower-to-library-call's).
+      if (signature && candidates && selectedLoc) {
+        fields.push_back(attrs.getNamedAttr("signature", signature));
+        fields.push_back(attrs.getNamedAttr("candidates", candidates));
+        fields.push_back(attrs.getNamedAttr("selected_loc", selectedLoc));
+      }
+      table.push_back(attrs.getDictionaryAttr(fields));
     }
     entry->setAttr("loupe.dispatches", attrs.getArrayAttr(table));
   }

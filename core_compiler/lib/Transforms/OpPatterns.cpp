@@ -154,22 +154,55 @@ bool loupe::isCheapProducer(Operation *op) {
   return body && body->getOperations().size() == 1; // Just the yield of block arguments.
 }
 
+std::string loupe::opSignature(Operation *op, StringRef kind) {
+  std::string text = kind.str();
+  llvm::raw_string_ostream os(text);
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<ShapedType>(v.getType());
+    if (!type || !type.hasRank())
+      continue;
+    os << ":";
+    for (int64_t d : type.getShape())
+      os << (ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d)) << "x";
+    type.getElementType().print(os);
+  }
+  for (StringRef name : {"strides", "dilations"})
+    if (auto attr = op->getAttrOfType<DenseIntElementsAttr>(name)) {
+      os << ":" << name.front();
+      for (auto [i, v] : llvm::enumerate(attr.getValues<int64_t>()))
+        os << (i ? "x" : "") << v;
+    }
+  return text;
+}
+
 FailureOr<loupe::backends::Preferences>
 loupe::parsePreferences(Operation *anchor, StringRef device, llvm::ArrayRef<std::string> order,
-                        llvm::ArrayRef<std::string> overrides) {
+                        llvm::ArrayRef<std::string> overrides, llvm::ArrayRef<std::string> tuned) {
   backends::Preferences prefs;
   prefs.device = device.str();
-  prefs.order.assign(order.begin(), order.end());
   const backends::BackendRegistry &registry = backends::BackendRegistry::global();
-  for (const std::string &name : prefs.order)
-    if (!registry.find(name))
+  for (const std::string &name : order)
+    if (name == backends::kAuto)
+      continue;
+    else if (!registry.find(name))
       return anchor->emitError("unknown backend '") << name << "' in --backends";
-  for (const std::string &entry : overrides) {
+    else
+      prefs.order.push_back(name);
+  auto split = [&](const std::string &entry, const char *what, const char *form,
+                   std::map<std::string, std::string> &into) {
     size_t eq = entry.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == entry.size())
-      return anchor->emitError("backend override '") << entry << "' is not loc=backend";
-    prefs.overrides[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
+      return anchor->emitError("backend ") << what << " '" << entry << "' is not " << form,
+             false;
+    into[entry.substr(0, eq)] = entry.substr(eq + 1);
+    return true;
+  };
+  for (const std::string &entry : overrides)
+    if (!split(entry, "override", "loc=backend", prefs.overrides))
+      return failure();
+  for (const std::string &entry : tuned)
+    if (!split(entry, "tuning", "signature=backend", prefs.tuned))
+      return failure();
   return prefs;
 }
 

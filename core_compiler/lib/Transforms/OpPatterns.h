@@ -63,12 +63,23 @@ int64_t dispatchBytes(mlir::Operation *op);
 /// kernels.
 int64_t dispatchFlops(mlir::Operation *op);
 
-/// Preferences from a pass's `device`, `backends` and `overrides` (loc=backend) options;
-/// emits an error on `anchor` and fails on an unknown backend or a malformed override.
+/// What the tuning table keys a library op of `kind` by (backends::Preferences::tuned): the
+/// kind, the shape and element type of every shaped operand (inputs, then inits) and a
+/// convolution's strides and dilations, e.g.
+/// "conv2d:1x226x226x3xf32:32x3x3x3xf32:1x224x224x32xf32:s1x1:d1x1". The same on tensors
+/// (loupe-form-clusters) and on buffers (ral-lower-to-library-call); dynamic dims read "?".
+/// Only [A-Za-z0-9:x?] appear, so it travels in pass options as it is.
+std::string opSignature(mlir::Operation *op, llvm::StringRef kind);
+
+/// Preferences from a pass's `device`, `backends`, `overrides` (loc=backend) and `tuned`
+/// (signature=backend) options; "auto" in `backends` only marks that the tuning table is
+/// consulted (it is the `tuned` option). Emits an error on `anchor` and fails on an unknown
+/// backend or a malformed entry.
 mlir::FailureOr<backends::Preferences> parsePreferences(mlir::Operation *anchor,
                                                         llvm::StringRef device,
                                                         llvm::ArrayRef<std::string> order,
-                                                        llvm::ArrayRef<std::string> overrides);
+                                                        llvm::ArrayRef<std::string> overrides,
+                                                        llvm::ArrayRef<std::string> tuned);
 
 } // namespace loupe
 

@@ -46,7 +46,8 @@ struct RalLowerToLibraryCallPass
 
   void runOnOperation() override {
     FailureOr<backends::Preferences> parsed =
-        loupe::parsePreferences(getOperation(), device, backendOrder, backendOverrides);
+        loupe::parsePreferences(getOperation(), device, backendOrder, backendOverrides,
+                                tunedBackends);
     if (failed(parsed))
       return signalPassFailure();
     const backends::Preferences &prefs = *parsed;
@@ -64,7 +65,10 @@ struct RalLowerToLibraryCallPass
       Builder attrs(&getContext());
       for (Operation *op : candidates) {
         std::string kind = loupe::libraryOpKind(op);
-        backends::Selection sel = registry.select(kind, loupe::describeLoc(op->getLoc()), prefs);
+        std::string signature = loupe::opSignature(op, kind);
+        std::string source = loupe::describeLoc(op->getLoc());
+        backends::Selection sel = registry.select(kind, source, prefs, signature);
+        std::vector<backends::Selection> runners = registry.candidates(kind, prefs.device);
         Operation *annotated = op;
         std::string why;
         if (!sel.kernel.empty()) {
@@ -105,6 +109,12 @@ struct RalLowerToLibraryCallPass
         annotated->setAttr("loupe.backend", attrs.getStringAttr(sel.backend));
         annotated->setAttr("loupe.plevel", attrs.getI64IntegerAttr(sel.plevel));
         annotated->setAttr("loupe.backend_reason", attrs.getStringAttr(sel.reason));
+        annotated->setAttr("loupe.signature", attrs.getStringAttr(signature));
+        annotated->setAttr("loupe.selected_loc", attrs.getStringAttr(source));
+        llvm::SmallVector<StringRef> names;
+        for (const backends::Selection &c : runners)
+          names.push_back(c.backend);
+        annotated->setAttr("loupe.candidates", attrs.getStrArrayAttr(names));
       }
     });
   }

@@ -3,6 +3,8 @@
 // RUN: loupe-opt --ral-lower-to-library-call="backends=codegen" --split-input-file %s | FileCheck %s --check-prefix=CODEGEN
 // RUN: loupe-opt --ral-lower-to-library-call="overrides=fc=openblas,conv=codegen" --split-input-file %s | FileCheck %s --check-prefix=OVERRIDE
 // RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,onednn" --split-input-file %s | FileCheck %s --check-prefix=ORDER
+// RUN: loupe-opt --ral-lower-to-library-call="backends=auto tuned=matmul:4x8xf32:8x16xf32:4x16xf32=openblas" --split-input-file %s | FileCheck %s --check-prefix=TUNED
+// RUN: loupe-opt --ral-lower-to-library-call="overrides=fc=codegen tuned=matmul:4x8xf32:8x16xf32:4x16xf32=openblas" --split-input-file %s | FileCheck %s --check-prefix=TUNED-OVERRIDE
 
 // A zero-filled f32 matmul becomes one dispatch of the chosen backend's kernel; the fill goes
 // away. Default: the highest plevel (onednn 15 > openblas 12 > codegen 10); --backends picks
@@ -13,15 +15,21 @@
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: linalg.fill
 // CHECK: %[[F:.*]] = arith.constant false
-// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)", loupe.fallbacks = ["ral_gemm_openblas"], loupe.plevel = 15 : i64}
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[C:.*]], %[[F]], %[[F]] {abi = "ral_gemm_onednn___cpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void", callee = "ral_gemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for matmul on cpu (onednn 15, openblas 12, codegen 10)", loupe.candidates = ["onednn", "openblas", "codegen"], loupe.fallbacks = ["ral_gemm_openblas"], loupe.plevel = 15 : i64, loupe.selected_loc = "fc", loupe.signature = "matmul:4x8xf32:8x16xf32:4x16xf32"}
 // CHECK-NOT: linalg.matmul
 // CHECK: ral.send_output %{{.*}}, 0, %[[C]]
-// BLAS: callee = "ral_gemm_openblas"{{.*}}loupe.backend = "openblas", loupe.backend_reason = "first of --backends openblas,codegen that runs matmul{{[^"]*}}", loupe.plevel
+// BLAS: callee = "ral_gemm_openblas"{{.*}}loupe.backend = "openblas", loupe.backend_reason = "first of --backends openblas,codegen that runs matmul{{[^"]*}}", loupe.candidates = {{.*}}, loupe.plevel
 // CODEGEN-NOT: ral.dispatch
 // CODEGEN: linalg.fill
 // CODEGEN: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "first of --backends codegen that runs matmul
-// OVERRIDE: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "override for 'fc'", loupe.fallbacks = ["ral_gemm_onednn"]
+// OVERRIDE: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "override for 'fc'", loupe.candidates = {{.*}}, loupe.fallbacks = ["ral_gemm_onednn"]
 // ORDER: callee = "ral_gemm_openblas"{{.*}}loupe.fallbacks = ["ral_gemm_onednn"]
+// The tuning table (`--backends auto`: loupe tune's winners by op signature) wins over the
+// plevels and the preference list; an override by loc wins over it. Other signatures keep
+// the default (the batched matmul below).
+// TUNED: callee = "ral_gemm_openblas"{{.*}}loupe.backend_reason = "tuned: loupe tune measured openblas fastest for matmul:4x8xf32:8x16xf32:4x16xf32
+// TUNED: callee = "ral_batch_gemm_onednn"
+// TUNED-OVERRIDE: linalg.matmul {loupe.backend = "codegen", loupe.backend_reason = "override for 'fc'"
 func.func @main(%ctx: !ral.context) {
   %a = ral.recv_input %ctx, 0 : memref<4x8xf32>
   %b = ral.recv_input %ctx, 1 : memref<8x16xf32>
@@ -55,7 +63,7 @@ func.func @main(%ctx: !ral.context, %a: memref<2x4x8xf32>, %b: memref<2x8x16xf32
 
 // CHECK-LABEL: func.func @quantized
 // CHECK-NOT: linalg.fill
-// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %arg4, %arg5 {abi = "ral_qgemm_onednn___cpu___pvoid_m3di8_m3di8_m3di32_i32_i32___void", callee = "ral_qgemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for quantized_batch_matmul on cpu (onednn 15, codegen 10)", loupe.plevel = 15 : i64}
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %arg4, %arg5 {abi = "ral_qgemm_onednn___cpu___pvoid_m3di8_m3di8_m3di32_i32_i32___void", callee = "ral_qgemm_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for quantized_batch_matmul on cpu (onednn 15, codegen 10)", loupe.candidates = ["onednn", "codegen"], loupe.plevel = 15 : i64, loupe.selected_loc = {{.*}}, loupe.signature = "quantized_batch_matmul:2x4x8xi8:2x8x16xi8:2x4x16xi32"}
 // CHECK: linalg.quantized_batch_matmul {loupe.backend = "codegen", loupe.backend_reason = "onednn not used: operands are not static int8 (int32 result) row-major memrefs
 // BLAS-LABEL: func.func @quantized
 // BLAS-NOT: ral.dispatch
@@ -243,7 +251,7 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : memref<1x8x64xf32> into memref<8x64xf32>
 // CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : memref<1x64x32xf32> into memref<64x32xf32>
-// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.plevel
+// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.candidates = {{.*}}, loupe.plevel
 // CHECK-NOT: linalg.
 // CHECK: return
 // BLAS-LABEL: func.func @matmul_bias_relu
@@ -360,7 +368,7 @@ func.func @second_reader(%ctx: !ral.context, %a: memref<8x64xf32>, %b: memref<64
 // CHECK-DAG: %[[INT:.*]] = memref.transpose %[[IN]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK-DAG: %[[WT:.*]] = memref.transpose %[[W]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
 // CHECK-DAG: %[[DT:.*]] = memref.transpose %[[D]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
-// CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[WT]], %[[BIAS]], %[[DT]], %[[P]] {abi = "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void", callee = "ral_conv_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); fused with the ReLU after it (conv_bias_act)", loupe.cluster = 3 : i64, loupe.plevel = 15 : i64}
+// CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[WT]], %[[BIAS]], %[[DT]], %[[P]] {abi = "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void", callee = "ral_conv_onednn", device = "cpu", has_side_effect, loupe.backend = "onednn", loupe.backend_reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); fused with the ReLU after it (conv_bias_act)", loupe.candidates = ["onednn", "codegen"], loupe.cluster = 3 : i64, loupe.plevel = 15 : i64, loupe.selected_loc = {{.*}}, loupe.signature = "conv2d:{{.*}}"}
 // CHECK-NOT: linalg.
 // CHECK: return
 // BLAS-LABEL: func.func @conv_bias_relu

@@ -58,6 +58,31 @@ TEST(BackendRegistry, SelectionScopes) {
   EXPECT_EQ(r.select("matmul", "Gemm_00", prefs).backend, "openblas");
 }
 
+TEST(BackendRegistry, TunedSignaturesWinOverPreferencesNotOverOverrides) {
+  BackendRegistry r = makeRegistry();
+  Preferences prefs;
+  prefs.order = {"onednn"};
+  prefs.tuned["matmul:4x8xf32:8x16xf32:4x16xf32"] = "openblas";
+  Selection s = r.select("matmul", "Gemm_0", prefs, "matmul:4x8xf32:8x16xf32:4x16xf32");
+  EXPECT_EQ(s.backend, "openblas");
+  EXPECT_NE(s.reason.find("tuned: loupe tune measured openblas fastest"), std::string::npos)
+      << s.reason;
+  // Another signature, or none: the preference list decides.
+  EXPECT_EQ(r.select("matmul", "Gemm_0", prefs, "matmul:1x1xf32:1x1xf32:1x1xf32").backend,
+            "onednn");
+  EXPECT_EQ(r.select("matmul", "Gemm_0", prefs).backend, "onednn");
+  // A per-op override still wins.
+  prefs.overrides["Gemm_0"] = "codegen";
+  EXPECT_EQ(r.select("matmul", "Gemm_0", prefs, "matmul:4x8xf32:8x16xf32:4x16xf32").backend,
+            "codegen");
+  // A tuned backend that cannot run the op (a table from another build) is skipped, saying so.
+  prefs.overrides.clear();
+  prefs.tuned["conv2d:x"] = "openblas";
+  s = r.select("conv2d", "Conv_0", prefs, "conv2d:x");
+  EXPECT_EQ(s.backend, "onednn");
+  EXPECT_NE(s.reason.find("tuned openblas cannot run conv2d"), std::string::npos) << s.reason;
+}
+
 TEST(BackendRegistry, UnusablePreferencesFallBackAndSaySo) {
   BackendRegistry r = makeRegistry();
   Preferences prefs;

@@ -45,11 +45,12 @@ protected:
     return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
   }
   /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first as
-  /// version 6 (without trials and the richer verdicts of 7), then, unless `keepViews`, without
+  /// version 6 (without trials and the richer verdicts of 7, and the tuning of 8), then, unless `keepViews`, without
   /// the views, which every version before 6 lacks.
   static bool asOldVersion(const std::string &path, const std::string &sql,
                            bool keepViews = false) {
     std::string downgrade =
+        "DROP TABLE tuning; ALTER TABLE dispatches DROP COLUMN signature_id; "
         "DROP TABLE pass_locs; DROP VIEW v_runs; DROP INDEX runs_by_batch; "
         "ALTER TABLE runs DROP COLUMN batch; "
         "ALTER TABLE runs DROP COLUMN trial; ALTER TABLE comparisons DROP COLUMN name; "
@@ -138,7 +139,8 @@ TEST(Store, RoundTrip) {
 
   std::vector<DispatchRecord> dispatches = {
       {0, "fusion_0_kLoop", "tosa.add", "mlp.mlir:3", "codegen", 0, 1536, 128},
-      {1, "ral_gemm", "tosa.matmul", "mlp.mlir:5", "openblas", -1, 12345678901, 98765432109},
+      {1, "ral_gemm", "tosa.matmul", "mlp.mlir:5", "openblas", -1, 12345678901, 98765432109,
+       "matmul:4x8xf32:8x16xf32:4x16xf32"},
   };
   ASSERT_TRUE(store.addDispatches(*runId, dispatches).isOk());
 
@@ -345,6 +347,44 @@ TEST(Store, Comparisons) {
   EXPECT_EQ(store.comparisons(other)->size(), 0u);
   c.candidateRunId = 12345;
   EXPECT_EQ(store.addComparison(c).status().code(), StatusCode::kNotFound);
+}
+
+TEST(Store, TuningTableKeepsOneRowPerSignatureAndDevice) {
+  Store store = openMemory();
+  TuningRecord conv{"conv2d:1x34x34x3xf32", "cpu", "EPYC", "conv2d", "onednn", "onednn",
+                    R"([{"backend":"onednn"}])", "conv1", "cnn.onnx", "b1", 100};
+  TuningRecord fc{"matmul:1x1024xf32", "cpu", "EPYC", "matmul", "openblas", "onednn", "[]",
+                  "fc", "cnn.onnx", "b1", 100};
+  TuningRecord gpu = fc;
+  gpu.deviceKind = "cuda";
+  gpu.deviceName = "H100";
+  gpu.backend = "cublas";
+  ASSERT_TRUE(store.putTuning({conv, fc, gpu}).isOk());
+  auto cpu = store.tuning("cpu", "EPYC");
+  ASSERT_TRUE(cpu.isOk()) << cpu.status().message();
+  ASSERT_EQ(cpu->size(), 2u);
+  EXPECT_EQ((*cpu)[0].signature, "conv2d:1x34x34x3xf32"); // by signature
+  EXPECT_EQ((*cpu)[0].measuredJson, R"([{"backend":"onednn"}])");
+  EXPECT_EQ((*cpu)[1].backend, "openblas");
+  EXPECT_EQ((*cpu)[1].defaultBackend, "onednn");
+  EXPECT_EQ((*cpu)[1].tunedNs, 100);
+  EXPECT_EQ(store.tuning("cpu", "another CPU")->size(), 0u);
+  // A later tune of the same signature on the same device replaces the row.
+  fc.backend = "codegen";
+  fc.tunedNs = 200;
+  ASSERT_TRUE(store.putTuning({fc}).isOk());
+  cpu = store.tuning("cpu", "EPYC");
+  ASSERT_EQ(cpu->size(), 2u);
+  EXPECT_EQ((*cpu)[1].backend, "codegen");
+  // No device name: the newest row of each signature of that kind.
+  TuningRecord other = gpu;
+  other.deviceName = "A100";
+  other.backend = "codegen";
+  other.tunedNs = 50;
+  ASSERT_TRUE(store.putTuning({other}).isOk());
+  auto anyGpu = store.tuning("cuda", "");
+  ASSERT_EQ(anyGpu->size(), 1u);
+  EXPECT_EQ((*anyGpu)[0].backend, "cublas");
 }
 
 TEST(Store, ErrorsRollBackTheWholeBatch) {
@@ -572,6 +612,7 @@ TEST_F(StoreFileTest, VersionSixIsMigrated) {
   EXPECT_EQ((*verdicts)[0].baselineTrials, 1);
   EXPECT_TRUE(std::isnan((*verdicts)[0].changeLow));
   EXPECT_EQ(*store->trialRunIds(a), std::vector<int64_t>{a}) << "a run outside a batch";
+  EXPECT_TRUE(store->putTuning({{"s", "cpu", "c", "matmul", "onednn", "onednn"}}).isOk());
 
   RunInfo info = sampleRunInfo();
   info.batch = "b1";

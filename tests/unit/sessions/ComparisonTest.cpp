@@ -78,6 +78,30 @@ TEST(ComparisonTest, GroupsFollowSharedSourceOpsTransitively) {
   EXPECT_EQ(c.groups[1].loc, "fc");
 }
 
+TEST(ComparisonTest, SourceOpsComparedAsOneGroupWhateverTheMatching) {
+  // loupe tune's measurement of one op: every dispatch computing conv1 on either side, plus
+  // what they fused (relu1 on the library side pulls in the codegen relu1 kernel).
+  TimedRun library{{{1}}, {dispatch(0, "dispatch_0_transpose", "conv0", "codegen"),
+                         dispatch(1, "dispatch_1_ral_conv_onednn", "conv1,relu1", "onednn"),
+                         dispatch(2, "dispatch_2_generic", "pool1", "codegen")}};
+  TimedRun codegen{{{1}}, {dispatch(0, "dispatch_0_transpose", "conv0", "codegen"),
+                         dispatch(1, "dispatch_1_conv_2d_nhwc_fhwc", "conv1", "codegen"),
+                         dispatch(2, "dispatch_2_generic", "relu1", "codegen"),
+                         dispatch(3, "dispatch_3_generic", "pool1", "codegen")}};
+  DispatchComparison row =
+      compareSourceOps(library, codegen, {"conv1"}, defaultCompareOptions(0.05));
+  EXPECT_EQ(row.loc, "conv1,relu1");
+  EXPECT_EQ(row.name, "source ops conv1,relu1");
+  EXPECT_TRUE(row.inBaseline && row.inCandidate);
+  EXPECT_DOUBLE_EQ(row.comparison.baseline.median, 1001);
+  EXPECT_DOUBLE_EQ(row.comparison.candidate.median, 1001 + 1002);
+  // An op neither side computes: both sides missing, never a verdict.
+  DispatchComparison none =
+      compareSourceOps(library, codegen, {"fc"}, defaultCompareOptions(0.05));
+  EXPECT_FALSE(none.inBaseline || none.inCandidate);
+  EXPECT_EQ(none.comparison.verdict, loupe::profiler::Verdict::Ambiguous);
+}
+
 TEST(ComparisonTest, TheGateLooksAtTheWholeModelAndListsSlowerRows) {
   auto failOn = parseFailOn("slower,AMBIGUOUS");
   ASSERT_TRUE(failOn.isOk());

@@ -5,8 +5,10 @@
 // kernel that implements each, and may register fusion patterns. An op is supported by a
 // backend exactly when it registered the op; `codegen` runs every op (the compiler generates
 // its code). Selection follows RAF's `with_dialect` scoping: a per-op
-// override keyed by the op's `loc`, else the first backend of the session's ordered preference
-// list that runs the op, else the highest plevel enabled on the device. No MLIR in here: the
+// override keyed by the op's `loc`, else the backend `loupe tune` measured fastest for the op's
+// signature (`--backends auto`: seed 001's profile-guided placement), else the first backend
+// of the session's ordered preference list that runs the op, else the highest plevel enabled
+// on the device. No MLIR in here: the
 // CLI, sessions and the GUI read the same table the compiler uses.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +24,8 @@ namespace loupe::backends {
 
 /// The backend that runs every op: the compiler generates its code.
 inline constexpr const char *kCodegen = "codegen";
+/// The name in a backend list (`--backends auto,onednn`) that asks for the tuning table.
+inline constexpr const char *kAuto = "auto";
 
 /// One op a backend runs. `op` is the compiler's op kind ("matmul", "batch_matmul", "conv2d");
 /// `kernel` the RAL API implementing it (e.g. "ral_gemm_onednn"); empty for generated code.
@@ -69,6 +73,9 @@ struct Preferences {
   std::string device = "cpu";
   std::vector<std::string> order;               ///< Ordered preference; empty: by plevel.
   std::map<std::string, std::string> overrides; ///< `loc` (ONNX node name) -> backend.
+  /// Op signature (loupe::opSignature: kind, operand shapes and dtypes, strides) -> the
+  /// backend `loupe tune` measured fastest for it on this device (the DB's `tuning` table).
+  std::map<std::string, std::string> tuned;
 };
 
 class BackendRegistry {
@@ -93,9 +100,11 @@ public:
   /// Backends that can run `op` on `device`, highest plevel first (codegen, plevel 10, when
   /// no registration ranks it).
   std::vector<Selection> candidates(const std::string &op, const std::string &device) const;
-  /// The backend for `op` with source `loc` under `prefs`. Unknown or unsupported preferred
-  /// backends are skipped (the reason says so); codegen is the last resort.
-  Selection select(const std::string &op, const std::string &loc, const Preferences &prefs) const;
+  /// The backend for `op` with source `loc` and signature `signature` under `prefs`. Unknown
+  /// or unsupported preferred backends are skipped (the reason says so); codegen is the last
+  /// resort.
+  Selection select(const std::string &op, const std::string &loc, const Preferences &prefs,
+                   const std::string &signature = "") const;
   /// The library kernels that may stand in for `chosen` (select()'s result for `op` under
   /// `prefs`) when it fails at run time, best first: the other backends that register `op` with
   /// a kernel on prefs.device, ranked as select() ranks them (the backends of prefs.order in

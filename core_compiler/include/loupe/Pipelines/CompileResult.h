@@ -62,6 +62,13 @@ struct DispatchSummary {
   /// What the dispatch moves and computes (loupe-instrument-dispatches): bytes of the distinct
   /// buffers it reads and writes, and floating-point operations; 0 when unknown.
   int64_t bytes = 0, flops = 0;
+  /// Library-capable ops (ral-lower-to-library-call): the tuning table's key
+  /// (loupe/Transforms OpPatterns.h, opSignature), every backend that runs the op on the
+  /// device, highest plevel first, and the op's own source (the key a backend override of it
+  /// names; `loc` may add the ops fused into it); empty for other dispatches.
+  std::string signature;
+  std::vector<std::string> candidates;
+  std::string selectedLoc;
 };
 
 /// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel

@@ -53,6 +53,10 @@ struct CompileOptions : PipelineOptions {
   /// "Compile cache"); only compiles through the artifact phase are cached.
   bool useCache = true;
   std::string cacheDir;            ///< Empty: $LOUPE_CACHE_DIR, else ~/.cache/loupe/compile.
+  /// Op signature -> backend, from the profile DB's tuning table for this device, consulted
+  /// when `backends` names "auto" (sessions::resolveTunedBackends fills it; the compiler
+  /// reads no DB).
+  std::map<std::string, std::string> tunedBackends;
 };
 
 /// Compile cache counters of this process since it started.

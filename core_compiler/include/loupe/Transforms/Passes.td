@@ -122,8 +122,11 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
       buffer, in the conv's cluster -> the conv kernel at that op, writing the ReLU's
       buffer, with params[kConvActivation] = 1 (relu).
     The dispatch's `abi` attribute is filled in with the encoded name while the types
-    are known. Every op considered gets `loupe.backend`, `loupe.plevel` and
-    `loupe.backend_reason` (kept on the op when it stays with codegen or reference);
+    are known. Every op considered gets `loupe.backend`, `loupe.plevel`,
+    `loupe.backend_reason`, `loupe.signature` (the tuning table's key),
+    `loupe.candidates` (every backend that runs it on `device`) and
+    `loupe.selected_loc` (its own source: what an override of it names), kept on the op when
+    it stays with codegen or reference;
     `loupe-instrument-dispatches` copies them into the dispatch table. A library
     dispatch whose op other library backends also run on `device` gets
     `loupe.fallbacks`: their kernels (same ABI), ranked as the choice was made
@@ -136,6 +139,8 @@ def RalLowerToLibraryCall : Pass<"ral-lower-to-library-call", "mlir::ModuleOp"> 
                "Ordered backend preference (empty: highest plevel)">,
     ListOption<"backendOverrides", "overrides", "std::string",
                "Per-op backends as loc=backend (an ONNX node name or file:line)">,
+    ListOption<"tunedBackends", "tuned", "std::string",
+               "Tuned backends as signature=backend (loupe tune's table, --backends auto)">,
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"", "Target device">,
   ];
   let dependentDialects = ["loupe::ralir::RalDialect", "mlir::memref::MemRefDialect"];
@@ -350,6 +355,8 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
                "Ordered backend preference (empty: highest plevel)">,
     ListOption<"backendOverrides", "overrides", "std::string",
                "Per-op backends as loc=backend (an ONNX node name or file:line)">,
+    ListOption<"tunedBackends", "tuned", "std::string",
+               "Tuned backends as signature=backend (loupe tune's table, --backends auto)">,
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"", "Target device">,
     Option<"fusion", "fusion", "bool", /*default=*/"true", "Merge ops (off: one op per cluster)">,
     Option<"maxOperands", "max-operands", "int64_t", /*default=*/"64",

@@ -75,6 +75,27 @@ struct DispatchRecord {
   int64_t clusterId = -1; ///< Fusion cluster, -1 if none.
   int64_t bytes = 0;      ///< Bytes of the distinct buffers it reads and writes; 0 if unknown.
   int64_t flops = 0;      ///< Floating-point operations it computes; 0 if unknown.
+  /// Library-capable ops: the tuning table's key (op kind, operand shapes and dtypes,
+  /// strides); empty otherwise.
+  std::string signature;
+};
+
+/// What `loupe tune` measured for one op signature on one device (table `tuning`), and the
+/// backend it keeps: later compiles with `--backends auto` choose `backend` for the signature.
+struct TuningRecord {
+  std::string signature;  ///< DispatchRecord::signature, e.g. "conv2d:1x226x226x3xf32:...".
+  std::string deviceKind; ///< "cpu", "cuda".
+  std::string deviceName; ///< As runs record it, e.g. "Intel(R) Xeon(R) ...".
+  std::string op;         ///< The op kind: "conv2d", "matmul", ...
+  std::string backend;    ///< The winner.
+  std::string defaultBackend; ///< What the compiler chose without tuning.
+  /// Per backend tried: {"backend", "median_ns", "change", "change_low", "change_high",
+  /// "verdict", "trials"} (change: relative to the default backend's time), as a JSON array.
+  std::string measuredJson = "[]";
+  std::string loc;   ///< The source op it was measured on.
+  std::string model; ///< The model it was measured in.
+  std::string batch; ///< The tune's batch (runs.batch of its trials).
+  int64_t tunedNs = 0; ///< Wall ns since the Unix epoch; 0 = now.
 };
 
 /// Cache state of a measurement (docs/profiler.md, Method): hot = repetitions back to back;
@@ -265,8 +286,9 @@ inline bool operator==(const PassRecord &a, const PassRecord &b) {
                                                       b.changed, b.locHashes);
 }
 inline bool operator==(const DispatchRecord &a, const DispatchRecord &b) {
-  return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId, a.bytes, a.flops) ==
-         std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend, b.clusterId, b.bytes, b.flops);
+  return std::tie(a.dispatchId, a.name, a.op, a.loc, a.backend, a.clusterId, a.bytes, a.flops,
+                  a.signature) == std::tie(b.dispatchId, b.name, b.op, b.loc, b.backend,
+                                           b.clusterId, b.bytes, b.flops, b.signature);
 }
 inline bool operator==(const SampleRecord &a, const SampleRecord &b) {
   return std::tie(a.rep, a.dispatchId, a.startNs, a.endNs, a.smClockMhz) ==

@@ -24,7 +24,7 @@
 namespace loupe::profiler {
 
 /// Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 /// PRAGMA application_id of Loupe profile DBs ("LOUP").
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 
@@ -95,6 +95,9 @@ public:
   ral::StatusOr<int64_t> deleteRuns(const std::vector<int64_t> &runIds);
   /// Stores a verdict; returns its id.
   ral::StatusOr<int64_t> addComparison(const ComparisonRecord &comparison);
+  /// Stores tuning results in one transaction, each replacing the row of its signature and
+  /// device.
+  ral::Status putTuning(const std::vector<TuningRecord> &records);
   /// Marks the run 'complete' (ok) or 'failed' (with `error`), sets finished_ns to now, and
   /// creates the query indexes if missing. kNotFound for an unknown run.
   ral::Status finishRun(int64_t runId, bool ok, const std::string &error = "");
@@ -112,6 +115,10 @@ public:
   /// session, variant and config, by trial; {runId} for a run outside a batch. kNotFound for
   /// an unknown run.
   ral::StatusOr<std::vector<int64_t>> trialRunIds(int64_t runId);
+  /// The tuning table of a device kind ("cpu", "cuda") by signature; `deviceName` empty: of
+  /// every device of that kind (the newest row of each signature).
+  ral::StatusOr<std::vector<TuningRecord>> tuning(const std::string &deviceKind,
+                                                  const std::string &deviceName);
   /// Stored comparisons in which `runId` is the baseline or the candidate, by id.
   ral::StatusOr<std::vector<ComparisonRecord>> comparisons(int64_t runId);
 

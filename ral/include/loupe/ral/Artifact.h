@@ -53,6 +53,9 @@ struct DispatchInfo {
   /// cuda, code-generated kernels: the GPU thread mapping and the launch sizes the compiler
   /// chose ("thread-per-vector4", "grid 16384x1x1 block 256x1x1"; optional; "" otherwise).
   std::string schedule, launch;
+  /// Library-capable ops: the tuning table's key (op kind, operand shapes and dtypes, strides;
+  /// optional; "" otherwise).
+  std::string signature;
 };
 
 /// The artifact's self-description.

@@ -89,6 +89,15 @@ struct RunComparison {
 /// Compares `candidate` with `baseline`.
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
                              const profiler::CompareOptions &options);
+/// The dispatches of both runs that compute the source ops `ops`, compared as one source-op
+/// group (per repetition, the sum of the members' samples): the members are the dispatches
+/// whose locs share a source op with `ops` or, transitively, with another member, so what a
+/// schedule fused into them on either side is counted on both. `row.name` is
+/// "source ops <loc>", `row.loc` the members' source ops; no members on a side: that side is
+/// missing (the verdict says so).
+DispatchComparison compareSourceOps(const TimedRun &baseline, const TimedRun &candidate,
+                                    const std::set<std::string> &ops,
+                                    const profiler::CompareOptions &options);
 /// compareTimings with defaultCompareOptions(threshold).
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
                              double threshold);

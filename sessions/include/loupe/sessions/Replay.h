@@ -67,6 +67,21 @@ inline constexpr int kDefaultTrials = 7;
 using ReplayProgressFn =
     std::function<void(const std::string &variant, const std::string &stage, double fraction)>;
 
+/// Where and how the trials of one replay (or tune) run.
+struct TrialPlan {
+  std::string dbPath; ///< Profile DB the runs are stored in; empty: none.
+  std::string batch;  ///< newBatchName(): recorded with every run.
+  int trials = 1;     ///< Trials per repeated variant (for progress labels).
+  ReplayProgressFn progress;
+};
+/// A name no other replay gives its batches: host, process and start time.
+std::string newBatchName();
+/// Runs trial `t` of `run.variant` (compiling at t == 0, else running trial 0's artifact) and
+/// adds it to `run.trials`; trial 0 becomes `run.outcome`, a later failure marks it. `once`:
+/// the variant runs only once (its progress label has no trial number).
+void runTrial(const Session &session, VariantRun &run, int t, const TrialPlan &plan,
+              bool once = false);
+
 /// Runs the variants of `session` (requestForVariant), storing runs in `dbPath` (empty: none)
 /// and, when two sides are compared, the verdicts in its `comparisons` table.
 ReplayResult replaySession(const Session &session, const std::string &dbPath,

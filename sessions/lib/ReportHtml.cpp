@@ -306,6 +306,53 @@ std::string runSection(const json &body, const json &machine, const std::string 
   return html + "</section>\n";
 }
 
+/// `loupe tune`'s matrix: a row per op signature, a cell per backend (its time, change and
+/// verdict against the default, coloured by verdict), and the backend kept.
+std::string tuningSection(const json &t) {
+  std::vector<std::string> backends;
+  for (const json &s : t["signatures"])
+    for (const json &m : s["measured"])
+      if (std::find(backends.begin(), backends.end(), plain(m["backend"])) == backends.end())
+        backends.push_back(plain(m["backend"]));
+  std::string html = "<h2>Tuning</h2>\n<p>" + std::to_string(t["signatures"].size()) +
+                     " op signatures run by more than one backend, " +
+                     std::to_string(t.value("trials", 0)) + " interleaved trials per backend, " +
+                     num(number(t["seconds"], 0), "%.1f s") +
+                     (t.contains("session") ? "; tuned session <code>" + escapeXml(plain(t["session"])) + "</code>" : "") +
+                     ".</p>\n<table>\n<tr><th>op</th><th>source ops</th>";
+  for (const std::string &b : backends)
+    html += "<th>" + escapeXml(b) + "</th>";
+  html += "<th>kept</th></tr>\n";
+  for (const json &s : t["signatures"]) {
+    std::string locs;
+    for (const json &l : s["locs"])
+      locs += (locs.empty() ? "" : ", ") + plain(l);
+    html += "<tr title=\"" + escapeXml(plain(s["signature"]) + "\n" + plain(s["why"])) + "\"><td>" +
+            escapeXml(plain(s["op"])) + "</td><td>" + escapeXml(locs) + "</td>";
+    for (const std::string &b : backends) {
+      const json *m = nullptr;
+      for (const json &x : s["measured"])
+        if (plain(x["backend"]) == b)
+          m = &x;
+      std::string verdict = m ? plain((*m)["verdict"]) : "";
+      if (!m)
+        html += "<td>-</td>";
+      else if (!plain((*m)["note"]).empty())
+        html += "<td>" + escapeXml(plain((*m)["note"])) + "</td>";
+      else
+        html += "<td style=\"background:" +
+                (verdict == "default" ? std::string("#eee") : verdictColour(verdict)) +
+                (verdict == "default" ? "" : ";color:#fff") + "\">" +
+                timeText(number((*m)["median_ns"])) +
+                (verdict == "default" ? " (default)"
+                                      : " " + num(100 * number((*m)["change"], 0), "%+.1f%%")) +
+                "</td>";
+    }
+    html += "<td><b>" + escapeXml(plain(s["backend"])) + "</b></td></tr>\n";
+  }
+  return html + "</table>\n";
+}
+
 std::string comparisonSection(const json &c) {
   std::string a = plain(c["baseline"]), b = plain(c["candidate"]);
   std::string html = "<section>\n<h2>Comparison: " + escapeXml(b) + " against " + escapeXml(a) + "</h2>\n";
@@ -372,6 +419,8 @@ std::string renderHtml(const json &r) {
             num(number(machine["bandwidth_bytes"], 0) / 1e9, "%.1f GB/s") + " (" +
             escapeXml(plain(machine.value("how", json()))) + ")</li>\n";
   html += "</ul>\n";
+  if (r.contains("tuning"))
+    html += tuningSection(r["tuning"]);
   std::map<std::string, std::string> verdictOf; // candidate dispatch name -> verdict
   if (r.contains("comparison")) {
     const json &c = r["comparison"];

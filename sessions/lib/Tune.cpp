@@ -301,6 +301,30 @@ ral::Status resolveTunedBackends(compiler::CompileOptions &options, const std::s
   return ral::Status();
 }
 
+std::string describeTuning(const profiler::TuningRecord &record) {
+  std::string out;
+  json measured = json::parse(record.measuredJson, nullptr, false);
+  if (measured.is_array())
+    for (const json &m : measured) {
+      char line[160];
+      double ns = m.value("median_ns", json()).is_number() ? m["median_ns"].get<double>() : NAN;
+      double change = m.value("change", json()).is_number() ? m["change"].get<double>() : NAN;
+      std::string verdict = m.value("verdict", "");
+      std::string note = m.value("note", "");
+      if (!note.empty())
+        std::snprintf(line, sizeof line, "%s: %s", m.value("backend", "?").c_str(), note.c_str());
+      else if (verdict == "default")
+        std::snprintf(line, sizeof line, "%s %.2f us (default)", m.value("backend", "?").c_str(),
+                      ns / 1e3);
+      else
+        std::snprintf(line, sizeof line, "%s %.2f us %+.1f%% %s", m.value("backend", "?").c_str(),
+                      ns / 1e3, 100 * change, verdict.c_str());
+      out += std::string(line) + "\n";
+    }
+  return out + "kept: " + record.backend + " (default " + record.defaultBackend + "; measured on " +
+         record.loc + " of " + record.model + ")";
+}
+
 json buildTuneReport(const TuneResult &result, const std::string &model,
                      const std::string &tunedSessionPath) {
   json report = result.confirmation ? buildReport(*result.confirmation, model)

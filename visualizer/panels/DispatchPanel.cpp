@@ -5,6 +5,7 @@
 #include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/clusters/ClusterMatch.h"
 #include "loupe/visualizer/panels/BackendSettings.h"
+#include "loupe/sessions/Tune.h"
 
 #include <algorithm>
 
@@ -12,7 +13,7 @@ namespace loupe::visualizer {
 
 namespace {
 enum Column { ColId, ColName, ColLoc, ColKind, ColCluster, ColBackend, ColSchedule, ColPlevel,
-              ColOverride, ColWhy, ColAlternatives, ColOp, ColCount };
+              ColOverride, ColWhy, ColAlternatives, ColTuned, ColOp, ColCount };
 
 /// The reason in a word or two for the table (the whole reason is in the tooltip and under
 /// the table): the rule of BackendRegistry::select that decided.
@@ -25,6 +26,8 @@ std::string shortReason(const std::string &reason) {
     return "backend order";
   if (reason.find("highest plevel") != std::string::npos)
     return "highest plevel";
+  if (reason.find("tuned: ") != std::string::npos)
+    return "tuned";
   return reason.substr(0, 24);
 }
 } // namespace
@@ -32,6 +35,11 @@ std::string shortReason(const std::string &reason) {
 ScreenRect DispatchPanel::overrideRect(int64_t id) const {
   auto it = overrideRects_.find(id);
   return it == overrideRects_.end() ? ScreenRect{} : it->second;
+}
+
+std::string DispatchPanel::tunedBackend(int64_t id) const {
+  auto it = tunedShown_.find(id);
+  return it == tunedShown_.end() ? "" : it->second;
 }
 
 ScreenRect DispatchPanel::clusterRect(int64_t id) const {
@@ -149,6 +157,29 @@ void DispatchPanel::drawClusterCell(ViewModel &vm, const compiler::DispatchSumma
   }
 }
 
+void DispatchPanel::drawTunedCell(const ViewModel &vm, const compiler::DispatchSummary &s) {
+  tunedShown_.erase(s.id);
+  auto it = vm.runs && !s.signature.empty() ? vm.runs->tuning.find(s.signature)
+                                            : std::map<std::string, profiler::TuningRecord>::const_iterator();
+  if (!vm.runs || s.signature.empty() || it == vm.runs->tuning.end()) {
+    ImGui::TextDisabled("-");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", s.signature.empty()
+                                  ? "only one backend runs this kernel"
+                                  : ("not tuned: `loupe tune` measures every backend of " +
+                                     s.signature + " and keeps the fastest")
+                                        .c_str());
+    return;
+  }
+  const profiler::TuningRecord &t = it->second;
+  tunedShown_[s.id] = t.backend;
+  textColored(backendColor(t.backend), "kept " + t.backend);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("loupe tune, %s:\n%s%s", t.signature.c_str(),
+                      sessions::describeTuning(t).c_str(),
+                      t.backend == s.backend ? "" : "\n(this compile chose another: --backends auto uses the table)");
+}
+
 void DispatchPanel::drawTable(ViewModel &vm) {
   const graph::GraphModel &model = *vm.compile->graph;
   std::vector<int> rows;
@@ -179,6 +210,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableSetupColumn("override");
   ImGui::TableSetupColumn("why");
   ImGui::TableSetupColumn("alternatives");
+  ImGui::TableSetupColumn("tuned");
   ImGui::TableSetupColumn("kernel op");
   ImGui::TableHeadersRow();
 
@@ -300,6 +332,8 @@ void DispatchPanel::drawTable(ViewModel &vm) {
           ImGui::SetTooltip("If its kernel fails at run time, the runtime calls these instead, "
                             "in order (a run's Profile lists the fallbacks that happened)");
       }
+      ImGui::TableNextColumn();
+      drawTunedCell(vm, s);
       ImGui::TableNextColumn();
       showText(s.op);
       ImGui::PopID();

@@ -3,6 +3,7 @@
 
 #include "loupe/ral/TensorIO.h"
 
+#include "loupe/profiler/CpuCollector.h"
 #include "loupe/profiler/Store.h"
 #include "loupe/sessions/Trials.h"
 #include "loupe/visualizer/Format.h"
@@ -437,9 +438,10 @@ void Controller::refreshRuns() {
   std::string db = vm_.dbPath;
   // Runs store the model path as given; match on the file name so CLI runs show up too.
   std::string filter = vm_.hasModel() ? fs::path(vm_.session.model).filename().string() : "";
+  bool cuda = vm_.session.pipeline.target == "cuda";
   uint64_t generation = generation_;
   data_->dropQueued("runs");
-  data_->post("runs", [this, db, filter, generation](JobContext &ctx) {
+  data_->post("runs", [this, db, filter, cuda, generation](JobContext &ctx) {
     auto view = std::make_shared<RunListView>();
     view->dbPath = db;
     view->modelFilter = filter;
@@ -454,6 +456,10 @@ void Controller::refreshRuns() {
           view->runs = std::move(*runs);
         else
           view->error = runs.status().message();
+        auto tuning = store->tuning(cuda ? "cuda" : "cpu", cuda ? "" : profiler::cpuDeviceName());
+        if (tuning)
+          for (profiler::TuningRecord &t : *tuning)
+            view->tuning[t.signature] = std::move(t);
       }
     }
     std::shared_ptr<const RunListView> result = view;

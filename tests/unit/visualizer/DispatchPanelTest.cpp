@@ -12,6 +12,9 @@
 #include "ImGuiHarness.h"
 
 #include "loupe/visualizer/Controller.h"
+#include "loupe/profiler/CpuCollector.h"
+#include "loupe/profiler/Store.h"
+#include "loupe/sessions/Tune.h"
 
 #include <gtest/gtest.h>
 
@@ -155,6 +158,46 @@ TEST(DispatchPanel, ClusterColumnExplainsTheClusterInTheGraph) {
   ui.frames(2, draw);
   EXPECT_TRUE(panel.clusterRect(3).empty());
   EXPECT_FALSE(panel.clusterRect(4).empty());
+}
+
+TEST(DispatchPanel, TunedColumnShowsTheTuningTable) {
+  // A tuning row for conv1's signature in the session's DB (what `loupe tune` stores): the
+  // dispatch's tuned cell names the backend kept; dispatches without a row show none.
+  TempDir dir;
+  ControllerOptions options;
+  options.dbPath = dir.str("profiles.db");
+  Controller controller(options);
+  ASSERT_TRUE(controller.openModel(std::string(LOUPE_SOURCE_DIR) + "/examples/models/cnn.onnx"));
+  ASSERT_TRUE(controller.waitIdle(300));
+  ViewModel &vm = controller.vm();
+  const graph::DispatchEntry *conv = conv1(vm);
+  ASSERT_NE(conv, nullptr);
+  ASSERT_FALSE(conv->summary.signature.empty());
+  {
+    auto store = loupe::profiler::Store::open(options.dbPath);
+    ASSERT_TRUE(store.isOk());
+    ASSERT_TRUE(store->putTuning({{conv->summary.signature, "cpu", loupe::profiler::cpuDeviceName(),
+                                   "conv2d", "codegen", "onednn",
+                                   R"([{"backend":"onednn","median_ns":26000,"verdict":"default"},)"
+                                   R"({"backend":"codegen","median_ns":20000,"change":-0.23,"verdict":"FASTER"}])",
+                                   "conv1", "cnn.onnx", "b", 0}})
+                    .isOk());
+  }
+  controller.refreshRuns();
+  ASSERT_TRUE(controller.waitIdle(300));
+  ASSERT_TRUE(vm.runs && vm.runs->tuning.count(conv->summary.signature));
+  ImGuiHarness ui(2400, 900);
+  DispatchPanel panel;
+  auto draw = [&] {
+    controller.beginFrame();
+    panel.draw(vm, controller);
+  };
+  ui.frames(2, draw);
+  EXPECT_EQ(panel.tunedBackend(conv->summary.id), "codegen");
+  EXPECT_EQ(panel.tunedBackend(0), "") << "a transpose: no library backend, no tuning";
+  std::string lines = sessions::describeTuning(vm.runs->tuning.at(conv->summary.signature));
+  EXPECT_NE(lines.find("onednn 26.00 us (default)"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("codegen 20.00 us -23.0% FASTER"), std::string::npos) << lines;
 }
 
 } // namespace

@@ -79,6 +79,10 @@ TuneResult tuneSession(const Session &session, const std::string &dbPath,
 /// unreadable or foreign DB.
 ral::Status resolveTunedBackends(compiler::CompileOptions &options, const std::string &dbPath);
 
+/// A stored tuning row as lines for people: "onednn 26.07 us (default)", "codegen 55.37 us
+/// +62.3% SLOWER", ..., then "kept: onednn (measured <date>, batch ...)"; the GUI's tooltip.
+std::string describeTuning(const profiler::TuningRecord &record);
+
 /// The tune as a report (sessions/Report.h: every format writeReport knows): the
 /// confirmation's comparison, and "tuning": {"seconds", "trials", "device", "load",
 /// "session", "signatures": [{signature, op, locs, default, backend, why, measured:

@@ -24,6 +24,7 @@
 #include "loupe/visualizer/graph/GraphModel.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,8 @@ struct RunListView {
   std::string dbPath;
   std::string modelFilter;
   std::vector<profiler::RunSummary> runs;
+  /// The DB's tuning table for the session's device (`loupe tune`), by op signature.
+  std::map<std::string, profiler::TuningRecord> tuning;
   std::string error; ///< Set when the DB could not be read.
 };
 

@@ -51,6 +51,8 @@ public:
   /// dispatch with id `id`, an item of the open drop-down's list, the Recompile button.
   /// A zero-size rectangle when it was not drawn.
   ScreenRect overrideRect(int64_t id) const;
+  /// The backend the tuned column showed for dispatch `id` in the last frame ("" for none).
+  std::string tunedBackend(int64_t id) const;
   /// The cluster link of the dispatch with id `id`.
   ScreenRect clusterRect(int64_t id) const;
   ScreenRect popupItemRect(const std::string &backend) const;
@@ -61,6 +63,9 @@ private:
   void drawToolbar(ViewModel &vm, Actions &actions);
   void drawTable(ViewModel &vm);
   void drawClusterCell(ViewModel &vm, const compiler::DispatchSummary &s);
+  /// The backend `loupe tune` kept for the dispatch's op signature; the measured matrix in its
+  /// tooltip (the DB's tuning table, RunListView::tuning).
+  void drawTunedCell(const ViewModel &vm, const compiler::DispatchSummary &s);
 
   SaveFn save_;
   std::map<std::string, std::string> edited_;
@@ -68,6 +73,7 @@ private:
   bool synced_ = false;
   std::string filter_;
   std::map<int64_t, ScreenRect> overrideRects_;
+  std::map<int64_t, std::string> tunedShown_;
   std::map<int64_t, ScreenRect> clusterRects_;
   std::map<std::string, ScreenRect> popupRects_;
   ScreenRect recompileRect_;

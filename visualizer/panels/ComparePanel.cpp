@@ -291,7 +291,8 @@ void ComparePanel::drawTable(const CompareView &c) {
       specs->SpecsDirty = false;
     }
 
-  auto rowCells = [](const CompareRow &r, bool total) {
+  diffButtons_.clear();
+  auto rowCells = [this](const CompareRow &r, bool total) {
     ImGui::TableNextColumn();
     if (total)
       ImGui::TextUnformatted("all");
@@ -311,9 +312,18 @@ void ComparePanel::drawTable(const CompareView &c) {
     timingCells(r.comparison, r.inBaseline, r.inCandidate, r.ratio, r.group);
     ImGui::TableNextColumn();
     showText(r.group < 0 ? formatChange(r.comparison.change) : std::string("-"));
-    if (ImGui::IsItemHovered() && r.attribution)
+    if (!r.attribution || r.attribution->index < 0)
+      return;
+    if (ImGui::IsItemHovered())
       ImGui::SetTooltip("IR of these ops first differs after %s",
                         sessions::describe(*r.attribution).c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton(("IR diff #" + std::to_string(r.attribution->index)).c_str()))
+      diffRequest_ = r.attribution->index;
+    diffButtons_[r.name] = lastItemRect();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Diff pass %d (%s) of the two compiles side by side", r.attribution->index,
+                        r.attribution->pass.c_str());
   };
   // The whole repetition first, highlighted.
   ImGui::TableNextRow();
@@ -387,6 +397,22 @@ void ComparePanel::drawBars(const CompareView &c) {
   ImGui::EndChild();
 }
 
+void ComparePanel::openCrossDiff(ViewModel &vm, Actions &actions, int pass) {
+  vm.nav.diffAcrossCompiles = true;
+  vm.nav.crossDiffPass = pass;
+  vm.nav.tabRequest = Tab::Diff;
+  const CrossCompileView *x = vm.crossCompile.get();
+  if (vm.comparison && !vm.crossCompiling &&
+      (!x || x->baselineRunId != vm.comparison->baseline.id ||
+       x->candidateRunId != vm.comparison->candidate.id))
+    actions.compileCompared();
+}
+
+ScreenRect ComparePanel::diffButtonRect(const std::string &name) const {
+  auto it = diffButtons_.find(name);
+  return it == diffButtons_.end() ? ScreenRect{} : it->second;
+}
+
 void ComparePanel::draw(ViewModel &vm, Actions &actions) {
   drawPickers(vm, actions);
   if (!variantMode_ && (!vm.runs || vm.runs->runs.size() < 2)) {
@@ -431,6 +457,9 @@ void ComparePanel::draw(ViewModel &vm, Actions &actions) {
   sortedRows(vm);
   drawTable(c);
   sortedRows(vm); // the table may have changed the sort
+  if (diffRequest_)
+    openCrossDiff(vm, actions, *diffRequest_);
+  diffRequest_.reset();
   if (ImGui::CollapsingHeader("clusters: kernel durations summed per repetition",
                               ImGuiTreeNodeFlags_DefaultOpen))
     drawClusters(c.clusters);

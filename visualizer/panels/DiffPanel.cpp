@@ -332,8 +332,72 @@ void DiffPanel::drawDocuments(const std::shared_ptr<const text::IrDocument> &a,
   drawRows();
 }
 
+bool DiffPanel::drawModePicker(ViewModel &vm) {
+  if (!vm.comparison && !vm.nav.diffAcrossCompiles)
+    return false;
+  if (ImGui::RadioButton("passes of this compile", !vm.nav.diffAcrossCompiles))
+    vm.nav.diffAcrossCompiles = false;
+  ImGui::SameLine();
+  std::string across = vm.comparison ? "across the compared runs' compiles (#" +
+                                           std::to_string(vm.comparison->baseline.id) + " vs #" +
+                                           std::to_string(vm.comparison->candidate.id) + ")"
+                                     : std::string("across compiles");
+  if (ImGui::RadioButton(across.c_str(), vm.nav.diffAcrossCompiles))
+    vm.nav.diffAcrossCompiles = true;
+  modeRect_ = lastItemRect();
+  return vm.nav.diffAcrossCompiles;
+}
+
+void DiffPanel::drawAcross(ViewModel &vm, Actions &actions) {
+  const CrossCompileView *x = vm.crossCompile.get();
+  if (!vm.comparison) {
+    ImGui::TextDisabled("Compare two runs (Compare tab) to diff their compiles.");
+    return;
+  }
+  if (!x || x->baselineRunId != vm.comparison->baseline.id ||
+      x->candidateRunId != vm.comparison->candidate.id) {
+    if (vm.crossCompiling) {
+      ImGui::TextDisabled("compiling both runs' settings again, with IR text...");
+    } else {
+      ImGui::TextDisabled("The runs keep IR hashes only: their settings are compiled again.");
+      if (ImGui::Button("Compile both"))
+        actions.compileCompared();
+    }
+    return;
+  }
+  if (!x->error.empty()) {
+    textColored(IM_COL32(235, 90, 80, 255), x->error);
+    return;
+  }
+  const CompileView &a = *x->baseline, &b = *x->candidate;
+  int pass = std::clamp(vm.nav.crossDiffPass, 0, std::max(0, b.passCount() - 1));
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
+  if (ImGui::BeginCombo("pass##across", b.passLabel(pass).c_str(), ImGuiComboFlags_HeightLarge)) {
+    for (int i = 0; i < b.passCount(); ++i)
+      if (ImGui::Selectable(b.passLabel(i).c_str(), i == pass))
+        vm.nav.crossDiffPass = pass = i;
+    ImGui::EndCombo();
+  }
+  passA_ = passB_ = pass;
+  if (pass >= a.passCount() || a.result.snapshots[pass].pass != b.result.snapshots[pass].pass) {
+    ImGui::TextDisabled("The baseline's pipeline has no pass %d like the candidate's (%s).", pass,
+                        b.passLabel(pass).c_str());
+    return;
+  }
+  bool pendingA = false, pendingB = false;
+  auto docA = documents_.get(x->baseline, pass, &pendingA);
+  auto docB = documents_.get(x->candidate, pass, &pendingB);
+  if (!docA || !docB) {
+    ImGui::TextDisabled(pendingA || pendingB ? "indexing..." : "no IR for one of the compiles");
+    return;
+  }
+  drawDocuments(docA, docB, "run #" + std::to_string(x->baselineRunId) + " after " + a.passLabel(pass),
+                "run #" + std::to_string(x->candidateRunId) + " after " + b.passLabel(pass));
+}
+
 void DiffPanel::draw(ViewModel &vm, Actions &actions) {
-  (void)actions;
+  if (drawModePicker(vm))
+    return drawAcross(vm, actions);
   if (!vm.compile) {
     ImGui::TextDisabled(vm.compiling ? "compiling..." : "Open a model to diff its passes.");
     return;

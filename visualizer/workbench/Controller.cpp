@@ -6,9 +6,11 @@
 #include "loupe/profiler/CpuCollector.h"
 #include "loupe/profiler/Store.h"
 #include "loupe/sessions/Trials.h"
+#include "loupe/sessions/Tune.h"
 #include "loupe/visualizer/Format.h"
 
 #include <chrono>
+#include <tuple>
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
@@ -32,6 +34,29 @@ std::string absolutePath(const std::string &path) {
   std::error_code ec;
   fs::path abs = fs::absolute(path, ec);
   return ec ? path : abs.lexically_normal().string();
+}
+
+/// Compiles `model` for viewing (IR text kept, the artifact thrown away): the run's input
+/// tensors bind free dims and shape tensors and `--backends auto` reads the DB's tuning
+/// table, as in runs (sessions::runModel).
+std::shared_ptr<const CompileView> compileForView(const std::string &model,
+                                                  compiler::CompileOptions options,
+                                                  const std::string &inputsDir,
+                                                  const std::string &dbPath, uint64_t generation) {
+  int64_t start = nowNs();
+  options.keepIrText = true;
+  if (!inputsDir.empty())
+    if (auto inputs = ral::readTensorDir(inputsDir, "input"))
+      sessions::bindInputTensors(options, *inputs);
+  compiler::CompileResult result;
+  if (ral::Status s = sessions::resolveTunedBackends(options, dbPath); !s)
+    result.error = compiler::CompileError{compiler::CompileError::Kind::BadInput,
+                                          "--backends auto: " + s.message()};
+  else
+    result = compiler::compileModel(model, options);
+  std::error_code ec;
+  fs::remove(options.artifactPath, ec);
+  return makeCompileView(model, options, std::move(result), generation, nowNs() - start);
 }
 
 /// Opens the DB read-only; a missing file is an empty DB, not an error.
@@ -229,22 +254,14 @@ void Controller::compile() {
                              .string();
   std::string model = vm_.session.model;
   std::string inputsDir = vm_.session.run.inputsDir;
+  std::string db = vm_.dbPath;
   uint64_t generation = generation_;
   vm_.compiling = true;
   jobs_->dropQueued("compile");
   jobs_->post("compile " + fs::path(model).filename().string(),
-              [this, model, inputsDir, options, generation](JobContext &ctx) mutable {
+              [this, model, inputsDir, db, options, generation](JobContext &ctx) {
                 ctx.progress("compile", 0);
-                int64_t start = nowNs();
-                // The run's input tensors bind free dims and shape tensors, as in runs.
-                if (!inputsDir.empty())
-                  if (auto inputs = ral::readTensorDir(inputsDir, "input"))
-                    sessions::bindInputTensors(options, *inputs);
-                compiler::CompileResult result = compiler::compileModel(model, options);
-                std::error_code ec;
-                fs::remove(options.artifactPath, ec);
-                auto view = makeCompileView(model, options, std::move(result), generation,
-                                            nowNs() - start);
+                auto view = compileForView(model, options, inputsDir, db, generation);
                 ctx.progress("compile", 1);
                 ctx.deliver([this, view] {
                   if (view->generation != generation_)
@@ -281,6 +298,60 @@ void Controller::compile() {
                     vm_.nav.diffTarget.reset();
                 });
               });
+}
+
+void Controller::compileCompared() {
+  if (!vm_.comparison || !vm_.hasModel())
+    return;
+  const CompareView &c = *vm_.comparison;
+  struct Side {
+    int64_t runId;
+    std::string model, name;
+    ral::StatusOr<sessions::Variant> variant;
+  };
+  std::vector<Side> sides;
+  for (const auto &[run, config, name] :
+       {std::tuple{&c.baseline, &c.baselineConfigJson, "baseline"},
+        std::tuple{&c.candidate, &c.candidateConfigJson, "candidate"}})
+    sides.push_back({run->id, run->model, name,
+                     sessions::variantFromRunConfig(vm_.session, name, *config)});
+  std::string db = vm_.dbPath;
+  uint64_t generation = generation_;
+  vm_.crossCompiling = true;
+  int64_t serial = ++compileSerial_;
+  jobs_->dropQueued("compile compared");
+  jobs_->post("compile compared", [this, sides, db, generation, serial](JobContext &ctx) {
+    auto view = std::make_shared<CrossCompileView>();
+    view->baselineRunId = sides[0].runId;
+    view->candidateRunId = sides[1].runId;
+    for (size_t i = 0; i < sides.size() && view->error.empty(); ++i) {
+      const Side &side = sides[i];
+      ctx.progress("compile " + side.name, static_cast<double>(i) / sides.size());
+      if (!side.variant) {
+        view->error = "run " + std::to_string(side.runId) + ": " + side.variant.status().message();
+        break;
+      }
+      compiler::CompileOptions options = sessions::compileOptionsFor(side.variant->pipeline);
+      options.artifactPath = (fs::temp_directory_path() /
+                              ("loupe-gui-" + std::to_string(getpid()) + "-" +
+                               std::to_string(serial) + "-" + side.name + ".so"))
+                                 .string();
+      auto compiled = compileForView(side.model, options, side.variant->run.inputsDir, db, generation);
+      if (!compiled->result.ok())
+        view->error = "run " + std::to_string(side.runId) + ": " + compiled->result.error->message;
+      (i == 0 ? view->baseline : view->candidate) = compiled;
+    }
+    ctx.progress("compile compared", 1);
+    std::shared_ptr<const CrossCompileView> result = view;
+    ctx.deliver([this, result, generation] {
+      if (generation != generation_)
+        return;
+      vm_.crossCompile = result;
+      vm_.crossCompiling = false;
+      if (!result->error.empty())
+        vm_.log.error("compile", "across compiles: " + result->error);
+    });
+  });
 }
 
 void Controller::run() {

@@ -56,6 +56,43 @@ TEST(CompareView, EachSideKeepsItsBackend) {
   EXPECT_EQ(panel.lastDrawnBars(), 4);
 }
 
+TEST(ComparePanel, AttributedRowsOpenTheDiffAcrossCompiles) {
+  // A slower row whose IR first differs at pass 14 gets an "IR diff" button: pressing it asks
+  // for both compiles with IR text and sends the Diff tab to pass 14, across the compiles.
+  profiler::RunData base = makeRun(1, {10000, 20000}, 30, 0.01, 1);
+  profiler::RunData cand = makeRun(2, {10000, 30000}, 30, 0.01, 2);
+  auto built = makeCompareView(base, cand, 0.05);
+  auto view = std::make_shared<CompareView>(*built);
+  sessions::PassAttribution at;
+  at.index = 14;
+  at.pass = "loupe-form-clusters";
+  view->rows[1].attribution = at;
+  ViewModel vm;
+  vm.comparison = view;
+  ComparePanel panel;
+  RecordingActions actions;
+  ImGuiHarness ui;
+  auto draw = [&] { panel.draw(vm, actions); };
+  ui.frames(3, draw);
+  EXPECT_TRUE(panel.diffButtonRect(view->rows[0].name).empty()) << "no attribution, no button";
+  ScreenRect button = panel.diffButtonRect(view->rows[1].name);
+  ASSERT_FALSE(button.empty());
+  ui.click(button.center(), draw);
+  EXPECT_TRUE(vm.nav.diffAcrossCompiles);
+  EXPECT_EQ(vm.nav.crossDiffPass, 14);
+  ASSERT_TRUE(vm.nav.tabRequest.has_value());
+  EXPECT_EQ(*vm.nav.tabRequest, Tab::Diff);
+  EXPECT_EQ(actions.crossCompiles, 1);
+  // Compiles already there for these runs: nothing to compile again.
+  auto cross = std::make_shared<CrossCompileView>();
+  cross->baselineRunId = view->baseline.id;
+  cross->candidateRunId = view->candidate.id;
+  vm.crossCompile = cross;
+  ComparePanel::openCrossDiff(vm, actions, 3);
+  EXPECT_EQ(actions.crossCompiles, 1);
+  EXPECT_EQ(vm.nav.crossDiffPass, 3);
+}
+
 TEST(CompareView, ClustersMatchedBySourceOps) {
   // Baseline: one block of the generated graph (5 clusters, one kernel each). Candidate: the
   // same with fusion off: add2, res and mul in three clusters, every later id shifted, and a

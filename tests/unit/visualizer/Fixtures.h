@@ -39,11 +39,12 @@ public:
     variantComparisons.push_back({baseline, candidate});
     (void)threshold;
   }
+  void compileCompared() override { ++crossCompiles; }
   void runVariants(const std::string &baseline, const std::string &candidate) override {
     variantRuns.push_back({baseline, candidate});
   }
   std::vector<std::string> opened;
-  int compiles = 0, runs = 0, cancels = 0, refreshes = 0;
+  int compiles = 0, runs = 0, cancels = 0, refreshes = 0, crossCompiles = 0;
   std::vector<int64_t> profiles;
   std::vector<std::pair<int64_t, int64_t>> comparisons;
   std::vector<std::pair<std::string, std::string>> variantComparisons, variantRuns;

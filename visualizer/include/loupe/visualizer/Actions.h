@@ -28,6 +28,9 @@ public:
   /// Compares the newest stored runs of two variants of the session ("base" or a name).
   virtual void compareVariants(const std::string &baseline, const std::string &candidate,
                                double threshold) = 0;
+  /// Compiles the two runs of the Compare panel again with IR text (ViewModel::crossCompile),
+  /// for the Diff panel's "across compiles" mode.
+  virtual void compileCompared() = 0;
   /// Runs two variants of the session, one after the other, then compares them.
   virtual void runVariants(const std::string &baseline, const std::string &candidate) = 0;
 };

@@ -73,6 +73,8 @@ public:
   void loadProfile(int64_t runId) override;
   /// Compares `candidate` with `baseline` for the Compare panel.
   void compareRuns(int64_t baseline, int64_t candidate, double threshold) override;
+  /// Compiles the compared runs' settings again with IR text, on the jobs worker.
+  void compileCompared() override;
   /// Compares the newest complete runs of two variants of this session in the DB; without
   /// such runs the panel offers to run them.
   void compareVariants(const std::string &baseline, const std::string &candidate,

@@ -70,6 +70,15 @@ std::shared_ptr<const CompileView> makeCompileView(std::string modelPath,
                                                    compiler::CompileResult result,
                                                    uint64_t generation, int64_t wallNs);
 
+/// The compiles of the two runs the Compare panel shows, side by side for the Diff panel's
+/// "across compiles" mode: each run's stored settings compiled again, with IR text (so runs
+/// made by replay, which keep hashes only, can be read; the compile cache keeps it cheap).
+struct CrossCompileView {
+  int64_t baselineRunId = -1, candidateRunId = -1;
+  std::shared_ptr<const CompileView> baseline, candidate; ///< Null when `error` is set.
+  std::string error;
+};
+
 /// A Run job's result.
 struct RunView {
   sessions::RunRequest request;
@@ -197,6 +206,10 @@ struct Navigation {
   int selectedPass = kNoPass;          ///< Snapshot shown by the IR panel.
   std::optional<int> diffBase;         ///< Pass A of the diff; unset: the pass before B.
   std::optional<int> diffTarget;       ///< Pass B of the diff; unset: the selected pass.
+  /// The Diff panel compares the same pass of the Compare panel's two compiles
+  /// (ViewModel::crossCompile) instead of two passes of this compile.
+  bool diffAcrossCompiles = false;
+  int crossDiffPass = 0;               ///< The pass it compares then.
   /// Request to the IR panel: show this document line (0-based) of the selected pass.
   int irGotoLine = -1;
   /// Request to the IR panel: show the first line of the selected pass whose `loc` resolves to
@@ -244,6 +257,8 @@ struct ViewModel {
   std::shared_ptr<const RunListView> runs;
   std::shared_ptr<const ProfileView> profile;
   std::shared_ptr<const CompareView> comparison;
+  std::shared_ptr<const CrossCompileView> crossCompile;
+  bool crossCompiling = false; ///< A compileCompared job is queued or running.
 
   bool compiling = false;     ///< A compile job for the current document is queued or running.
   bool running = false;       ///< A run job is queued or running.

@@ -15,9 +15,12 @@
 #define LOUPE_VISUALIZER_PANELS_COMPAREPANEL_H
 
 #include "loupe/visualizer/Actions.h"
+#include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
 
 #include <array>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,12 @@ public:
   /// Switches the pickers to variants (picking the session's `compare`, else its first two
   /// variants, and asking for their comparison) or back to runs.
   void setVariantMode(ViewModel &vm, Actions &actions, bool variants);
+  /// Opens the Diff panel on pass `pass` across the two compared runs' compiles (compiling
+  /// them again with IR text unless that is done).
+  static void openCrossDiff(ViewModel &vm, Actions &actions, int pass);
+  /// The "IR diff" button of the row named `name` in the last frame (rows whose IR first
+  /// differs at a known pass have one); empty when not drawn.
+  ScreenRect diffButtonRect(const std::string &name) const;
 
 private:
   void drawPickers(ViewModel &vm, Actions &actions);
@@ -66,6 +75,8 @@ private:
   const CompareView *sortedFor_ = nullptr;
   std::vector<int> order_;
   float thresholdPercent_ = 5.0f;
+  std::optional<int> diffRequest_; ///< A row's "IR diff" button was pressed: its pass.
+  std::map<std::string, ScreenRect> diffButtons_;
   bool variantMode_ = false;
   bool sawNavVariants_ = false; ///< nav compared variants at the last draw.
   std::string pickBaseline_, pickCandidate_; ///< Variant picks, also before both are set.

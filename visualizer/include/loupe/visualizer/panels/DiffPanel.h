@@ -4,7 +4,9 @@
 // or unified, with changed-line backgrounds, word-level highlights inside changed lines
 // (text::intraLineDiff, computed for the rows on screen and cached), next/previous hunk, and
 // the toggles "ignore SSA value names", "ignore locations", "ignore whitespace" and "only
-// changes". B defaults to the selected pass and A to the pass before it. Large diffs are
+// changes". B defaults to the selected pass and A to the pass before it. With two runs
+// compared, "across compiles" diffs the same pass of the two runs' compiles instead (what a
+// regressed row of the Compare panel opens on its first differing pass). Large diffs are
 // computed on the text worker; the panel keeps drawing meanwhile.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +15,7 @@
 
 #include "loupe/visualizer/Actions.h"
 #include "loupe/visualizer/DocumentCache.h"
+#include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/ViewModel.h"
 #include "loupe/visualizer/text/IntraLineDiff.h"
 #include "loupe/visualizer/text/LineDiff.h"
@@ -57,6 +60,8 @@ public:
   /// Passes of the last diff requested by draw(vm).
   int passA() const { return passA_; }
   int passB() const { return passB_; }
+  /// The "across compiles" mode button (drawn when two runs are compared).
+  ScreenRect modeRect() const { return modeRect_; }
 
 private:
   struct Key {
@@ -68,6 +73,10 @@ private:
              collapse == o.collapse;
     }
   };
+  /// This compile's passes vs the compared runs' compiles; true for the latter.
+  bool drawModePicker(ViewModel &vm);
+  /// The same pass of the two compared runs' compiles (ViewModel::crossCompile).
+  void drawAcross(ViewModel &vm, Actions &actions);
   void request(const std::shared_ptr<const text::IrDocument> &a,
                const std::shared_ptr<const text::IrDocument> &b);
   void drawToolbar();
@@ -90,6 +99,7 @@ private:
   std::optional<size_t> scrollRequest_;
   int drawnRows_ = 0;
   int passA_ = kNoPass, passB_ = kNoPass;
+  ScreenRect modeRect_;
   std::string titleA_, titleB_;
 };
 

@@ -232,7 +232,8 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
 
 DispatchComparison compareSourceOps(const TimedRun &baseline, const TimedRun &candidate,
                                     const std::set<std::string> &ops,
-                                    const profiler::CompareOptions &options) {
+                                    const profiler::CompareOptions &options,
+                                    const std::set<std::string> &barriers) {
   std::set<std::string> closure = ops;
   std::vector<bool> inBase(baseline.dispatches.size()), inCand(candidate.dispatches.size());
   auto grow = [&](const std::vector<TimedDispatch> &side, std::vector<bool> &member) {
@@ -244,7 +245,9 @@ DispatchComparison compareSourceOps(const TimedRun &baseline, const TimedRun &ca
       if (std::none_of(locs.begin(), locs.end(), [&](const auto &op) { return closure.count(op); }))
         continue;
       member[i] = grew = true;
-      closure.insert(locs.begin(), locs.end());
+      for (const std::string &op : locs)
+        if (!barriers.count(op) || ops.count(op))
+          closure.insert(op);
     }
     return grew;
   };

@@ -203,12 +203,16 @@ TuneResult tuneSession(const Session &session, const std::string &dbPath,
     environments.insert(environments.end(), r.trials.environments.begin(),
                         r.trials.environments.end());
   result.load = profiler::loadDuring(environments);
+  std::set<std::string> tunedOps; // every tuned op: barriers between the signatures' groups
+  for (const TunedSignature &s : result.signatures)
+    tunedOps.insert(s.locs.begin(), s.locs.end());
   for (TunedSignature &s : result.signatures) {
     std::set<std::string> ops(s.locs.begin(), s.locs.end());
     profiler::CompareOptions same = options.compare;
     same.paired = true;
     s.measured.push_back({s.defaultBackend,
-                          compareSourceOps(base.trials.timings, base.trials.timings, ops, same),
+                          compareSourceOps(base.trials.timings, base.trials.timings, ops, same,
+                                           tunedOps),
                           ""});
     for (size_t v = 1; v < result.runs.size(); ++v) {
       const VariantRun &run = result.runs[v];
@@ -217,7 +221,8 @@ TuneResult tuneSession(const Session &session, const std::string &dbPath,
         continue;
       profiler::CompareOptions compare = options.compare;
       compare.paired = interleaved(base.trials, run.trials);
-      BackendTime m{backend, compareSourceOps(base.trials.timings, run.trials.timings, ops, compare),
+      BackendTime m{backend,
+                    compareSourceOps(base.trials.timings, run.trials.timings, ops, compare, tunedOps),
                     ""};
       if (run.outcome.exitCode > kExitMismatch)
         m.note = "failed: " + run.outcome.error;

@@ -95,6 +95,18 @@ TEST(ComparisonTest, SourceOpsComparedAsOneGroupWhateverTheMatching) {
   EXPECT_TRUE(row.inBaseline && row.inCandidate);
   EXPECT_DOUBLE_EQ(row.comparison.baseline.median, 1001);
   EXPECT_DOUBLE_EQ(row.comparison.candidate.median, 1001 + 1002);
+  // Barriers: conv2's kernel shares relu1 with conv1's group on the codegen side (a fused
+  // elementwise chain), but conv2 is another tuned op: the group takes that kernel and stops.
+  TimedRun chain{{{1}}, {dispatch(0, "dispatch_0_conv_2d_nhwc_fhwc", "conv1", "codegen"),
+                         dispatch(1, "dispatch_1_generic", "conv1,relu1", "codegen"),
+                         dispatch(2, "dispatch_2_generic", "relu1,conv2", "codegen"),
+                         dispatch(3, "dispatch_3_conv_2d_nhwc_fhwc", "conv2", "codegen")}};
+  DispatchComparison open = compareSourceOps(chain, chain, {"conv1"}, defaultCompareOptions(0.05));
+  EXPECT_EQ(open.loc, "conv1,conv2,relu1");
+  DispatchComparison stopped =
+      compareSourceOps(chain, chain, {"conv1"}, defaultCompareOptions(0.05), {"conv1", "conv2"});
+  EXPECT_EQ(stopped.loc, "conv1,relu1");
+  EXPECT_DOUBLE_EQ(stopped.comparison.baseline.median, 1000 + 1001 + 1002);
   // An op neither side computes: both sides missing, never a verdict.
   DispatchComparison none =
       compareSourceOps(library, codegen, {"fc"}, defaultCompareOptions(0.05));

@@ -92,12 +92,15 @@ RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate
 /// The dispatches of both runs that compute the source ops `ops`, compared as one source-op
 /// group (per repetition, the sum of the members' samples): the members are the dispatches
 /// whose locs share a source op with `ops` or, transitively, with another member, so what a
-/// schedule fused into them on either side is counted on both. `row.name` is
-/// "source ops <loc>", `row.loc` the members' source ops; no members on a side: that side is
-/// missing (the verdict says so).
+/// schedule fused into them on either side is counted on both. The group never grows through
+/// the source ops in `barriers` (a dispatch holding one is a member only through another of
+/// its ops), so fused elementwise chains do not join the groups of two separate ops (loupe
+/// tune passes the other tuned ops). `row.name` is "source ops <loc>", `row.loc` the source
+/// ops reached; no members on a side: that side is missing (the verdict says so).
 DispatchComparison compareSourceOps(const TimedRun &baseline, const TimedRun &candidate,
                                     const std::set<std::string> &ops,
-                                    const profiler::CompareOptions &options);
+                                    const profiler::CompareOptions &options,
+                                    const std::set<std::string> &barriers = {});
 /// compareTimings with defaultCompareOptions(threshold).
 RunComparison compareTimings(const TimedRun &baseline, const TimedRun &candidate,
                              double threshold);

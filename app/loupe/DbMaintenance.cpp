@@ -121,8 +121,15 @@ int dbMerge(const CommandLine &cl) {
     int64_t copied = 0, present = 0;
     if (ral::Status s = copyRuns(inputs[i], *out, ids, copied, present); !s)
       return fail("merge", s);
-    std::printf("%s: %lld runs copied, %lld already in %s\n", args[i + 1].c_str(),
-                static_cast<long long>(copied), static_cast<long long>(present), args[0].c_str());
+    // The shard's tuning rows too (a newer row of the same signature and device wins).
+    auto tuning = inputs[i].allTuning();
+    if (!tuning)
+      return fail("merge", tuning.status());
+    if (ral::Status s = out->putTuning(*tuning); !s)
+      return fail("merge", s);
+    std::printf("%s: %lld runs copied, %lld already in %s; %zu tuning rows\n", args[i + 1].c_str(),
+                static_cast<long long>(copied), static_cast<long long>(present), args[0].c_str(),
+                tuning->size());
   }
   return 0;
 }

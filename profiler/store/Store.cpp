@@ -685,9 +685,15 @@ Status Store::putTuning(const std::vector<TuningRecord> &records) {
   LOUPE_PROF_ASSIGN_OR_RETURN(sqlite::Transaction tx, sqlite::Transaction::begin(*s.conn));
   LOUPE_PROF_ASSIGN_OR_RETURN(
       sqlite::Stmt insert,
-      s.conn->prepare("INSERT OR REPLACE INTO tuning(signature, device_kind, device_name, op, "
-                      "backend, default_backend, measured_json, loc, model, batch, tuned_ns) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
+      s.conn->prepare("INSERT INTO tuning(signature, device_kind, device_name, op, backend, "
+                      "default_backend, measured_json, loc, model, batch, tuned_ns) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) "
+                      "ON CONFLICT(signature, device_kind, device_name) DO UPDATE SET "
+                      "op = excluded.op, backend = excluded.backend, "
+                      "default_backend = excluded.default_backend, "
+                      "measured_json = excluded.measured_json, loc = excluded.loc, "
+                      "model = excluded.model, batch = excluded.batch, "
+                      "tuned_ns = excluded.tuned_ns WHERE excluded.tuned_ns >= tuning.tuned_ns"));
   for (const TuningRecord &t : records) {
     insert.bind(1, t.signature).bind(2, t.deviceKind).bind(3, t.deviceName).bind(4, t.op);
     insert.bind(5, t.backend).bind(6, t.defaultBackend).bind(7, t.measuredJson);

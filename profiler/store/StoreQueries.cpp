@@ -336,18 +336,12 @@ StatusOr<std::vector<int64_t>> Store::trialRunIds(int64_t runId) {
   return out;
 }
 
-StatusOr<std::vector<TuningRecord>> Store::tuning(const std::string &deviceKind,
-                                                  const std::string &deviceName) {
-  // The newest row of each signature among the device's (or the kind's, for no name).
-  LOUPE_PROF_ASSIGN_OR_RETURN(
-      sqlite::Stmt q,
-      impl_->conn->prepare(
-          "SELECT signature, device_kind, device_name, op, backend, default_backend, "
-          "measured_json, loc, model, batch, tuned_ns FROM tuning t WHERE device_kind = ?1 AND "
-          "(?2 = '' OR device_name = ?2) AND tuned_ns = (SELECT max(tuned_ns) FROM tuning u "
-          "WHERE u.signature = t.signature AND u.device_kind = ?1 AND "
-          "(?2 = '' OR u.device_name = ?2)) ORDER BY signature"));
-  q.bind(1, deviceKind).bind(2, deviceName);
+namespace {
+const char *const kTuningColumns = "SELECT signature, device_kind, device_name, op, backend, "
+                                   "default_backend, measured_json, loc, model, batch, tuned_ns "
+                                   "FROM tuning t ";
+
+StatusOr<std::vector<TuningRecord>> readTuning(sqlite::Stmt &q) {
   std::vector<TuningRecord> out;
   while (true) {
     LOUPE_PROF_ASSIGN_OR_RETURN(bool row, q.step());
@@ -357,6 +351,29 @@ StatusOr<std::vector<TuningRecord>> Store::tuning(const std::string &deviceKind,
     out.push_back({q.text(0), q.text(1), q.text(2), q.text(3), q.text(4), q.text(5), q.text(6),
                    text(7), text(8), text(9), q.int64(10)});
   }
+}
+} // namespace
+
+StatusOr<std::vector<TuningRecord>> Store::tuning(const std::string &deviceKind,
+                                                  const std::string &deviceName) {
+  // The newest row of each signature among the device's (or the kind's, for no name).
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      impl_->conn->prepare(
+          std::string(kTuningColumns) +
+          "WHERE device_kind = ?1 AND (?2 = '' OR device_name = ?2) AND tuned_ns = "
+          "(SELECT max(tuned_ns) FROM tuning u WHERE u.signature = t.signature AND "
+          "u.device_kind = ?1 AND (?2 = '' OR u.device_name = ?2)) ORDER BY signature"));
+  q.bind(1, deviceKind).bind(2, deviceName);
+  return readTuning(q);
+}
+
+StatusOr<std::vector<TuningRecord>> Store::allTuning() {
+  LOUPE_PROF_ASSIGN_OR_RETURN(
+      sqlite::Stmt q,
+      impl_->conn->prepare(std::string(kTuningColumns) +
+                           "ORDER BY signature, device_kind, device_name"));
+  return readTuning(q);
 }
 
 StatusOr<std::vector<ComparisonRecord>> Store::comparisons(int64_t runId) {

@@ -376,6 +376,12 @@ TEST(Store, TuningTableKeepsOneRowPerSignatureAndDevice) {
   cpu = store.tuning("cpu", "EPYC");
   ASSERT_EQ(cpu->size(), 2u);
   EXPECT_EQ((*cpu)[1].backend, "codegen");
+  // An older row (a merge of an older shard) does not replace a newer one.
+  TuningRecord stale = fc;
+  stale.backend = "onednn";
+  stale.tunedNs = 150;
+  ASSERT_TRUE(store.putTuning({stale}).isOk());
+  EXPECT_EQ(store.tuning("cpu", "EPYC")->at(1).backend, "codegen");
   // No device name: the newest row of each signature of that kind.
   TuningRecord other = gpu;
   other.deviceName = "A100";
@@ -385,6 +391,7 @@ TEST(Store, TuningTableKeepsOneRowPerSignatureAndDevice) {
   auto anyGpu = store.tuning("cuda", "");
   ASSERT_EQ(anyGpu->size(), 1u);
   EXPECT_EQ((*anyGpu)[0].backend, "cublas");
+  EXPECT_EQ(store.allTuning()->size(), 4u); // conv, fc (cpu) and the two GPUs' rows
 }
 
 TEST(Store, ErrorsRollBackTheWholeBatch) {

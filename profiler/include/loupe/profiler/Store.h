@@ -96,7 +96,7 @@ public:
   /// Stores a verdict; returns its id.
   ral::StatusOr<int64_t> addComparison(const ComparisonRecord &comparison);
   /// Stores tuning results in one transaction, each replacing the row of its signature and
-  /// device.
+  /// device unless that row is newer (tunedNs), so merging DBs keeps the latest tune.
   ral::Status putTuning(const std::vector<TuningRecord> &records);
   /// Marks the run 'complete' (ok) or 'failed' (with `error`), sets finished_ns to now, and
   /// creates the query indexes if missing. kNotFound for an unknown run.
@@ -119,6 +119,8 @@ public:
   /// every device of that kind (the newest row of each signature).
   ral::StatusOr<std::vector<TuningRecord>> tuning(const std::string &deviceKind,
                                                   const std::string &deviceName);
+  /// Every row of the tuning table, by signature, device kind and name (`loupe db merge`).
+  ral::StatusOr<std::vector<TuningRecord>> allTuning();
   /// Stored comparisons in which `runId` is the baseline or the candidate, by id.
   ral::StatusOr<std::vector<ComparisonRecord>> comparisons(int64_t runId);
 

@@ -7,7 +7,7 @@
 namespace loupe::app {
 
 std::set<std::string> backendFlagNames() {
-  return {"--backends", "--override", "--fusion", "--cache", "--input-shape"};
+  return {"--backends", "--override", "--fusion", "--cache", "--input-shape", "--math"};
 }
 
 bool parseInputShape(const std::string &text, std::string &name, std::vector<int64_t> &dims,
@@ -58,6 +58,12 @@ bool applyBackendFlags(const CommandLine &cl, compiler::CompileOptions &options,
     return false;
   }
   options.fusion = fusion == "on";
+  std::string math = cl.get("--math", "polynomial");
+  if (math != "polynomial" && math != "libm") {
+    error = "--math expects polynomial or libm, got '" + math + "'";
+    return false;
+  }
+  options.exactMath = math == "libm";
   std::string cache = cl.get("--cache", "on");
   if (cache != "on" && cache != "off") {
     error = "--cache expects on or off, got '" + cache + "'";

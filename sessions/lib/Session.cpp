@@ -45,6 +45,7 @@ template <typename Visit> void pipelineFields(Visit &&visit) {
   visit("phase_to", field<&PipelineSettings::phaseTo>, FieldKind::Value);
   visit("backends", field<&PipelineSettings::backends>, FieldKind::Optional);
   visit("fusion", field<&PipelineSettings::fusion>, FieldKind::Optional);
+  visit("exact_math", field<&PipelineSettings::exactMath>, FieldKind::Optional);
   visit("overrides", field<&PipelineSettings::backendOverrides>, FieldKind::Optional);
   visit("input_shapes", field<&PipelineSettings::inputShapes>, FieldKind::Optional);
 }

@@ -109,7 +109,7 @@ std::string compileCacheKey(const std::string &moduleText, const CompileOptions 
   key << "loupe-compile-cache 4\nbuild " << buildId() << "\ntarget " << o.target
       << "\ngpu-arch " << o.gpuArch << "\nphase-to "
       << o.phaseTo << "\nkeep-ir-text " << o.keepIrText << "\nrecord-passes " << o.recordPasses
-      << "\nfusion " << o.fusion << "\nbackends";
+      << "\nfusion " << o.fusion << "\nexact-math " << o.exactMath << "\nbackends";
   for (const std::string &b : o.backends)
     key << " " << b;
   key << "\noverrides";

@@ -99,7 +99,8 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "loupe-dedup-executables,canonicalize,cse";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
-    return "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    return std::string("loupe-approximate-math") + (options.exactMath ? "{exact=true}" : "") +
+           ",lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
            "ral-to-llvm" + std::string(options.target == "cuda" ? "{device=gpu}" : "") + ","
            "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"

@@ -28,6 +28,9 @@ struct PipelineOptions {
   /// (`--override LOC=B`, a session's `overrides`).
   std::map<std::string, std::string> backendOverrides;
   bool fusion = true;               ///< Fusion (`--fusion off`: one op per cluster and kernel).
+  /// libm's correctly rounded exp, tanh, erf, log, ... (`--math libm`) instead of the
+  /// polynomial approximations that vectorise (loupe-approximate-math; docs/pipeline.md).
+  bool exactMath = false;
   /// ONNX models: whole shapes of graph inputs by name (`--input-shape NAME=D0,D1,...`), which
   /// bind their symbolic dims; a dim_param bound once is bound everywhere. The compile cache
   /// keys on the imported module, so each bound shape is an entry of its own (seed 003).

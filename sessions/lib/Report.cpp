@@ -99,6 +99,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
                           {"launch", d.info.launch},
                           {"bytes", d.info.bytes},
                           {"flops", d.info.flops},
+                          {"math", d.info.math},
                           {"calls", d.samplesNs.size()},
                           {"median_ns", d.summary.median},
                           {"iqr_ns", d.summary.iqr()},
@@ -442,6 +443,14 @@ static std::string renderRunBody(const json &r, const std::string &h) {
                   text(d.value("reason", "")) + " |\n";
   if (!backends.empty())
     md += "\n" + h + " Backend choices\n\n| dispatch | backend | why |\n|---|---|---|\n" + backends;
+  // The transcendental math of each code-generated kernel and how it is computed.
+  std::string math;
+  for (const json &d : r["dispatches"])
+    if (!d.value("math", "").empty())
+      math += "| `" + d["name"].get<std::string>() + "` | " + text(d.value("math", "")) + " |\n";
+  if (!math.empty())
+    md += "\n" + h + " Math\n\nPolynomial approximations (within 1-5 ulps of libm) or libm "
+          "(`--math libm`).\n\n| dispatch | math |\n|---|---|\n" + math;
   // Library kernels that failed at run time, and what the runtime ran instead.
   if (r.contains("fallbacks") && !r["fallbacks"].empty()) {
     md += "\n" + h + " Fallbacks\n\nLibrary kernels that failed at run time; the dispatch's next "

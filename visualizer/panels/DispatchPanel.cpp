@@ -335,7 +335,11 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       ImGui::TableNextColumn();
       drawTunedCell(vm, s);
       ImGui::TableNextColumn();
-      showText(s.op);
+      showText(s.op + (s.math.empty() ? "" : "  [" + s.math + "]"));
+      if (ImGui::IsItemHovered() && !s.math.empty())
+        ImGui::SetTooltip("Transcendental math: %s\n(polynomial: loupe-approximate-math, within "
+                          "1-5 ulps of libm; libm: --math libm)",
+                          s.math.c_str());
       ImGui::PopID();
     }
   ImGui::EndTable();

@@ -141,7 +141,8 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
                                text("op"), text("loc"), text("backend"), text("kind"),
                                text("reason"), cast<IntegerAttr>(dict.get("cluster")).getInt(), {},
                                text("schedule"), text("launch"), integer("bytes"),
-                               integer("flops"), text("signature"), {}, text("selected_loc")});
+                               integer("flops"), text("signature"), {}, text("selected_loc"),
+                               text("math")});
     if (auto candidates = dict.getAs<ArrayAttr>("candidates"))
       for (auto name : candidates.getAsRange<StringAttr>())
         info.dispatches.back().candidates.push_back(name.str());
@@ -197,7 +198,7 @@ static nlohmann::json dispatchesJson(const std::vector<DispatchSummary> &dispatc
                    {"backend", d.backend}, {"kind", d.kind}, {"reason", d.reason},
                    {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
                    {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes},
-                   {"flops", d.flops}, {"signature", d.signature}});
+                   {"flops", d.flops}, {"signature", d.signature}, {"math", d.math}});
   return out;
 }
 

@@ -40,13 +40,14 @@ static void to_json(json &j, const DispatchSummary &d) {
        {"loc", d.loc},       {"backend", d.backend}, {"kind", d.kind},
        {"reason", d.reason}, {"cluster", d.cluster}, {"fallbacks", d.fallbacks},
        {"schedule", d.schedule}, {"launch", d.launch}, {"bytes", d.bytes}, {"flops", d.flops},
-       {"signature", d.signature}, {"candidates", d.candidates}, {"selected_loc", d.selectedLoc}};
+       {"signature", d.signature}, {"candidates", d.candidates}, {"selected_loc", d.selectedLoc},
+       {"math", d.math}};
 }
 static void from_json(const json &j, DispatchSummary &d) {
   d = {j.at("id"), j.at("name"), j.at("op"), j.at("loc"), j.at("backend"), j.at("kind"),
        j.at("reason"), j.at("cluster"), j.at("fallbacks"), j.at("schedule"), j.at("launch"),
        j.at("bytes"), j.at("flops"), j.at("signature"), j.at("candidates"),
-       j.at("selected_loc")};
+       j.at("selected_loc"), j.at("math")};
 }
 static void to_json(json &j, const ClusterSummary &c) {
   j = {{"id", c.id},         {"kind", c.kind},     {"backend", c.backend}, {"pattern", c.pattern},
@@ -106,7 +107,7 @@ static const std::string &buildId() {
 
 std::string compileCacheKey(const std::string &moduleText, const CompileOptions &o) {
   std::ostringstream key;
-  key << "loupe-compile-cache 4\nbuild " << buildId() << "\ntarget " << o.target
+  key << "loupe-compile-cache 5\nbuild " << buildId() << "\ntarget " << o.target
       << "\ngpu-arch " << o.gpuArch << "\nphase-to "
       << o.phaseTo << "\nkeep-ir-text " << o.keepIrText << "\nrecord-passes " << o.recordPasses
       << "\nfusion " << o.fusion << "\nexact-math " << o.exactMath << "\nbackends";

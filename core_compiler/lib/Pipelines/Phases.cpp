@@ -94,7 +94,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
     return "ral-inject-execution-context,ral-externalize-constants,"
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
-           "loupe-instrument-dispatches,"
+           "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
            "func.func(convert-linalg-to-parallel-loops),ral-outline-cpu-kernels,"
            "loupe-dedup-executables,canonicalize,cse";
   // llvm: everything to the LLVM dialect.

@@ -3,10 +3,14 @@
 // See Passes.td. The approximations are MLIR's own (upstream
 // mlir/lib/Dialect/Math/Transforms/PolynomialApproximation.cpp: range reduction plus minimax
 // or Cephes polynomials); this pass only applies them where the compile asks for them and
-// says so in the IR, so every snapshot after it shows which math a kernel runs.
+// says so in the IR, so every snapshot after it shows which math a kernel runs. Which ops:
+// isApproximatedMath (OpPatterns.h), those whose polynomial stays within a few ulps of glibc
+// over its whole range (MathApproximationTest measures it); sin and cos lose up to 1e-6
+// absolute on range reduction, atan 40 ulps, cbrt 12, asin and acos 0.04 near +-1: libm.
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "OpPatterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,15 +27,6 @@ namespace loupe {
 using namespace mlir;
 
 namespace {
-/// The ops approximated: those whose polynomial stays within a few ulps of glibc over their
-/// whole range (MathApproximationTest measures it). sin and cos lose up to 1e-6 absolute on
-/// range reduction, atan 40 ulps and cbrt 12: they stay with libm, as do asin and acos,
-/// whose approximations are off by 0.04 near +-1.
-bool approximated(Operation *op) {
-  return isa<math::ExpOp, math::ExpM1Op, math::LogOp, math::Log2Op, math::Log1pOp,
-             math::TanhOp, math::ErfOp>(op);
-}
-
 struct ApproximateMathPass : loupe::impl::ApproximateMathBase<ApproximateMathPass> {
   using ApproximateMathBase::ApproximateMathBase;
 
@@ -42,7 +37,7 @@ struct ApproximateMathPass : loupe::impl::ApproximateMathBase<ApproximateMathPas
       return;
     llvm::SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (approximated(op) && getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+      if (loupe::isApproximatedMath(op))
         ops.push_back(op);
     });
     RewritePatternSet patterns(&getContext());

@@ -199,6 +199,8 @@ struct InstrumentDispatchesPass
           attrs.getNamedAttr("bytes", attrs.getI64IntegerAttr(loupe::dispatchBytes(op))),
           attrs.getNamedAttr("flops", attrs.getI64IntegerAttr(loupe::dispatchFlops(op))),
       };
+      if (std::string math = loupe::describeKernelMath(op, exactMath); !math.empty())
+        fields.push_back(attrs.getNamedAttr("math", attrs.getStringAttr(math)));
       // Library-capable ops only: what `loupe tune` needs (ral-lower-to-library-call's).
       if (signature && candidates && selectedLoc) {
         fields.push_back(attrs.getNamedAttr("signature", signature));

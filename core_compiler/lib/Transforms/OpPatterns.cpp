@@ -4,11 +4,14 @@
 #include "loupe/common/ArtifactAbi.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <limits>
+#include <set>
 
 using namespace mlir;
 namespace abi = loupe::abi;
@@ -152,6 +155,33 @@ bool loupe::isCheapProducer(Operation *op) {
     return false;
   Block *body = linalgOp.getBlock();
   return body && body->getOperations().size() == 1; // Just the yield of block arguments.
+}
+
+bool loupe::isApproximatedMath(Operation *op) {
+  return isa<math::ExpOp, math::ExpM1Op, math::LogOp, math::Log2Op, math::Log1pOp,
+             math::TanhOp, math::ErfOp>(op) &&
+         getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+}
+
+std::string loupe::describeKernelMath(Operation *kernel, bool exactMath) {
+  std::set<std::string> polynomial, libm;
+  kernel->walk([&](Operation *op) {
+    if (!isa<math::ExpOp, math::ExpM1Op, math::Exp2Op, math::LogOp, math::Log2Op,
+             math::Log10Op, math::Log1pOp, math::TanhOp, math::ErfOp, math::SinOp, math::CosOp,
+             math::TanOp, math::AtanOp, math::Atan2Op, math::AsinOp, math::AcosOp, math::CbrtOp,
+             math::PowFOp, math::SinhOp, math::CoshOp>(op))
+      return;
+    std::string name = op->getName().stripDialect().str();
+    (isApproximatedMath(op) && !exactMath ? polynomial : libm).insert(name);
+  });
+  auto join = [](const std::set<std::string> &names, const char *how) {
+    std::string out;
+    for (const std::string &n : names)
+      out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? out : out + ": " + how;
+  };
+  std::string a = join(polynomial, "polynomial"), b = join(libm, "libm");
+  return a + (!a.empty() && !b.empty() ? "; " : "") + b;
 }
 
 std::string loupe::opSignature(Operation *op, StringRef kind) {

@@ -63,6 +63,13 @@ int64_t dispatchBytes(mlir::Operation *op);
 /// kernels.
 int64_t dispatchFlops(mlir::Operation *op);
 
+/// The transcendental math a kernel computes, and how: "exp, tanh: polynomial; sin: libm"
+/// (loupe-approximate-math approximates what isApproximatedMath accepts unless `exactMath`);
+/// "" when it has none.
+std::string describeKernelMath(mlir::Operation *kernel, bool exactMath);
+/// The math ops loupe-approximate-math replaces by polynomials (f32).
+bool isApproximatedMath(mlir::Operation *op);
+
 /// What the tuning table keys a library op of `kind` by (backends::Preferences::tuned): the
 /// kind, the shape and element type of every shaped operand (inputs, then inits) and a
 /// convolution's strides and dilations, e.g.

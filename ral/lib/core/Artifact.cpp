@@ -150,7 +150,8 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
                               d.contains("flops") ? integerOf(d["flops"]) : 0,
                               d.value("schedule", std::string()),
                               d.value("launch", std::string()),
-                              d.value("signature", std::string())});
+                              d.value("signature", std::string()),
+                              d.value("math", std::string())});
     if (json.contains("weights"))
       m.weightBytes = integerOf(json.at("weights").at("bytes"));
     if (m.weightBytes < 0)

@@ -69,6 +69,9 @@ struct DispatchSummary {
   std::string signature;
   std::vector<std::string> candidates;
   std::string selectedLoc;
+  /// Code-generated kernels: its transcendental math and how it is computed, "exp, tanh:
+  /// polynomial; sin: libm" (loupe-approximate-math, `--math`); "" when it has none.
+  std::string math;
 };
 
 /// One cluster of the `cluster` phase (a loupe.fusion region): ops fused into one kernel

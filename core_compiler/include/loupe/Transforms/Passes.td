@@ -28,10 +28,14 @@ def InstrumentDispatches : Pass<"loupe-instrument-dispatches", "mlir::ModuleOp">
     dispatch table, so the profiler can trace every kernel back to its source op.
     With `device=gpu` the tracing APIs are the GPU ones, which also push the
     dispatch id as a CUPTI external correlation id.
+    A code-generated dispatch with transcendental math gets a `math` entry naming its ops
+    and what computes them: "exp, tanh: polynomial; sin: libm" (loupe-approximate-math).
   }];
   let options = [
     Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
            "Device of the tracing APIs (cpu, gpu)">,
+    Option<"exactMath", "exact-math", "bool", /*default=*/"false",
+           "The compile keeps libm math (a dispatch's `math` entry says so)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::LLVM::LLVMDialect",
                            "loupe::ralir::RalDialect"];

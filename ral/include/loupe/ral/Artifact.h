@@ -56,6 +56,9 @@ struct DispatchInfo {
   /// Library-capable ops: the tuning table's key (op kind, operand shapes and dtypes, strides;
   /// optional; "" otherwise).
   std::string signature;
+  /// Code-generated kernels: its transcendental math and how ("exp: polynomial; sin: libm");
+  /// optional, "" otherwise.
+  std::string math;
 };
 
 /// The artifact's self-description.

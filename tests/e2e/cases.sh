@@ -133,7 +133,7 @@ PY
   sqlite3 "$WORK/p.db" "select c.json from runs r join configs c on c.id = r.config_id order by r.id" >"$WORK/configs"
   grep -q '"mode":"hot"' <(sed -n 1p "$WORK/configs") && grep -q '"mode":"cold"' <(sed -n 2p "$WORK/configs") ||
     { cat "$WORK/configs"; fail "configs do not say the mode"; }
-  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 7 ] || fail "schema version is not 7"
+  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 8 ] || fail "schema version is not 8"
   # The compiler's counts reach the DB: every MLP dispatch moves bytes, its matmuls compute.
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and bytes = 0")" = 0 ] &&
     [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and flops > 0")" -gt 0 ] ||

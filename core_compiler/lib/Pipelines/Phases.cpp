@@ -78,7 +78,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   // ral, cuda target: library calls as on the CPU; code-generated kernels mapped to GPU
   // threads, lowered to NVVM and assembled to PTX by LLVM's NVPTX back end.
   if (phase == "ral" && options.target == "cuda")
-    return "ral-inject-execution-context,ral-externalize-constants,"
+    return "ral-inject-execution-context{device=gpu},ral-externalize-constants,"
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches{device=gpu},"

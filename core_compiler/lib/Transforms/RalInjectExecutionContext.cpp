@@ -7,9 +7,11 @@
 #include "loupe/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace loupe {
 #define GEN_PASS_DEF_RALINJECTEXECUTIONCONTEXT
@@ -81,6 +83,8 @@ static Operation *lastWriterInBlock(Value buffer, Block &block) {
 namespace {
 struct RalInjectExecutionContextPass
     : loupe::impl::RalInjectExecutionContextBase<RalInjectExecutionContextPass> {
+  using RalInjectExecutionContextBase::RalInjectExecutionContextBase;
+
   void runOnOperation() override {
     func::FuncOp entry = loupe::lookupEntryFunction(getOperation());
     if (!entry) {
@@ -128,8 +132,26 @@ struct RalInjectExecutionContextPass
     }
     body.eraseArguments(1, type.getNumInputs());
 
-    // Outputs: ral.send_output right after the buffer is final.
+    // Outputs computed in place: a returned buffer the entry allocates is the caller's
+    // (ral.recv_output), so sending it copies nothing. CPU only: a GPU output lives in
+    // device memory until it is sent.
     auto ret = cast<func::ReturnOp>(body.getTerminator());
+    if (device == "cpu") {
+      llvm::SmallPtrSet<Operation *, 4> placed;
+      for (auto [j, value] : llvm::enumerate(ret.getOperands())) {
+        auto alloc = value.getDefiningOp<memref::AllocOp>();
+        if (!alloc || alloc->getBlock() != &body || !placed.insert(alloc).second ||
+            !alloc.getType().getLayout().isIdentity() || !alloc.getType().hasStaticShape())
+          continue;
+        builder.setInsertionPoint(alloc);
+        Value buffer = builder.create<RecvOutputOp>(alloc.getLoc(), alloc.getType(), context,
+                                                    builder.getI64IntegerAttr(j));
+        alloc.replaceAllUsesWith(buffer);
+        alloc.erase();
+      }
+    }
+
+    // Outputs: ral.send_output right after the buffer is final.
     for (auto [j, value] : llvm::enumerate(ret.getOperands())) {
       Operation *after = lastWriterInBlock(value, body);
       if (after)

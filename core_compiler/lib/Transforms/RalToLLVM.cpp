@@ -152,6 +152,24 @@ struct RecvInputLowering : RalCallLowering<RecvInputOp> {
   }
 };
 
+struct RecvOutputLowering : RalCallLowering<RecvOutputOp> {
+  using RalCallLowering::RalCallLowering;
+  /// The compiled shape goes along as one i64 per dim: the runtime checks the caller's buffer
+  /// against it, or allocates one of it.
+  std::string apiName(RecvOutputOp op) const override {
+    llvm::SmallVector<Type> args = {op.getCtx().getType()};
+    args.append(op.getType().getRank() + 1, IntegerType::get(op.getContext(), 64));
+    return encodeApiName("ral_recv_output", device, args, op.getResult().getType());
+  }
+  llvm::SmallVector<Value> operands(RecvOutputOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &b) const override {
+    llvm::SmallVector<Value> values = {adaptor.getCtx(), indexConstant(b, op.getLoc(), op.getIndex())};
+    for (int64_t dim : op.getType().getShape())
+      values.push_back(indexConstant(b, op.getLoc(), dim));
+    return values;
+  }
+};
+
 struct SendOutputLowering : RalCallLowering<SendOutputOp> {
   using RalCallLowering::RalCallLowering;
   std::string apiName(SendOutputOp op) const override {
@@ -501,7 +519,7 @@ struct RalToLLVMPass : loupe::impl::RalToLLVMBase<RalToLLVMPass> {
     signatures.addConversion([ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
     RewritePatternSet patterns(ctx);
-    patterns.add<RecvInputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
+    patterns.add<RecvInputLowering, RecvOutputLowering, SendOutputLowering, DispatchLowering, AllocLowering,
                  DeallocLowering>(converter, device);
     patterns.add<CpuLaunchLowering, ConstantLowering, DeviceConstantLowering, LaunchFuncLowering,
                  CheckLowering>(converter);

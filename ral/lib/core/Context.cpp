@@ -324,6 +324,35 @@ static std::string shapeString(DType dtype, int rank, const int64_t *sizes) {
   return s + "]";
 }
 
+void *ExecutionContext::outputBuffer(int64_t index, DType dtype, int rank,
+                                     const int64_t *sizes) {
+  if (index < 0) {
+    signalError(invalidArgument("ral_recv_output: negative output index " + std::to_string(index)));
+    return nullptr;
+  }
+  if (outputs_.size() <= static_cast<size_t>(index))
+    outputs_.resize(index + 1);
+  OutputSlot &slot = outputs_[index];
+  std::vector<int64_t> shape(sizes, sizes + rank);
+  if (Tensor *target = slot.destination) {
+    if (!sameStorage(target->dtype(), dtype) || target->shape() != shape) {
+      signalError(invalidArgument("ral_recv_output: output " + std::to_string(index) + " is " +
+                                  shapeString(dtype, rank, sizes) + ", the bound buffer is " +
+                                  target->typeString()));
+      return nullptr;
+    }
+    return target->data();
+  }
+  StatusOr<Tensor> fresh = Tensor::allocate(dtype, shape);
+  if (!fresh) {
+    signalError(Status(fresh.status().code(), "ral_recv_output: output " + std::to_string(index) +
+                                                  ": " + fresh.status().message()));
+    return nullptr;
+  }
+  slot.copy = std::move(*fresh);
+  return slot.copy.data();
+}
+
 void ExecutionContext::sendOutput(int64_t index, DType dtype, const void *data, int rank,
                                   const int64_t *sizes, const int64_t *strides,
                                   DeviceKind device) {
@@ -343,6 +372,8 @@ void ExecutionContext::sendOutput(int64_t index, DType dtype, const void *data, 
                                   target->typeString()));
       return;
     }
+  } else if (slot.copy.data() == data && slot.copy.shape() == shape) {
+    target = &slot.copy; // computed in place (outputBuffer)
   } else {
     StatusOr<Tensor> copy = Tensor::allocate(dtype, shape);
     if (!copy) {
@@ -379,7 +410,7 @@ void ExecutionContext::sendOutput(int64_t index, DType dtype, const void *data, 
       signalError(s);
       return;
     }
-  } else {
+  } else if (target->data() != data) {
     detail::copyStrided(dtypeSize(dtype), data, rank, sizes, strides, target->data());
   }
   slot.sent = true;

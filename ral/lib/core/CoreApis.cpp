@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace loupe::ral {
 
@@ -63,6 +64,36 @@ MemRef<T, N> recvInput(ExecutionContext *ctx, int64_t index) {
   return m;
 }
 
+/// recv_output(ctx, index): the CPU buffer output `index` is computed in (the caller's).
+template <typename T, int N>
+MemRef<T, N> recvOutput(ExecutionContext *ctx, int64_t index, const int64_t *sizes) {
+  MemRef<T, N> m;
+  std::memset(&m, 0, sizeof m);
+  void *data = ctx->outputBuffer(index, dtypeOf<T>(), N, sizes);
+  if (!data)
+    return m;
+  m.allocated = m.aligned = static_cast<T *>(data);
+  if constexpr (N > 0) {
+    int64_t stride = 1;
+    for (int i = N - 1; i >= 0; --i) {
+      m.sizes[i] = sizes[i];
+      m.strides[i] = stride;
+      stride *= sizes[i];
+    }
+  }
+  return m;
+}
+
+/// recv_output(ctx, index, d0, ..., dN-1): recvOutput with the compiled shape as N i64s.
+template <typename T, typename Dims> struct RecvOutput;
+template <typename T, size_t... I> struct RecvOutput<T, std::index_sequence<I...>> {
+  static MemRef<T, sizeof...(I)> call(ExecutionContext *ctx, int64_t index,
+                                      decltype(I, int64_t())... dims) {
+    const int64_t sizes[sizeof...(I) + 1] = {dims..., 0};
+    return recvOutput<T, static_cast<int>(sizeof...(I))>(ctx, index, sizes);
+  }
+};
+
 /// send_output(ctx, index, memref): hands output `index` to the host (copied out now, so the
 /// artifact may free or reuse the buffer afterwards).
 template <typename T, int N, DeviceKind D>
@@ -78,6 +109,7 @@ void sendOutput(ExecutionContext *ctx, int64_t index, MemRef<T, N> m) {
 #define LOUPE_RAL_IO_RANK(T, N)                                                                    \
   LOUPE_RAL_API("ral_recv_input", "cpu", recvInput<T, N, DeviceKind::kCpu>);                       \
   LOUPE_RAL_API("ral_send_output", "cpu", sendOutput<T, N, DeviceKind::kCpu>);                     \
+  LOUPE_RAL_API("ral_recv_output", "cpu", RecvOutput<T, std::make_index_sequence<N>>::call);       \
   LOUPE_RAL_API("ral_recv_input", "gpu", recvInput<T, N, DeviceKind::kGpu>);                       \
   LOUPE_RAL_API("ral_send_output", "gpu", sendOutput<T, N, DeviceKind::kGpu>)
 #define LOUPE_RAL_IO(T)                                                                            \

@@ -176,6 +176,56 @@ TEST(RalContext, RecvInputMismatchesAreStatusesNamingTheInput) {
   }
 }
 
+TEST(RalContext, OutputsComputedInTheCallersBuffer) {
+  // ral_recv_output hands out the bound buffer (checked against the compiled shape first), or a
+  // new tensor when none is bound; sending that buffer back copies nothing.
+  auto context = makeContext();
+  {
+    ExecutionContext execution(*context);
+    Tensor bound(DType::F32, {2, 3});
+    ASSERT_TRUE(execution.bindOutput(0, &bound));
+    MemRef<float, 2> out{};
+    RalArgs(&execution).add(int64_t(0)).add(int64_t(2)).add(int64_t(3)).result(&out).call(
+        "ral_recv_output___cpu___pvoid_i64_i64_i64___m2df32");
+    ASSERT_TRUE(execution.status()) << execution.status().message();
+    EXPECT_EQ(out.data(), bound.dataAs<float>());
+    EXPECT_EQ(out.strides[0], 3);
+    for (int i = 0; i < 6; ++i)
+      out.data()[i] = float(i);
+    RalArgs(&execution).add(int64_t(0)).add(out).call(
+        "ral_send_output___cpu___pvoid_i64_m2df32___void");
+    // Output 1, unbound: a new tensor, which the send keeps as the output.
+    MemRef<int64_t, 1> fresh{};
+    RalArgs(&execution).add(int64_t(1)).add(int64_t(4)).result(&fresh).call(
+        "ral_recv_output___cpu___pvoid_i64_i64___m1di64");
+    ASSERT_NE(fresh.data(), nullptr);
+    for (int i = 0; i < 4; ++i)
+      fresh.data()[i] = 10 + i;
+    RalArgs(&execution).add(int64_t(1)).add(fresh).call(
+        "ral_send_output___cpu___pvoid_i64_m1di64___void");
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    EXPECT_EQ(bound.dataAs<float>()[5], 5.0f);
+    Tensor kept = execution.sentOutput(1);
+    EXPECT_EQ(kept.dataAs<int64_t>(), fresh.data()) << "sent without a copy";
+    EXPECT_EQ(kept.dataAs<int64_t>()[3], 13);
+  }
+  {
+    // A bound buffer of another shape is refused before any code writes there.
+    ExecutionContext execution(*context);
+    Tensor wrong(DType::F32, {2});
+    ASSERT_TRUE(execution.bindOutput(0, &wrong));
+    MemRef<float, 1> out{};
+    RalArgs(&execution).add(int64_t(0)).add(int64_t(3)).result(&out).call(
+        "ral_recv_output___cpu___pvoid_i64_i64___m1df32");
+    EXPECT_EQ(out.data(), nullptr);
+    Status s = execution.finish();
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find("ral_recv_output: output 0 is f32[3], the bound buffer is f32[2]"),
+              std::string::npos)
+        << s.message();
+  }
+}
+
 TEST(RalContext, TemporariesAreTrackedAndFreedAtFinish) {
   auto context = makeContext();
   CachingAllocator &allocator = context->cpu().allocator();

@@ -61,6 +61,9 @@ def RalInjectExecutionContext
     - every returned buffer is handed over with `ral.send_output %ctx, j, %v`
       placed right after the last operation that may write the buffer or one of
       its aliases (views), so an output can leave before the rest has run;
+    - on the CPU, a returned buffer the entry allocates (`memref.alloc`, static
+      shape, identity layout) becomes `ral.recv_output %ctx, j`: the output is
+      computed straight into the caller's buffer and its send copies nothing;
     - the function returns nothing;
     - every `cf.assert` (a run-time condition of the importer) becomes
       `ral.check %ctx, %cond, "message"`: a failed condition fails the execution
@@ -70,6 +73,10 @@ def RalInjectExecutionContext
     frees the sent buffers after `ral.send_output` has read them. The original
     signature is kept in `ral.inputs` / `ral.outputs` type-array attributes.
   }];
+  let options = [
+    Option<"device", "device", "std::string", /*default=*/"\"cpu\"",
+           "Device of the entry's buffers (cpu: outputs in place; gpu: sent by copy)">,
+  ];
   let dependentDialects = ["loupe::ralir::RalDialect"];
 }
 

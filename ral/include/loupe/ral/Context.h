@@ -260,8 +260,13 @@ public:
   // ---- Runtime side: what RAL functions call. ----
   /// Input `index` or nullptr (with an error signalled naming the index) when it is not bound.
   const BufferView *input(int64_t index);
+  /// The CPU buffer output `index` is computed in (ral_recv_output): the bound destination
+  /// when its dtype and shape match `dtype` and `sizes` (else an error, and nullptr), or a new
+  /// tensor that becomes the output. Its sendOutput then copies nothing.
+  void *outputBuffer(int64_t index, DType dtype, int rank, const int64_t *sizes);
   /// Receives output `index` (ral_send_output): `data` points to the first element of a
-  /// strided array of `rank` dims on `device`. Copies into the bound destination or a new tensor.
+  /// strided array of `rank` dims on `device`. Copies into the bound destination or a new tensor
+  /// (nothing when `data` is that buffer already: outputBuffer).
   void sendOutput(int64_t index, DType dtype, const void *data, int rank, const int64_t *sizes,
                   const int64_t *strides, DeviceKind device);
 

@@ -79,6 +79,12 @@ LogicalResult RecvInputOp::verify() {
   return verifyAbiTypes(*this, getResult().getType(), "result");
 }
 
+LogicalResult RecvOutputOp::verify() {
+  if (static_cast<int64_t>(getIndex()) < 0) // I64Attr reads back as uint64_t.
+    return emitOpError("output index must be >= 0");
+  return verifyAbiTypes(*this, getResult().getType(), "result");
+}
+
 LogicalResult SendOutputOp::verify() {
   if (static_cast<int64_t>(getIndex()) < 0) // I64Attr reads back as uint64_t.
     return emitOpError("output index must be >= 0");

@@ -23,6 +23,27 @@ def Ral_RecvInputOp : Ral_Op<"recv_input", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Ral_RecvOutputOp : Ral_Op<"recv_output", [MemoryEffects<[MemRead]>]> {
+  let summary = "The buffer output `index` is to be computed in";
+  let description = [{
+    Returns the buffer the caller bound as output `index` when its dtype and shape match
+    the result type, else a fresh one the runtime owns and hands over as that output: the
+    program computes the output in place, and `ral.send_output` of the same buffer copies
+    nothing. The buffer is never freed by the program. CPU only (a GPU output lives in
+    device memory until it is sent). At the ABI the shape follows the index as one i64 per
+    dim (`ral_recv_output___cpu___pvoid_i64_i64_i64___m2df32`), so the runtime checks the
+    caller's buffer against it before any code writes there.
+
+    ```mlir
+    %y = ral.recv_output %ctx, 0 : memref<8x10xf32>
+    ```
+  }];
+  let arguments = (ins Ral_ContextType:$ctx, I64Attr:$index);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$ctx `,` $index attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Ral_SendOutputOp : Ral_Op<"send_output", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "Hand one output of the entry function to the runtime";
   let description = [{

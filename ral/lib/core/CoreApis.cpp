@@ -64,33 +64,23 @@ MemRef<T, N> recvInput(ExecutionContext *ctx, int64_t index) {
   return m;
 }
 
-/// recv_output(ctx, index): the CPU buffer output `index` is computed in (the caller's).
-template <typename T, int N>
-MemRef<T, N> recvOutput(ExecutionContext *ctx, int64_t index, const int64_t *sizes) {
-  MemRef<T, N> m;
-  std::memset(&m, 0, sizeof m);
-  void *data = ctx->outputBuffer(index, dtypeOf<T>(), N, sizes);
-  if (!data)
-    return m;
-  m.allocated = m.aligned = static_cast<T *>(data);
-  if constexpr (N > 0) {
-    int64_t stride = 1;
-    for (int i = N - 1; i >= 0; --i) {
-      m.sizes[i] = sizes[i];
-      m.strides[i] = stride;
-      stride *= sizes[i];
-    }
-  }
-  return m;
-}
-
-/// recv_output(ctx, index, d0, ..., dN-1): recvOutput with the compiled shape as N i64s.
+/// recv_output(ctx, index, d0, ..., dN-1): the CPU buffer output `index` is computed in (the
+/// caller's), checked against the compiled shape the N i64s give.
 template <typename T, typename Dims> struct RecvOutput;
 template <typename T, size_t... I> struct RecvOutput<T, std::index_sequence<I...>> {
-  static MemRef<T, sizeof...(I)> call(ExecutionContext *ctx, int64_t index,
-                                      decltype(I, int64_t())... dims) {
-    const int64_t sizes[sizeof...(I) + 1] = {dims..., 0};
-    return recvOutput<T, static_cast<int>(sizeof...(I))>(ctx, index, sizes);
+  static constexpr int N = static_cast<int>(sizeof...(I));
+  static MemRef<T, N> call(ExecutionContext *ctx, int64_t index,
+                           decltype(I, int64_t())... dims) {
+    const int64_t sizes[N + 1] = {dims..., 0};
+    T *data = static_cast<T *>(ctx->outputBuffer(index, dtypeOf<T>(), N, sizes));
+    MemRef<T, N> m;
+    std::memset(&m, 0, sizeof m);
+    if (!data)
+      return m;
+    if constexpr (N == 0)
+      return makeMemRef(data);
+    else
+      return makeMemRef<T, N>(data, {dims...});
   }
 };
 

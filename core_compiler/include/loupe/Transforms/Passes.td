@@ -401,6 +401,19 @@ def ApproximateMath : Pass<"loupe-approximate-math", "mlir::ModuleOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def ReassociateReductions : Pass<"loupe-reassociate-reductions", "mlir::func::FuncOp"> {
+  let summary = "Let code-generated float reductions be reordered, so they vectorise";
+  let description = [{
+    In every `linalg.generic` with a reduction iterator, the float op that combines the
+    accumulator (the `outs` block argument) with a new value (`arith.addf`, `mulf`,
+    `maximumf`, `minimumf`, `maxnumf`, `minnumf`) gets the `reassoc` fast-math flag. LLVM's
+    loop vectorizer then sums a row in several vector lanes and adds the lanes at the end,
+    instead of one element after another (a strict order it may not change): the same sum
+    up to rounding, in another order. Nothing else is relaxed (no `fast`, no `nnan`).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def FoldConstantTransposes : Pass<"loupe-fold-constant-transposes", "mlir::func::FuncOp"> {
   let summary = "Transpose constant weights at compile time instead of on every call";
   let description = [{

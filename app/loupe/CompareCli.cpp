@@ -1,6 +1,10 @@
 //===- CompareCli.cpp - What `loupe replay` and `loupe compare` share --------===//
 #include "CompareCli.h"
 
+#include "loupe/sessions/Report.h"
+
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -75,6 +79,14 @@ ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &sto
         !s)
       return s;
   return result;
+}
+
+ral::Status emitReport(const CommandLine &cl, const nlohmann::json &report) {
+  if (cl.has("--json"))
+    std::printf("%s\n", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+  else
+    std::fputs(sessions::renderMarkdown(report).c_str(), stdout);
+  return cl.has("--report") ? sessions::writeReport(report, cl.get("--report")) : ral::Status();
 }
 
 int applyGate(const char *command, const CompareFlags &flags,

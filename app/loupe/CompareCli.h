@@ -13,6 +13,8 @@
 #include "loupe/profiler/Store.h"
 #include "loupe/sessions/Replay.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 
@@ -43,6 +45,10 @@ ral::StatusOr<sessions::ComparisonResult> compareStoredRuns(profiler::Store &sto
                                                             const profiler::RunData &candidate,
                                                             const profiler::CompareOptions &options,
                                                             bool storeVerdicts);
+
+/// Prints `report` on stdout (the JSON document with --json, else its Markdown) and writes it
+/// to --report OUT when given (in OUT's format). The write's error, else ok.
+ral::Status emitReport(const CommandLine &cl, const nlohmann::json &report);
 
 /// Prints the gate's outcome on stderr for `command` ("loupe replay"): the whole-model
 /// verdict and the regressed rows. 1 when the gate fails, else 0.

@@ -64,13 +64,8 @@ int compareCommand(int argc, char **argv, int first) {
 
   nlohmann::json report = buildReport(*result, run->summary.model);
   report["device"] = run->summary.deviceName;
-  if (cl.has("--json"))
-    std::printf("%s\n", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  else
-    std::fputs(renderMarkdown(report).c_str(), stdout);
-  if (cl.has("--report"))
-    if (ral::Status s = writeReport(report, cl.get("--report")); !s)
-      return failWith(s);
+  if (ral::Status s = emitReport(cl, report); !s)
+    return failWith(s);
   return applyGate("loupe compare", *flags, *result);
 }
 

@@ -131,13 +131,8 @@ int tuneCommand(int argc, char **argv, int first) {
 
   nlohmann::json report = buildTuneReport(result, session->model, tunedPath);
   report["device"] = result.deviceName;
-  if (cl.has("--json"))
-    std::printf("%s\n", report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  else
-    std::fputs(renderMarkdown(report).c_str(), stdout);
-  if (cl.has("--report"))
-    if (ral::Status s = writeReport(report, cl.get("--report")); !s)
-      return usageError(s.message());
+  if (ral::Status s = emitReport(cl, report); !s)
+    return usageError(s.message());
   std::fprintf(stderr, "tuned session: %s (%.1f s)\n", tunedPath.c_str(), result.seconds);
   return result.exitCode;
 }

@@ -297,6 +297,16 @@ bool gateFails(const FailOn &failOn, const RunComparison &c) {
   return failOn.count(c.total.comparison.verdict) != 0;
 }
 
+std::string changeText(const profiler::Comparison &c) {
+  char buf[96];
+  if (std::isfinite(c.changeLow) && std::isfinite(c.changeHigh))
+    std::snprintf(buf, sizeof buf, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * c.change,
+                  100 * c.changeLow, 100 * c.changeHigh);
+  else
+    std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * c.change);
+  return buf;
+}
+
 std::vector<std::string> regressedRows(const RunComparison &c) {
   std::vector<const DispatchComparison *> slower;
   for (const DispatchComparison &row : c.rows)
@@ -310,20 +320,12 @@ std::vector<std::string> regressedRows(const RunComparison &c) {
   });
   std::vector<std::string> out;
   for (const DispatchComparison *row : slower) {
-    const profiler::Comparison &x = row->comparison;
-    char change[96];
-    std::snprintf(change, sizeof change, "%+.1f%%", 100 * x.change);
     std::string line = row->name;
     if (!row->candidateName.empty() && row->candidateName != row->name)
       line += " vs " + row->candidateName;
     if (row->baselineBackend != row->candidateBackend && !row->baselineBackend.empty())
       line += " (" + row->baselineBackend + " -> " + row->candidateBackend + ")";
-    line += ": " + std::string(change);
-    if (std::isfinite(x.changeLow) && std::isfinite(x.changeHigh)) {
-      std::snprintf(change, sizeof change, " [%+.1f%%, %+.1f%%]", 100 * x.changeLow,
-                    100 * x.changeHigh);
-      line += change;
-    }
+    line += ": " + changeText(row->comparison);
     if (row->attribution)
       line += "; IR first differs after " + describe(*row->attribution);
     out.push_back(line);

@@ -31,13 +31,7 @@ bool contains(const std::vector<std::string> &list, const std::string &item) {
 
 /// "FASTER -41.0% [-45.2%, -38.8%]".
 std::string verdictText(const profiler::Comparison &c) {
-  char buf[96];
-  if (std::isfinite(c.changeLow) && std::isfinite(c.changeHigh))
-    std::snprintf(buf, sizeof buf, " %+.1f%% [%+.1f%%, %+.1f%%]", 100 * c.change,
-                  100 * c.changeLow, 100 * c.changeHigh);
-  else
-    std::snprintf(buf, sizeof buf, " %+.1f%%", 100 * c.change);
-  return profiler::verdictName(c.verdict) + std::string(buf);
+  return profiler::verdictName(c.verdict) + std::string(" ") + changeText(c);
 }
 
 /// The signatures of the base compile that more than one backend may run, with the backends

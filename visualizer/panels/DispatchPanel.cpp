@@ -159,9 +159,11 @@ void DispatchPanel::drawClusterCell(ViewModel &vm, const compiler::DispatchSumma
 
 void DispatchPanel::drawTunedCell(const ViewModel &vm, const compiler::DispatchSummary &s) {
   tunedShown_.erase(s.id);
-  auto it = vm.runs && !s.signature.empty() ? vm.runs->tuning.find(s.signature)
-                                            : std::map<std::string, profiler::TuningRecord>::const_iterator();
-  if (!vm.runs || s.signature.empty() || it == vm.runs->tuning.end()) {
+  const profiler::TuningRecord *tuned = nullptr;
+  if (vm.runs && !s.signature.empty())
+    if (auto it = vm.runs->tuning.find(s.signature); it != vm.runs->tuning.end())
+      tuned = &it->second;
+  if (!tuned) {
     ImGui::TextDisabled("-");
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("%s", s.signature.empty()
@@ -171,7 +173,7 @@ void DispatchPanel::drawTunedCell(const ViewModel &vm, const compiler::DispatchS
                                         .c_str());
     return;
   }
-  const profiler::TuningRecord &t = it->second;
+  const profiler::TuningRecord &t = *tuned;
   tunedShown_[s.id] = t.backend;
   textColored(backendColor(t.backend), "kept " + t.backend);
   if (ImGui::IsItemHovered())

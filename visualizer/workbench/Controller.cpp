@@ -36,15 +36,20 @@ std::string absolutePath(const std::string &path) {
   return ec ? path : abs.lexically_normal().string();
 }
 
-/// Compiles `model` for viewing (IR text kept, the artifact thrown away): the run's input
-/// tensors bind free dims and shape tensors and `--backends auto` reads the DB's tuning
-/// table, as in runs (sessions::runModel).
+/// Compiles `model` for viewing (IR text kept, the artifact written to a private temporary
+/// `loupe-gui-<pid>-<tag>.so` and thrown away): the run's input tensors bind free dims and
+/// shape tensors and `--backends auto` reads the DB's tuning table, as in runs
+/// (sessions::runModel).
 std::shared_ptr<const CompileView> compileForView(const std::string &model,
                                                   compiler::CompileOptions options,
                                                   const std::string &inputsDir,
-                                                  const std::string &dbPath, uint64_t generation) {
+                                                  const std::string &dbPath, uint64_t generation,
+                                                  const std::string &tag) {
   int64_t start = nowNs();
   options.keepIrText = true;
+  options.artifactPath = (fs::temp_directory_path() /
+                          ("loupe-gui-" + std::to_string(getpid()) + "-" + tag + ".so"))
+                             .string();
   if (!inputsDir.empty())
     if (auto inputs = ral::readTensorDir(inputsDir, "input"))
       sessions::bindInputTensors(options, *inputs);
@@ -246,12 +251,8 @@ void Controller::compile() {
   // only up to phase_to.
   compiler::CompileOptions options = sessions::compileOptionsFor(vm_.session.pipeline);
   options.phaseTo = vm_.session.pipeline.phaseTo;
-  options.keepIrText = true;
   // The GUI compiles to look at the passes; runs compile their own artifact (runModel).
-  options.artifactPath = (fs::temp_directory_path() /
-                          ("loupe-gui-" + std::to_string(getpid()) + "-" +
-                           std::to_string(++compileSerial_) + ".so"))
-                             .string();
+  std::string tag = std::to_string(++compileSerial_);
   std::string model = vm_.session.model;
   std::string inputsDir = vm_.session.run.inputsDir;
   std::string db = vm_.dbPath;
@@ -259,9 +260,9 @@ void Controller::compile() {
   vm_.compiling = true;
   jobs_->dropQueued("compile");
   jobs_->post("compile " + fs::path(model).filename().string(),
-              [this, model, inputsDir, db, options, generation](JobContext &ctx) {
+              [this, model, inputsDir, db, options, generation, tag](JobContext &ctx) {
                 ctx.progress("compile", 0);
-                auto view = compileForView(model, options, inputsDir, db, generation);
+                auto view = compileForView(model, options, inputsDir, db, generation, tag);
                 ctx.progress("compile", 1);
                 ctx.deliver([this, view] {
                   if (view->generation != generation_)
@@ -331,12 +332,9 @@ void Controller::compileCompared() {
         view->error = "run " + std::to_string(side.runId) + ": " + side.variant.status().message();
         break;
       }
-      compiler::CompileOptions options = sessions::compileOptionsFor(side.variant->pipeline);
-      options.artifactPath = (fs::temp_directory_path() /
-                              ("loupe-gui-" + std::to_string(getpid()) + "-" +
-                               std::to_string(serial) + "-" + side.name + ".so"))
-                                 .string();
-      auto compiled = compileForView(side.model, options, side.variant->run.inputsDir, db, generation);
+      auto compiled = compileForView(side.model, sessions::compileOptionsFor(side.variant->pipeline),
+                                     side.variant->run.inputsDir, db, generation,
+                                     std::to_string(serial) + "-" + side.name);
       if (!compiled->result.ok())
         view->error = "run " + std::to_string(side.runId) + ": " + compiled->result.error->message;
       (i == 0 ? view->baseline : view->candidate) = compiled;

@@ -114,6 +114,8 @@ using FailOn = std::set<profiler::Verdict>;
 ral::StatusOr<FailOn> parseFailOn(const std::string &list);
 /// Whether the whole-model verdict of `c` is in `failOn`.
 bool gateFails(const FailOn &failOn, const RunComparison &c);
+/// A comparison's change with its interval when it has one: "+12.1% [+8.3%, +15.0%]", "+12.1%".
+std::string changeText(const profiler::Comparison &c);
 /// The matched dispatches and source-op groups whose verdict is SLOWER, the largest change
 /// first: "dispatch_4_conv (onednn -> codegen): +288.1% [+270.2%, +301.0%]".
 std::vector<std::string> regressedRows(const RunComparison &c);

@@ -95,7 +95,8 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
-           "func.func(loupe-reassociate-reductions,convert-linalg-to-parallel-loops),"
+           "func.func(loupe-reassociate-reductions,scf-forall-to-parallel,"
+           "convert-linalg-to-parallel-loops),"
            "ral-outline-cpu-kernels,"
            "loupe-dedup-executables,canonicalize,cse";
   // llvm: everything to the LLVM dialect.

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OpPatterns.h"
+#include "StitchFusion.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -13,6 +14,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <numeric>
 
 namespace loupe {
 #define GEN_PASS_DEF_FORMCLUSTERS
@@ -43,6 +46,7 @@ struct ClusterState {
   EpilogueStage epilogue = EpilogueStage::kNone;
   llvm::SmallPtrSet<Operation *, 8> gelu; ///< The GELU ops after the bias, when they form one.
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
+  bool stitch = false;              ///< kStitch: a reduction's result is read inside.
   /// Kernel arguments: values read from outside (through cheap producers, which are cloned
   /// in) and values read outside. Kept up to date on every merge.
   llvm::SmallSetVector<Value, 8> inputs, outputs;
@@ -141,9 +145,10 @@ bool hasStaticF32Operands(Operation *op) {
 
 class Clusterer {
 public:
-  Clusterer(func::FuncOp entry, const backends::Preferences &prefs, bool fusion,
+  Clusterer(func::FuncOp entry, const backends::Preferences &prefs, bool fusion, bool stitch,
             int64_t maxOperands, int64_t maxOps)
-      : entry(entry), prefs(prefs), fusion(fusion), maxOperands(maxOperands), maxOps(maxOps) {}
+      : entry(entry), prefs(prefs), fusion(fusion), stitch(stitch), maxOperands(maxOperands),
+        maxOps(maxOps) {}
 
   void run();
 
@@ -152,6 +157,7 @@ private:
   void collectNodes();
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
+  std::string stitchRule(const ClusterState &a, const ClusterState &b);
   bool createsCycle(int a, int b);
   void addInputs(Value v, llvm::SmallSetVector<Value, 8> &inputs);
   void mergedArguments(const ClusterState &a, const ClusterState &b, ClusterState &into);
@@ -165,6 +171,7 @@ private:
   func::FuncOp entry;
   const backends::Preferences &prefs;
   bool fusion;
+  bool stitch; ///< kStitch fusions are generated (the CPU).
   int64_t maxOperands;
   int64_t maxOps;
   std::vector<Node> nodes;
@@ -283,8 +290,9 @@ std::string Clusterer::whyNot(int producer, int consumer) {
       if (n->pattern == OpPattern::kOutElemwiseFusable)
         return "codegen " + n->op->getName().getStringRef().str() +
                ": linalg elementwise fusion does not fuse named contractions";
-    if (p.pattern == OpPattern::kReduce)
-      return "reduction result consumed inside its own fusion (needs kStitch, not generated)";
+    if (p.pattern == OpPattern::kReduce || ps.stitch || cs.stitch)
+      if (std::string rule = stitchRule(ps, cs); !rule.empty())
+        return rule;
     auto consumerLinalg = dyn_cast<linalg::LinalgOp>(c.op);
     if (consumerLinalg && llvm::any_of(consumerLinalg.getDpsInits(), [&](Value v) {
           return v.getDefiningOp() == p.op;
@@ -303,6 +311,44 @@ std::string Clusterer::whyNot(int producer, int consumer) {
            std::to_string(maxOperands) + ")";
   if (createsCycle(producer, consumer))
     return "would create a cycle: a path between the two clusters leaves them";
+  return "";
+}
+
+/// The rule that refuses a kStitch fusion of clusters `a` and `b`, or "": every reduction is
+/// a row reduction over the same rows (more than one), and every op reads and writes whole rows.
+std::string Clusterer::stitchRule(const ClusterState &a, const ClusterState &b) {
+  if (!stitch)
+    return "reduction result consumed inside its own fusion (kStitch is generated for the CPU "
+           "only)";
+  llvm::SmallVector<int> members(a.members);
+  members.append(b.members.begin(), b.members.end());
+  std::optional<llvm::SmallVector<int64_t>> rows;
+  for (int m : members) {
+    Operation *op = nodes[m].op;
+    if (!reductionKind(op))
+      continue;
+    auto own = rowsOfReduction(op);
+    if (!own)
+      return "kStitch takes row reductions only; " + op->getName().getStringRef().str() +
+             " is a " + reductionKind(op);
+    if (rows && *rows != *own)
+      return "kStitch reductions over different rows";
+    rows = own;
+  }
+  if (!rows || std::accumulate(rows->begin(), rows->end(), int64_t(1), std::multiplies<>()) < 2)
+    return "kStitch needs more than one row";
+  llvm::SmallPtrSet<Operation *, 16> ops;
+  for (int m : members)
+    ops.insert(nodes[m].op);
+  auto fromRows = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    // A cheap producer is cloned into the cluster and computed whole.
+    return def && ops.contains(def);
+  };
+  for (int m : members)
+    if (!isRowAligned(nodes[m].op, *rows, fromRows))
+      return "kStitch computes whole rows; " + nodes[m].op->getName().getStringRef().str() +
+             " does not read and write them in place";
   return "";
 }
 
@@ -399,6 +445,7 @@ void Clusterer::merge(int producer, int consumer) {
   } else {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
+    ps.stitch = ps.stitch || cs.stitch || nodes[producer].pattern == OpPattern::kReduce;
   }
   ps.members.append(cs.members.begin(), cs.members.end());
   llvm::sort(ps.members);
@@ -472,6 +519,8 @@ void Clusterer::run() {
 std::string fusionKindOf(const ClusterState &s) {
   if (s.library >= 0)
     return "kLibrary";
+  if (s.stitch)
+    return "kStitch";
   if (s.reductions.count("kInput"))
     return "kInput";
   return s.reductions.empty() ? "kLoop" : *s.reductions.begin();
@@ -537,6 +586,8 @@ void Clusterer::materialize() {
     }
     if (s.members.size() > 1)
       reason += "; " + std::to_string(s.members.size()) + " ops fused";
+    if (s.stitch)
+      reason += "; kStitch: each row's reductions and their readers in one loop";
 
     Operation *last = nodes[s.members.back()].op;
     OpBuilder builder(last);
@@ -591,7 +642,7 @@ struct FormClustersPass : loupe::impl::FormClustersBase<FormClustersPass> {
       return;
     if (!entry.getOps<loupeir::FusionOp>().empty())
       return; // Already clustered.
-    Clusterer(entry, *prefs, fusion, maxOperands, maxOps).run();
+    Clusterer(entry, *prefs, fusion, /*stitch=*/device == "cpu", maxOperands, maxOps).run();
   }
 };
 

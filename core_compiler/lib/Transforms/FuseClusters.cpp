@@ -5,8 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OpPatterns.h"
+#include "StitchFusion.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace loupe {
@@ -31,7 +33,11 @@ static bool sameCluster(OpOperand *operand) {
   if (!producer)
     return false;
   auto region = producer->getParentOfType<loupe::loupeir::FusionOp>();
+  // In a kStitch row loop, a value two ops read is computed once into a row buffer (the row
+  // stays in L1) rather than once per reader: softmax's exp is the costly case.
+  bool stitchRow = producer->getParentOfType<scf::ForallOp>() && !producer->hasOneUse();
   return region && region == consumer->getParentOfType<loupe::loupeir::FusionOp>() &&
+         !stitchRow &&
          llvm::none_of(producer->getUsers(),
                        [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
 }
@@ -62,6 +68,14 @@ struct FuseClustersPass : loupe::impl::FuseClustersBase<FuseClustersPass> {
           rewriter.setInsertionPoint(op);
           (void)linalg::generalizeNamedOp(rewriter, cast<linalg::LinalgOp>(op));
         }
+    });
+    // kStitch regions become one loop over rows first; the fusion below then fuses the ops
+    // inside each row.
+    getOperation().walk([&](loupe::loupeir::FusionOp fusion) {
+      if (fusion.getKind() == "kStitch" && failed(loupe::stitchRows(rewriter, fusion)))
+        fusion->setAttr("reason", rewriter.getStringAttr(
+                                      fusion.getReason() + "; not stitched: its last result is "
+                                                           "not one row-aligned linalg op"));
     });
 
     // The same pattern set as upstream's linalg-fuse-elementwise-ops, with our control.

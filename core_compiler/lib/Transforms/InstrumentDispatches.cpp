@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -86,6 +87,8 @@ static std::string kernelName(Operation *op) {
     return dispatch.getCallee().str();
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return generic.getNumReductionLoops() ? "generic_reduce" : "generic";
+  if (isa<scf::ForallOp>(op))
+    return "stitch";
   return op->getName().stripDialect().str();
 }
 
@@ -94,6 +97,8 @@ static std::string kernelName(Operation *op) {
 static const char *fusionKind(Operation *op) {
   if (isa<loupe::ralir::DispatchOp>(op))
     return "kLibrary";
+  if (isa<scf::ForallOp>(op))
+    return "kStitch"; // loupe-fuse-clusters' loop over rows.
   const char *reduction = loupe::reductionKind(op);
   return reduction ? reduction : "kLoop";
 }
@@ -151,7 +156,8 @@ struct InstrumentDispatchesPass
 
     llvm::SmallVector<Operation *> kernels;
     for (Operation &op : entry.getBody().getOps())
-      if (isa<linalg::LinalgOp, memref::CopyOp, loupe::ralir::DispatchOp>(op) && !isTracingCall(&op))
+      if (isa<linalg::LinalgOp, memref::CopyOp, loupe::ralir::DispatchOp, scf::ForallOp>(op) &&
+          !isTracingCall(&op))
         kernels.push_back(&op);
     if (kernels.empty())
       return;

@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
@@ -269,6 +271,12 @@ int64_t loupe::dispatchBytes(Operation *op) {
     operands = {copy.getSource(), copy.getTarget()};
   } else if (auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op)) {
     llvm::append_range(operands, dispatch.getArgs());
+  } else if (auto loop = dyn_cast<scf::ForallOp>(op)) {
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(loop.getRegion(), captured);
+    for (Value v : captured)
+      if (isa<MemRefType>(v.getType()))
+        operands.push_back(v);
   } else {
     return 0;
   }
@@ -373,6 +381,19 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
 int64_t loupe::dispatchFlops(Operation *op) {
   if (auto dispatch = dyn_cast<loupe::ralir::DispatchOp>(op))
     return libraryFlops(dispatch);
+  if (auto loop = dyn_cast<scf::ForallOp>(op)) {
+    int64_t trips = 1;
+    for (auto [lb, ub, step] : llvm::zip(loop.getStaticLowerBound(), loop.getStaticUpperBound(),
+                                         loop.getStaticStep())) {
+      if (ShapedType::isDynamic(lb) || ShapedType::isDynamic(ub) || ShapedType::isDynamic(step) ||
+          step <= 0)
+        return 0;
+      trips *= std::max<int64_t>(0, llvm::divideCeilSigned(ub - lb, step));
+    }
+    int64_t perIteration = 0;
+    loop.getBody()->walk([&](linalg::LinalgOp nested) { perIteration += dispatchFlops(nested); });
+    return perIteration * trips;
+  }
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp->getNumRegions() != 1)
     return 0;

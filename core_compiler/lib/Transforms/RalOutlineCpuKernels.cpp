@@ -29,6 +29,8 @@ static constexpr llvm::StringLiteral kKernelAttr = "ral.cpu_kernel";
 static constexpr llvm::StringLiteral kNoAliasAttr = "ral.noalias";
 /// Trip count assumed for a loop whose bounds are not constants.
 static constexpr int64_t kDynamicTripCount = 16;
+/// Largest scratch buffer of a kernel iteration kept on the stack (a row of 16384 f32).
+static constexpr int64_t kMaxScratchBytes = 64 * 1024;
 /// Leading parallel dimensions are linearised until their iterations reach this.
 static constexpr int64_t kMinDistributedIterations = 64;
 
@@ -175,6 +177,8 @@ public:
                                 });
     }
 
+    hoistScratchBuffers(kernel);
+
     // At the loop: size = iterations of the distributed dimensions, block = iterations per
     // workgroup, then the launch replaces the loop.
     OpBuilder at(loop);
@@ -216,6 +220,32 @@ private:
       perIteration *= staticTripCount(loop, d)
                           .value_or(kDynamicTripCount);
     return std::max<int64_t>(1, llvm::divideCeil(minWorkgroupWork, std::max<int64_t>(1, perIteration)));
+  }
+
+  /// An iteration's small scratch buffer (a kStitch row's reduction result: allocated and
+  /// freed in the loop body) becomes one stack buffer of the kernel, which its iterations
+  /// reuse in turn: no malloc per row. Iterations of one kernel call run serially, and nothing
+  /// flows between them through such a buffer (bufferization gave each its own).
+  static void hoistScratchBuffers(func::FuncOp kernel) {
+    Block &entry = kernel.getBody().front();
+    llvm::SmallVector<memref::AllocOp> allocs;
+    kernel.walk([&](memref::AllocOp alloc) {
+      MemRefType type = alloc.getType();
+      if (alloc->getBlock() != &entry && type.hasStaticShape() && type.getLayout().isIdentity() &&
+          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) <= kMaxScratchBytes &&
+          llvm::count_if(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }) == 1)
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs) {
+      OpBuilder b(&entry, entry.begin());
+      auto stack = b.create<memref::AllocaOp>(alloc.getLoc(), alloc.getType(), ValueRange{},
+                                              alloc.getAlignmentAttr());
+      for (Operation *user : llvm::to_vector(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      alloc.replaceAllUsesWith(stack.getResult());
+      alloc.erase();
+    }
   }
 
   /// `func.func private @<func>_kernel_N(%ctx, %begin: index, %end: index, params...)`.

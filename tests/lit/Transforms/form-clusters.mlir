@@ -4,6 +4,7 @@
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="max-operands=3" %s | FileCheck %s --check-prefix=CAP
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="max-ops=1" %s | FileCheck %s --check-prefix=OPS
 // RUN: loupe-opt --split-input-file --loupe-form-clusters="backends=openblas,codegen" %s | FileCheck %s --check-prefix=BLAS
+// RUN: loupe-opt --split-input-file --loupe-form-clusters="device=gpu" %s | FileCheck %s --check-prefix=GPU
 
 // An elementwise chain is one kLoop cluster; its fill and empty tensors are cloned in.
 // CHECK-LABEL: func.func @chain
@@ -50,15 +51,19 @@ func.func @cycle(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>
 
 // -----
 
-// One producer, a row and a column reduction: the second merge would mix them (DISC), and
-// the reduction's result read by an elementwise op would need a stitch fusion.
+// One producer, a row and a column reduction: the second merge would mix them (DISC). The
+// row reduction's result read by a broadcast makes a kStitch fusion on the CPU (one loop over
+// rows); the GPU generates none, so there it stays a refused merge.
 // CHECK-LABEL: func.func @reductions
 // CHECK-SAME: consumer = "colsum", {{.*}}producer = "exp", {{.*}}rule = "mixes kColReduction and kRowReduction (DISC: one reduction kind per fusion)"
-// CHECK-SAME: consumer = "scale", {{.*}}producer = "rowsum", {{.*}}rule = "reduction result consumed inside its own fusion (needs kStitch, not generated)"
-// CHECK: loupe.fusion "kRowReduction" on "codegen" attributes {id = 0 : i64, pattern = "reduce", {{.*}}2 ops fused"}
+// CHECK: loupe.fusion "kStitch" on "codegen" attributes {id = 0 : i64, pattern = "reduce", {{.*}}3 ops fused; kStitch: each row's reductions and their readers in one loop"}
 // CHECK: linalg.exp
 // CHECK: linalg.fill
 // CHECK: linalg.reduce
+// CHECK: linalg.broadcast
+// GPU-LABEL: func.func @reductions
+// GPU-SAME: consumer = "scale", {{.*}}producer = "rowsum", {{.*}}rule = "reduction result consumed inside its own fusion (kStitch is generated for the CPU only)"
+// GPU: loupe.fusion "kRowReduction" on "codegen" attributes {id = 0 : i64, pattern = "reduce", {{.*}}2 ops fused"}
 // CHECK: loupe.fusion "kColReduction" on "codegen" attributes {id = 1
 // The fill both reductions start from is cloned into each cluster.
 // CHECK-NEXT: tensor.empty

@@ -181,6 +181,10 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
                                      %a: memref<8x128xf32>, %b: memref<8x128xf32>)
     ```
 
+    A small scratch buffer that one iteration allocates and frees (a kStitch row's
+    reduction result, at most 64 KiB) becomes a `memref.alloca` at the kernel's entry,
+    reused by the iterations of one call in turn: no malloc per row.
+
     `block` (iterations per workgroup) is chosen so that a workgroup does about
     `min-workgroup-work` units of work (one unit per op of the loop body, times
     the trip counts of the loops inside it; 16 for a dynamic trip count): small
@@ -343,9 +347,12 @@ def FormClusters : Pass<"loupe-form-clusters", "mlir::ModuleOp"> {
       its rule in the entry's `loupe.refused_merges` array (producer, consumer,
       their clusters, rule): the fusion explainer's data.
     - Rules (DISC's fusion kinds kLoop / kRowReduction / kColReduction / kInput /
-      kLibrary, seed 003): no merge with fusion off; opaque ops and tensor.pad stay
-      alone; a reduction's result is not consumed inside its own fusion (that would
-      need kStitch, which Loupe does not generate); no row/column reduction mix; at
+      kLibrary, kStitch, seed 003): no merge with fusion off; opaque ops and tensor.pad
+      stay alone; a reduction's result is read inside its own fusion only as a kStitch
+      fusion (CPU only): every reduction of it reduces the trailing loops of the same
+      rows (more than one), and every op reads and writes whole rows in place (a value
+      of the fusion is read at the row written; a broadcast input such as a scale may
+      be read by every row); no row/column reduction mix; at
       most `max-operands` kernel arguments and `max-ops` ops (linalg's elementwise
       fusion copies the fused body at every step, so one cluster costs the square
       of its size to fuse: the cap keeps compile time linear in the op count, as
@@ -440,6 +447,15 @@ def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
     library contraction (it would turn the named matmul into a generic that no
     library runs). Region boundaries are fusion boundaries, so the clusters of
     loupe-form-clusters decide what is fused.
+
+    A kStitch region first becomes one loop over rows (StitchFusion.h): unit dims are
+    folded (upstream `populateFoldUnitExtentDimsPatterns`), then its last result is
+    tiled one row per iteration of an `scf.forall` and the region's ops it reads are
+    fused into the loop (upstream `scf::tileConsumerAndFuseProducersUsingSCF`), except
+    those whose result also leaves the region; duplicated producers are CSE'd. Inside
+    the loop a value two ops read is not fused into both: it is computed once into the
+    row (softmax's exp). When the region's last result is no row-aligned linalg op,
+    the region stays separate kernels and its reason says "not stitched".
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
                            "mlir::tensor::TensorDialect"];

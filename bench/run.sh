@@ -16,3 +16,6 @@ done
 python3 "$(dirname "$0")/ratios.py" "$OUT"/*.json
 # Real models: compile time, peak RSS, run time and dispatches per zoo model; chain scaling.
 bash "$(dirname "$0")/zoo/zoo_bench.sh" "$BUILD"
+# Issue 17's workloads a-f and the zoo's CNNs against ONNX Runtime, PyTorch and hand-written
+# kernels, interleaved (bench/peers/peers.sh; writes BUILD/bench-results/peers.md).
+bash "$(dirname "$0")/peers/peers.sh" "$BUILD"

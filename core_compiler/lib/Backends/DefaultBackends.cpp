@@ -1,6 +1,7 @@
 //===- DefaultBackends.cpp - Loupe's backends and their plevels ----------------------===//
 //
-// CPU: matmul/conv onednn 15 > openblas 12 > codegen 10; int8 matmul and conv onednn 15 >
+// CPU: matmul/conv onednn 15 > openblas 12 > codegen 10; depthwise conv onednn 15 > codegen 10;
+// int8 matmul and conv onednn 15 >
 // codegen 10. GPU: matmul cublas 15 > codegen 10,
 // conv cudnn 15 > codegen 10. Everything else: codegen. Fuse patterns: onednn matmul_bias_act,
 // onednn and cudnn conv_bias_act. Kernels are the RAL APIs in ral/lib/kernels and ral/lib/cuda.
@@ -24,6 +25,9 @@ LOUPE_REGISTER_BACKEND("cudnn").set_enable("gpu");
 LOUPE_REGISTER_BACKEND_OP("onednn", "matmul", 15).set_kernel("ral_gemm_onednn");
 LOUPE_REGISTER_BACKEND_OP("onednn", "batch_matmul", 15).set_kernel("ral_batch_gemm_onednn");
 LOUPE_REGISTER_BACKEND_OP("onednn", "conv2d", 15).set_kernel("ral_conv_onednn");
+// Depthwise: the same kernel with one group per channel (cuDNN's filter descriptors take no
+// strides, so the GPU keeps the generated kernel).
+LOUPE_REGISTER_BACKEND_OP("onednn", "depthwise_conv2d", 15).set_kernel("ral_conv_onednn");
 LOUPE_REGISTER_BACKEND_OP("onednn", "quantized_batch_matmul", 15).set_kernel("ral_qgemm_onednn");
 LOUPE_REGISTER_BACKEND_OP("onednn", "quantized_conv2d", 15).set_kernel("ral_qconv_onednn");
 LOUPE_REGISTER_BACKEND_OP("openblas", "matmul", 12).set_kernel("ral_gemm_openblas");

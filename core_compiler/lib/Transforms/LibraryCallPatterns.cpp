@@ -330,6 +330,78 @@ static Value channelsFirst(OpBuilder &b, Location loc, Value v) {
   return b.create<memref::TransposeOp>(loc, v, AffineMapAttr::get(perm));
 }
 
+/// A conv input that bufferization padded with zeros: a buffer filled with zeros into whose
+/// interior `source` was copied (tensor.pad), read by nothing but the conv.
+struct ZeroPadded {
+  Value source;
+  int64_t top, left, bottom, right;
+  llvm::SmallVector<Operation *> ops; ///< The fill, copy, subview, deallocs and allocation.
+};
+
+static std::optional<ZeroPadded> zeroPaddedInput(Value input, Operation *conv) {
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape() || alloc.getType().getRank() != 4)
+    return std::nullopt;
+  ZeroPadded pad{};
+  Operation *fill = nullptr;
+  memref::SubViewOp interior;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv || isa<memref::DeallocOp>(user)) {
+    } else if (auto view = dyn_cast<memref::SubViewOp>(user); view && !interior) {
+      interior = view;
+    } else if (writesZeros(user) && !fill) {
+      fill = user;
+    } else {
+      return std::nullopt;
+    }
+    if (user != conv)
+      pad.ops.push_back(user);
+  }
+  if (!fill || !interior || !interior->hasOneUse())
+    return std::nullopt;
+  auto copy = dyn_cast<memref::CopyOp>(*interior->getUsers().begin());
+  if (!copy || copy.getTarget() != interior.getResult() || !isLibraryOperand(copy.getSource(), 4, nullptr, true))
+    return std::nullopt;
+  // Zero offsets on N and C, unit strides, the whole source.
+  llvm::ArrayRef<int64_t> offsets = interior.getStaticOffsets(), sizes = interior.getStaticSizes();
+  llvm::ArrayRef<int64_t> padded = alloc.getType().getShape();
+  if (offsets[0] != 0 || offsets[3] != 0 || ShapedType::isDynamic(offsets[1]) ||
+      ShapedType::isDynamic(offsets[2]) || sizes != cast<MemRefType>(copy.getSource().getType()).getShape() ||
+      sizes[0] != padded[0] || sizes[3] != padded[3] ||
+      !llvm::all_of(interior.getStaticStrides(), [](int64_t s) { return s == 1; }))
+    return std::nullopt;
+  pad.source = copy.getSource();
+  pad.top = offsets[1];
+  pad.left = offsets[2];
+  pad.bottom = padded[1] - offsets[1] - sizes[1];
+  pad.right = padded[2] - offsets[2] - sizes[2];
+  pad.ops.insert(pad.ops.begin(), copy);
+  pad.ops.push_back(alloc);
+  return pad;
+}
+
+/// A depthwise conv's N x OH x OW x C x M output as N x OH x OW x (C*M).
+static Value channelsMerged(OpBuilder &b, Location loc, Value v) {
+  return b.create<memref::CollapseShapeOp>(loc, v,
+                                           llvm::ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+}
+
+/// A depthwise filter KH x KW x C x M as the grouped OIHW filter (C*M) x 1 x KH x KW of C
+/// groups (a view: output channel c*M+m reads filter[kh][kw][c][m]).
+static Value depthwiseAsGrouped(OpBuilder &b, Location loc, Value filter) {
+  auto type = cast<MemRefType>(filter.getType());
+  int64_t kh = type.getDimSize(0), kw = type.getDimSize(1),
+          channels = type.getDimSize(2) * type.getDimSize(3);
+  Value merged = b.create<memref::CollapseShapeOp>(
+      loc, filter, llvm::ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value unitInput = b.create<memref::ExpandShapeOp>(
+      loc, MemRefType::get({kh, kw, 1, channels}, type.getElementType()), merged,
+      llvm::ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+  AffineMap perm = AffineMap::getPermutationMap(llvm::ArrayRef<unsigned>{3, 2, 0, 1},
+                                                b.getContext());
+  return b.create<memref::TransposeOp>(loc, unitInput, AffineMapAttr::get(perm));
+}
+
 /// A private constant i64 global holding `values` (one per distinct vector), read on the host
 /// (ralir::kHostReadAttr: the library kernels read their params before any launch).
 static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
@@ -398,13 +470,15 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
         output = conv.getDpsInits()[0];
   auto quantized = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(conv.getOperation());
+  // Depthwise (filter KH x KW x C x M, output N x OH x OW x C x M): C groups of M channels.
+  bool depthwise = isa<linalg::DepthwiseConv2DNhwcHwcmOp>(conv.getOperation());
   Builder types(conv.getContext());
   Type in = quantized ? types.getI8Type() : nullptr, out = quantized ? types.getI32Type() : nullptr;
   // oneDNN's kernel copies a strided input (the slice TOSA takes for a strided conv whose
   // window does not cover the input exactly: ResNet-50's downsample convs) dense itself.
   bool stridedInput = device == "cpu";
   if (!isLibraryOperand(input, 4, in, stridedInput) || !isLibraryOperand(filter, 4, in) ||
-      !isLibraryOperand(output, 4, out)) {
+      !isLibraryOperand(output, depthwise ? 5 : 4, out)) {
     why = quantized ? "operands are not static int8 (int32 result) row-major memrefs"
                     : "operands are not static f32 row-major memrefs";
     return failure();
@@ -428,16 +502,29 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     return v;
   };
   auto strides = ints("strides"), dilations = ints("dilations");
-  // The params memref (abi::ConvParam): no padding (the IR pads explicitly), one group.
+  // The params memref (abi::ConvParam).
   llvm::SmallVector<int64_t, abi::kConvParamsWithActivation> values(abi::kConvParams, 0);
   values[abi::kConvStrideH] = strides[0];
   values[abi::kConvStrideW] = strides[1];
   values[abi::kConvDilationH] = dilations[0];
   values[abi::kConvDilationW] = dilations[1];
-  values[abi::kConvGroups] = 1;
+  values[abi::kConvGroups] = depthwise ? cast<MemRefType>(filter.getType()).getDimSize(2) : 1;
+  // Zero padding (f32): the kernel pads, so the padded copy of the input goes.
+  std::optional<ZeroPadded> padded = quantized ? std::nullopt : zeroPaddedInput(input, conv);
+  // cuDNN's legacy API pads symmetrically only.
+  if (padded && device != "cpu" && (padded->top != padded->bottom || padded->left != padded->right))
+    padded.reset();
+  if (padded) {
+    input = padded->source;
+    values[abi::kConvPadTop] = padded->top;
+    values[abi::kConvPadLeft] = padded->left;
+    values[abi::kConvPadBottom] = padded->bottom;
+    values[abi::kConvPadRight] = padded->right;
+  }
   // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
   // it in the conv's cluster; the dispatch goes there, so the operands must not change.
-  linalg::GenericOp relu = reluKernel.empty() ? nullptr : matchConvRelu(conv, init, output);
+  linalg::GenericOp relu =
+      reluKernel.empty() || depthwise ? nullptr : matchConvRelu(conv, init, output);
   if (relu) {
     Attribute cluster = conv->getAttr("loupe.cluster");
     llvm::SmallVector<Value> reads = {input, filter, relu.getDpsInits()[0]};
@@ -456,9 +543,11 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   if (relu)
     values.push_back(static_cast<int64_t>(abi::Activation::kRelu)); // kConvActivation
   Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
-  Value result = channelsFirst(b, loc, relu ? relu.getDpsInits()[0] : output);
-  llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), channelsFirst(b, loc, filter),
-                                      bias, result, params};
+  Value result = channelsFirst(b, loc, relu       ? relu.getDpsInits()[0]
+                                      : depthwise ? channelsMerged(b, loc, output)
+                                                  : output);
+  Value weights = depthwise ? depthwiseAsGrouped(b, loc, filter) : channelsFirst(b, loc, filter);
+  llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), weights, bias, result, params};
   if (quantized)
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, relu ? reluKernel : kernel, device);
@@ -466,6 +555,11 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   if (relu)
     relu->erase();
   init->erase();
+  if (padded) {
+    conv->setOperand(0, padded->source); // The caller erases the conv.
+    for (Operation *op : padded->ops)
+      op->erase();
+  }
   return dispatch;
 }
 

@@ -37,6 +37,8 @@ std::string loupe::libraryOpKind(Operation *op) {
     return "batch_matmul";
   if (isa<linalg::Conv2DNhwcFhwcOp>(op))
     return "conv2d";
+  if (isa<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+    return "depthwise_conv2d";
   if (isa<linalg::QuantizedBatchMatmulOp>(op))
     return "quantized_batch_matmul";
   if (isa<linalg::Conv2DNhwcFhwcQOp>(op))

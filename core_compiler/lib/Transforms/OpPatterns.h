@@ -24,7 +24,7 @@ const char *opPatternName(OpPattern pattern);
 OpPattern classifyOp(mlir::Operation *op);
 
 /// The backend registry's name of a library-capable op ("matmul", "batch_matmul", "conv2d",
-/// "quantized_batch_matmul", "quantized_conv2d"), or "".
+/// "depthwise_conv2d", "quantized_batch_matmul", "quantized_conv2d"), or "".
 std::string libraryOpKind(mlir::Operation *op);
 
 /// The fuse pattern a backend may register for a library op of `kind` (libraryOpKind):

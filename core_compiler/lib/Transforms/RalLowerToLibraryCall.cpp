@@ -77,7 +77,7 @@ struct RalLowerToLibraryCallPass
               registry.findFusePattern(sel.backend, loupe::fusePatternName(kind));
           FailureOr<DispatchOp> dispatch = failure();
           bool fused = false;
-          if (kind == "conv2d" || kind == "quantized_conv2d") {
+          if (kind == "conv2d" || kind == "depthwise_conv2d" || kind == "quantized_conv2d") {
             dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel,
                                         pattern ? pattern->kernel : "", device, why, fused);
           } else {

@@ -62,8 +62,12 @@ bool loupe::isRowAligned(Operation *op, llvm::ArrayRef<int64_t> rows,
     auto type = dyn_cast<RankedTensorType>(t);
     return type && type.hasStaticShape() && type.getShape().take_front(rows.size()) == rows;
   };
-  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
-    return startsWithRows(op->getOperand(0).getType()) && startsWithRows(op->getResult(0).getType());
+  // A reshape: its collapsed side starts with the rows, so its groups keep them apart from the
+  // rest (1x8x10 -> 8x10 for rows [8]).
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+    return startsWithRows(collapse.getResultType()) && collapse.getSrcType().hasStaticShape();
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+    return startsWithRows(expand.getSrcType()) && expand.getResultType().hasStaticShape();
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() || linalgOp.getNumLoops() < rows.size())
     return false;

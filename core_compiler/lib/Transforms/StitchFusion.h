@@ -31,8 +31,8 @@ std::optional<llvm::SmallVector<int64_t>> rowsOfReduction(mlir::Operation *op);
 /// parallel, and whose indexing maps use leading loop `i` only as result `i`; an operand that
 /// `fromRows` says is computed row by row too (inside the stitch) must be read at the row the
 /// op writes (its leading results are those loops), while another may be broadcast across rows
-/// (LayerNorm's scale). Or a reshape of static shapes that starts with `rows` on both sides
-/// (the unit dim TOSA keeps after a reduction).
+/// (LayerNorm's scale). Or a reshape of static shapes whose collapsed side starts with `rows`
+/// (the unit dim TOSA keeps after a reduction; a batch of 1 collapsed away).
 bool isRowAligned(mlir::Operation *op, llvm::ArrayRef<int64_t> rows,
                   llvm::function_ref<bool(mlir::Value)> fromRows);
 

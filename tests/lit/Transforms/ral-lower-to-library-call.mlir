@@ -197,6 +197,60 @@ func.func @conv_strided_slice(%ctx: !ral.context, %in: memref<1x6x6x4xf32>, %w: 
 
 // -----
 
+// A zero-padded copy of the input (tensor.pad as bufferization leaves it: zero fill, source
+// copied into the interior) becomes the kernel's padding (top 1, left 2, bottom 1, right 0):
+// the fill, the copy and the padded buffer go, the conv reads the source.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_1_1_1_2_1_0_1_1_1 : memref<9xi64> = dense<[1, 1, 1, 2, 1, 0, 1, 1, 1]>
+// CHECK-LABEL: func.func @conv_padded
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:[^:]*]]: memref<1x5x5x2xf32>
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.map
+// CHECK: %[[INT:.*]] = memref.transpose %[[IN]]
+// CHECK: ral.dispatch %[[CTX]], %[[INT]], {{.*}}callee = "ral_conv_onednn"
+// CHECK-NOT: memref.alloc(
+// CHECK: return
+func.func @conv_padded(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: memref<2x3x3x2xf32>, %out: memref<1x5x5x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x2xf32>
+  linalg.map outs(%padded : memref<1x7x7x2xf32>)
+    () {
+      linalg.yield %zero : f32
+    }
+  %interior = memref.subview %padded[0, 1, 2, 0] [1, 5, 5, 2] [1, 1, 1, 1] : memref<1x7x7x2xf32> to memref<1x5x5x2xf32, strided<[98, 14, 2, 1], offset: 18>>
+  memref.copy %in, %interior : memref<1x5x5x2xf32> to memref<1x5x5x2xf32, strided<[98, 14, 2, 1], offset: 18>>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x2xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %w : memref<1x7x7x2xf32>, memref<2x3x3x2xf32>) outs(%out : memref<1x5x5x2xf32>)
+  memref.dealloc %padded : memref<1x7x7x2xf32>
+  return
+}
+
+// -----
+
+// A depthwise conv (filter KH x KW x C x M, output N x OH x OW x C x M) is the oneDNN conv with
+// C groups: the filter viewed as OIHW (C*M) x 1 x KH x KW, the output as N x (C*M) x OH x OW.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_3 : memref<9xi64>
+// CHECK-LABEL: func.func @depthwise
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x3xf32>, %[[W:.*]]: memref<3x3x3x2xf32>, %[[OUT:.*]]: memref<1x3x3x3x2xf32>)
+// CHECK: %[[WC:.*]] = memref.collapse_shape %[[W]] {{\[}}[0], [1], [2, 3]] : memref<3x3x3x2xf32> into memref<3x3x6xf32>
+// CHECK: %[[WE:.*]] = memref.expand_shape %[[WC]] {{\[}}[0], [1], [2, 3]] {{.*}} into memref<3x3x1x6xf32>
+// CHECK: %[[WT:.*]] = memref.transpose %[[WE]] (d0, d1, d2, d3) -> (d3, d2, d0, d1)
+// CHECK: ral.dispatch %[[CTX]], %{{.*}}, %[[WT]], {{.*}}callee = "ral_conv_onednn"
+// CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwcm
+// CODEGEN-LABEL: func.func @depthwise
+// CODEGEN: linalg.depthwise_conv_2d_nhwc_hwcm {{.*}}loupe.backend = "codegen"
+func.func @depthwise(%ctx: !ral.context, %in: memref<1x5x5x3xf32>, %w: memref<3x3x3x2xf32>, %out: memref<1x3x3x3x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x3x3x3x2xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x5x5x3xf32>, memref<3x3x3x2xf32>) outs(%out : memref<1x3x3x3x2xf32>)
+  return
+}
+
+// -----
+
 // Patterns that must not match stay with codegen, and the reason names the rule: accumulation
 // into a non-zero output, an output read between the fill and the matmul, another element
 // type; functions without a context are not touched at all.
@@ -402,7 +456,7 @@ func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memr
 // TOSA's clamp to [0, max f32] after a zero-initialised conv: an empty bias.
 
 // CHECK-LABEL: func.func @conv_clamp_nhwc
-// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:[^:]*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[EMPTY:.*]] = memref.alloca() : memref<0xf32>
 // CHECK-DAG: %[[DT:.*]] = memref.transpose %[[D]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
@@ -435,7 +489,7 @@ func.func @conv_clamp_nhwc(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w: mem
 // ReLU.
 
 // CHECK-LABEL: func.func @conv_relu_in_place
-// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:.*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:[^:]*]]: memref<1x5x5x2xf32>, %[[W:.*]]: memref<2x3x3x2xf32>, %[[D:.*]]: memref<1x3x3x2xf32>)
 // CHECK-NOT: linalg.
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x3x3x2xf32>
 // CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)

@@ -57,7 +57,7 @@ time_one() {
   case $tool in
     loupe)
       # shellcheck disable=SC2046
-      "$LOUPE" run "$m" $(bindings "$item" | sed 's/^/--input-shape /; s/ / --input-shape /g') \
+      "$LOUPE" run "$m" $(bindings "$item" | sed 's/ / --input-shape /g; s/^/--input-shape /') \
         --reps "$REPS" --json 2>/dev/null |
         /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['median_ns'] / 1e6)" ;;
     ort)

@@ -41,14 +41,19 @@ using dnnl::memory;
 
 /// Work per OpenMP thread below which a oneDNN call does not add one (~0.1-1 ms of f32 FMAs).
 constexpr double kFlopsPerThread = 1 << 23;
+/// The same for memory-bound calls (a classifier's GEMV streams its weights once): bytes per
+/// thread, ~25-50 us of one core's bandwidth, well above a team's fork and join.
+constexpr double kBytesPerThread = 1 << 19;
 
-/// Sizes the calling thread's OpenMP team for a call of `flops` (restored on scope exit).
+/// Sizes the calling thread's OpenMP team for a call of `flops` that moves `bytes` (its
+/// operands' sizes), by whichever asks for more threads (restored on scope exit).
 class ScopedTeamSize {
 public:
-  explicit ScopedTeamSize(double flops) {
+  ScopedTeamSize(double flops, double bytes) {
 #if LOUPE_ONEDNN_OPENMP
     previous_ = omp_get_max_threads();
-    int wanted = static_cast<int>(std::min<double>(omp_get_num_procs(), flops / kFlopsPerThread));
+    int wanted = static_cast<int>(std::min<double>(
+        omp_get_num_procs(), std::max(flops / kFlopsPerThread, bytes / kBytesPerThread)));
     threads_ = std::max(1, wanted);
     omp_set_num_threads(threads_);
 #endif
@@ -218,7 +223,8 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
   try {
     dnnl::engine &engine = engineOf(ctx);
     // Before the primitive is built: oneDNN fixes a primitive's thread count when it is made.
-    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1));
+    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1),
+                        4.0 * (p.m * p.k + p.k * p.n + p.m * p.n) * std::max<int64_t>(batch, 1));
     std::string key = std::string(api) + team.key() + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
                                                 p.b.transposed, p.c.ld, batch, batchA, batchB,
                                                 strideA, strideB, strideC, bias != nullptr,
@@ -413,7 +419,8 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
                     : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
                                    memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
     memory::desc biasDesc({o}, out, memory::format_tag::x);
-    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw); // Before building.
+    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw, // Before building.
+                        4.0 * (n * c * h * w + o * (c / groups) * kh * kw + n * o * oh * ow));
     std::string key = name + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
                                       groups, hasBias, activation}) +
                       keyOf({input.strides[0], input.strides[1], input.strides[2],

@@ -188,7 +188,10 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
     `block` (iterations per workgroup) is chosen so that a workgroup does about
     `min-workgroup-work` units of work (one unit per op of the loop body, times
     the trip counts of the loops inside it; 16 for a dynamic trip count): small
-    loops become one workgroup that the runtime runs inline on the calling thread.
+    loops become one workgroup that the runtime runs inline on the calling thread. A
+    loop whose iterations each stream a row through a serial loop of 256 or more
+    iterations (row reductions, kStitch rows) gets 16 times that, so each thread reads
+    runs of consecutive rows and the hardware prefetcher keeps its stream.
   }];
   let options = [
     Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"16384",

@@ -219,9 +219,10 @@ private:
 
   /// Iterations per workgroup, so that each does about minWorkgroupWork units, or
   /// kRowStreamFactor times that when an iteration streams a row through a serial loop of
-  /// kMinStreamedRow or more iterations (a row reduction, a kStitch row): workgroups of one row would interleave the threads' rows, and
-  /// the hardware prefetcher loses each thread's stream at every row (LayerNorm of 8192x1024,
-  /// one row per workgroup: 3.2-4.8 ms; 16 rows: 1.8-2.4 ms).
+  /// kMinStreamedRow or more iterations (a row reduction, a kStitch row): workgroups of one
+  /// row would interleave the threads' rows, and the hardware prefetcher would lose each
+  /// thread's stream at every row (LayerNorm of 8192x1024, one row per workgroup: 3.9-4.9 ms;
+  /// 16 rows: 2.4-3.2 ms).
   int64_t workgroupBlock(scf::ParallelOp loop, size_t distributed) const {
     int64_t perIteration = estimateWork(*loop.getBody());
     for (size_t d = distributed; d < loop.getNumLoops(); ++d)

@@ -1,10 +1,10 @@
 // The ral phase deduplicates kernels: the three ReLUs on 1x16x16 (the first on the input, the
-// others after each matmul) share one kernel.
+// others after each matmul) share one kernel, each over a 1-D view (loupe-linearize-elementwise).
 // RUN: loupe-opt --loupe-graph --loupe-cluster --loupe-lower --loupe-ral %s | FileCheck %s
 
 // CHECK: module attributes {loupe.dedup = {kernels = 3 : i64, unique = 1 : i64}}
 // CHECK-LABEL: func.func @main
-// CHECK: ral.cpu_launch %{{.*}}, @[[RELU:main_kernel_[0-9]+]], {{.*}} : memref<1x16x16xf32>, memref<1x16x16xf32>
+// CHECK: ral.cpu_launch %{{.*}}, @[[RELU:main_kernel_[0-9]+]], {{.*}} : memref<256xf32>, memref<256xf32>
 // CHECK: ral.cpu_launch %{{.*}}, @[[RELU]],
 // CHECK: ral.cpu_launch %{{.*}}, @[[RELU]],
 // CHECK-COUNT-1: func.func private @main_kernel_

@@ -424,6 +424,20 @@ def ReassociateReductions : Pass<"loupe-reassociate-reductions", "mlir::func::Fu
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def LinearizeElementwise : Pass<"loupe-linearize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Collapse the loops of contiguous elementwise kernels into one";
+  let description = [{
+    Every all-parallel `linalg.generic` on buffers whose operands are all static row-major
+    memrefs read and written at the same index (identity maps) becomes a 1-D generic over
+    `memref.collapse_shape` views (upstream `populateCollapseDimensions`). Its one loop is
+    then both distributed over the cores and vectorised with unit stride. Left as a loop
+    nest, a kernel with a short innermost dim (16 channels of NHWC) had LLVM unroll the
+    innermost loop and vectorise the outer one with gathers: MobileNetV3's first hardswish
+    took 291 us on one core for 200K elements.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def FoldConstantTransposes : Pass<"loupe-fold-constant-transposes", "mlir::func::FuncOp"> {
   let summary = "Transpose constant weights at compile time instead of on every call";
   let description = [{

@@ -31,6 +31,8 @@ static constexpr llvm::StringLiteral kNoAliasAttr = "ral.noalias";
 static constexpr int64_t kDynamicTripCount = 16;
 /// Largest scratch buffer of a kernel iteration kept on the stack (a row of 16384 f32).
 static constexpr int64_t kMaxScratchBytes = 64 * 1024;
+/// f32 lanes of an AVX-512 vector: how much cheaper a vectorised work unit is (workgroupBlock).
+static constexpr int64_t kVectorLanes = 16;
 /// Workgroups of loops that stream rows do this many times min-workgroup-work (workgroupBlock).
 static constexpr int64_t kRowStreamFactor = 16;
 /// A serial loop of at least this many iterations streams a row (a pooling window does not).
@@ -233,7 +235,11 @@ private:
       streamsRows |= staticTripCount(row.getLowerBound(), row.getUpperBound(), row.getStep())
                          .value_or(0) >= kMinStreamedRow;
     });
-    int64_t target = minWorkgroupWork * (streamsRows ? kRowStreamFactor : 1);
+    // When every dimension is distributed (a 1-D loop), the kernel's own loop over a workgroup
+    // is the one LLVM vectorises: its work units cost a vector's share each.
+    bool vectorised = distributed == loop.getNumLoops();
+    int64_t target = minWorkgroupWork * (streamsRows ? kRowStreamFactor : 1) *
+                     (vectorised ? kVectorLanes : 1);
     return std::max<int64_t>(1, llvm::divideCeil(target, std::max<int64_t>(1, perIteration)));
   }
 

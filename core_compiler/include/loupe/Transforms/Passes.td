@@ -191,7 +191,9 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
     loops become one workgroup that the runtime runs inline on the calling thread. A
     loop whose iterations each stream a row through a serial loop of 256 or more
     iterations (row reductions, kStitch rows) gets 16 times that, so each thread reads
-    runs of consecutive rows and the hardware prefetcher keeps its stream.
+    runs of consecutive rows and the hardware prefetcher keeps its stream. A 1-D loop
+    (every dimension distributed: the kernel's own loop is the one LLVM vectorises) gets
+    16 times it too, one f32 AVX-512 vector's worth per unit.
   }];
   let options = [
     Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"16384",

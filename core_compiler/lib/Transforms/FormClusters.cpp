@@ -15,8 +15,6 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <numeric>
-
 namespace loupe {
 #define GEN_PASS_DEF_FORMCLUSTERS
 #include "loupe/Transforms/Passes.h.inc"
@@ -335,7 +333,7 @@ std::string Clusterer::stitchRule(const ClusterState &a, const ClusterState &b) 
       return "kStitch reductions over different rows";
     rows = own;
   }
-  if (!rows || std::accumulate(rows->begin(), rows->end(), int64_t(1), std::multiplies<>()) < 2)
+  if (!rows || rowCount(*rows) < 2)
     return "kStitch needs more than one row";
   llvm::SmallPtrSet<Operation *, 16> ops;
   for (int m : members)

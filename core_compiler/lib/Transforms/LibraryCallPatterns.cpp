@@ -346,16 +346,15 @@ static std::optional<ZeroPadded> zeroPaddedInput(Value input, Operation *conv) {
   Operation *fill = nullptr;
   memref::SubViewOp interior;
   for (Operation *user : alloc->getUsers()) {
-    if (user == conv || isa<memref::DeallocOp>(user)) {
-    } else if (auto view = dyn_cast<memref::SubViewOp>(user); view && !interior) {
+    if (user == conv)
+      continue;
+    pad.ops.push_back(user);
+    if (auto view = dyn_cast<memref::SubViewOp>(user); view && !interior)
       interior = view;
-    } else if (writesZeros(user) && !fill) {
+    else if (writesZeros(user) && !fill)
       fill = user;
-    } else {
+    else if (!isa<memref::DeallocOp>(user))
       return std::nullopt;
-    }
-    if (user != conv)
-      pad.ops.push_back(user);
   }
   if (!fill || !interior || !interior->hasOneUse())
     return std::nullopt;

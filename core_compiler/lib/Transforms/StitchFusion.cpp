@@ -41,6 +41,10 @@ std::optional<llvm::SmallVector<int64_t>> loupe::rowsOfReduction(Operation *op) 
   return shape;
 }
 
+int64_t loupe::rowCount(llvm::ArrayRef<int64_t> rows) {
+  return std::accumulate(rows.begin(), rows.end(), int64_t(1), std::multiplies<>());
+}
+
 /// True when `map` uses loop `i < rows` only as its result `i`.
 static bool usesRowsInPlace(AffineMap map, size_t rows) {
   for (auto [position, expr] : llvm::enumerate(map.getResults())) {
@@ -122,21 +126,21 @@ LogicalResult loupe::stitchRows(RewriterBase &rewriter, loupeir::FusionOp fusion
   // The rows: as many as the region's reductions keep (the cluster phase made them agree and
   // checked every op reads and writes them in place; unit-dim folding may have changed ranks,
   // so the root's rows are the shortest prefix of its loops holding that many).
-  std::optional<int64_t> rowCount;
+  std::optional<int64_t> rows;
   fusion.getBody().walk([&](linalg::LinalgOp op) {
-    if (auto rows = rowsOfReduction(op); rows && !rowCount)
-      rowCount = std::accumulate(rows->begin(), rows->end(), int64_t(1), std::multiplies<>());
+    if (auto shape = rowsOfReduction(op); shape && !rows)
+      rows = rowCount(*shape);
   });
   auto yield = cast<loupeir::YieldOp>(fusion.getBody().front().getTerminator());
   auto root = dyn_cast_or_null<linalg::LinalgOp>(computingOp(yield->getOperands().back()));
-  if (!rowCount || !root || root->getParentOp() != fusion)
+  if (!rows || !root || root->getParentOp() != fusion)
     return failure();
   llvm::SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   auto iterators = root.getIteratorTypesArray();
   llvm::SmallVector<OpFoldResult> tileSizes(ranges.size(), rewriter.getIndexAttr(0));
-  for (int64_t i = 0, covered = 1; covered != *rowCount; ++i) {
+  for (int64_t i = 0, covered = 1; covered != *rows; ++i) {
     if (i == int64_t(ranges.size()) || ShapedType::isDynamic(ranges[i]) ||
-        iterators[i] != utils::IteratorType::parallel || *rowCount % (covered * ranges[i]))
+        iterators[i] != utils::IteratorType::parallel || *rows % (covered * ranges[i]))
       return failure();
     covered *= ranges[i];
     tileSizes[i] = rewriter.getIndexAttr(1);

@@ -26,6 +26,9 @@ namespace loupe {
 /// windowed reductions, dynamic ranges, and a reduction to a scalar.
 std::optional<llvm::SmallVector<int64_t>> rowsOfReduction(mlir::Operation *op);
 
+/// How many rows a row shape holds (the product of its dims).
+int64_t rowCount(llvm::ArrayRef<int64_t> rows);
+
 /// True when `op` reads and writes whole rows of shape `rows`, so a loop over rows can compute
 /// it one row at a time: a linalg op whose leading loops have exactly the ranges `rows`, are
 /// parallel, and whose indexing maps use leading loop `i` only as result `i`; an operand that

@@ -154,6 +154,7 @@ static nlohmann::json modeJson(const profiler::ModeOutcome &m) {
   j["median_ns"] = m.runSummary.median;
   j["iqr_ns"] = m.runSummary.iqr();
   j["dispatches"] = dispatches;
+  j["memory"] = profiler::memoryJson(m.measurement);
   j["run_id"] = m.runId >= 0 ? nlohmann::json(m.runId) : nlohmann::json();
   return j;
 }
@@ -193,6 +194,9 @@ void printRun(const profiler::ArtifactRun &o) {
     std::printf("run: median %.3f ms, IQR %.3f ms over %zu reps (%s)\n",
                 m.runSummary.median / 1e6, m.runSummary.iqr() / 1e6, m.repNs.size(),
                 measurementText(m.measurement, m.smClockMhz).c_str());
+    if (std::string memory = profiler::describeMemory(profiler::memoryJson(m.measurement));
+        !memory.empty())
+      std::printf("memory: %s\n", memory.c_str());
     std::printf("%4s  %-34s %-9s %-28s %12s %12s %7s\n", "id", "dispatch", "backend", "loc",
                 "median us", "IQR us", "share");
     for (const profiler::DispatchStats &d : m.dispatches)

@@ -15,6 +15,8 @@
 #include <limits>
 #include <map>
 
+#include <sys/resource.h>
+
 namespace loupe::profiler {
 
 std::optional<std::vector<CacheMode>> parseCacheModes(const std::string &name) {
@@ -193,6 +195,12 @@ private:
 
 } // namespace
 
+/// The process's minor page faults so far (getrusage), -1 when unknown.
+static int64_t minorFaults() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? int64_t(usage.ru_minflt) : -1;
+}
+
 ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode,
                                    const RepetitionFn &run, const MeasureEnv &env) {
   if (ral::Status s = validate(options); !s)
@@ -245,6 +253,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   ral::Tracer *sampleTracer = gpu ? gpu->tracer() : &tracer;
   std::vector<int64_t> durations;
   durations.reserve(reserve);
+  int64_t faultsBefore = minorFaults();
   start = CpuCollector::nowNs();
   while (true) {
     int64_t elapsed = CpuCollector::nowNs() - start;
@@ -286,6 +295,8 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
     m.smClockMhz.push_back(mhz);
   }
   report("run", 1);
+  if (int64_t faults = minorFaults(); faults >= 0 && faultsBefore >= 0 && !durations.empty())
+    m.record.minorFaultsPerRep = double(faults - faultsBefore) / double(durations.size());
   if (gpu) {
     if (ral::Status s = gpu->finish(); !s)
       return s;

@@ -40,6 +40,11 @@ private:
 ModeOutcome modeOutcome(const Measurement &m, const ral::Manifest &manifest) {
   ModeOutcome out;
   out.measurement = m.record;
+  if (const std::optional<ral::BufferPlan> &plan = manifest.bufferPlan) {
+    out.measurement.arenaBytes = plan->arenaBytes;
+    out.measurement.plannedBytes = plan->plannedBytes;
+    out.measurement.unplannedBytes = plan->unplannedBytes;
+  }
   out.repNs = m.collector.repDurations();
   out.runSummary = summarize(out.repNs);
   out.smClockMhz = medianSmClockMhz(m.smClockMhz);
@@ -233,6 +238,48 @@ ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, A
   if (ral::Status s = store.finishRun(*runId, ok, error); !s && status)
     status = s;
   return status;
+}
+
+nlohmann::json memoryJson(const MeasurementRecord &m) {
+  bool planned = m.arenaBytes >= 0, faults = std::isfinite(m.minorFaultsPerRep);
+  if (!planned && !faults)
+    return nullptr;
+  auto bytes = [&](int64_t b) { return planned ? nlohmann::json(b) : nlohmann::json(); };
+  return {{"arena_bytes", bytes(m.arenaBytes)},
+          {"planned_bytes", bytes(m.plannedBytes)},
+          {"unplanned_bytes", bytes(m.unplannedBytes)},
+          {"minor_faults_per_rep", faults ? nlohmann::json(m.minorFaultsPerRep) : nlohmann::json()}};
+}
+
+std::string describeMemory(const nlohmann::json &memory) {
+  if (!memory.is_object())
+    return "";
+  auto mib = [](const nlohmann::json &b) { // KiB below 1 MiB: small models stay readable
+    double bytes = b.is_number() ? b.get<double>() : 0.0;
+    bool large = bytes >= (1 << 20);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, large ? "%.2f MiB" : "%.1f KiB", bytes / (large ? 1 << 20 : 1 << 10));
+    return std::string(buf);
+  };
+  std::string text;
+  const nlohmann::json none;
+  const nlohmann::json &arena = memory.contains("arena_bytes") ? memory["arena_bytes"] : none;
+  if (arena.is_number()) {
+    double planned = memory.value("planned_bytes", 0.0);
+    text = "arena " + mib(arena) + " for " + mib(memory.value("planned_bytes", none)) +
+           " of buffers";
+    if (planned > 0)
+      text += " (" + std::to_string(std::lround(100 * arena.get<double>() / planned)) + "%)";
+    text += ", " + mib(memory.value("unplanned_bytes", none)) + " outside it";
+  }
+  const nlohmann::json &faults =
+      memory.contains("minor_faults_per_rep") ? memory["minor_faults_per_rep"] : none;
+  if (faults.is_number()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f minor page faults per repetition", faults.get<double>());
+    text += (text.empty() ? "" : "; ") + std::string(buf);
+  }
+  return text;
 }
 
 } // namespace loupe::profiler

@@ -285,6 +285,15 @@ CREATE TABLE tuning(
   PRIMARY KEY(signature, device_kind, device_name));
 )sql";
 
+/// Version 9: transient memory (issue 17, static buffer planning). Per measured run, the minor
+/// page faults of a repetition and the artifact's buffer plan; NULL when unknown.
+const char *const kV9 = R"sql(
+ALTER TABLE measurements ADD COLUMN minor_faults_per_rep REAL;
+ALTER TABLE measurements ADD COLUMN arena_bytes INTEGER;
+ALTER TABLE measurements ADD COLUMN planned_bytes INTEGER;
+ALTER TABLE measurements ADD COLUMN unplanned_bytes INTEGER;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -300,6 +309,7 @@ const Step kSteps[] = {
     {6, kV6},
     {7, kV7},
     {8, kV8},
+    {9, kV9},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

@@ -2,6 +2,7 @@
 #include "loupe/sessions/Report.h"
 
 #include "loupe/profiler/MachinePeaks.h"
+#include "loupe/profiler/Run.h"
 #include "loupe/profiler/RunProvenance.h"
 
 #include <nlohmann/json.hpp>
@@ -139,6 +140,9 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   // GPU runs: where the dispatch times come from (CUPTI, CUDA events, or the host clock).
   if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())
     report["kernel_timing"] = outcome.modes.front().measurement.kernelTiming;
+  if (!outcome.modes.empty())
+    if (json memory = profiler::memoryJson(outcome.modes.front().measurement); !memory.is_null())
+      report["memory"] = memory;
   // What surrounded the measurement (load, CPUs, thread settings): a loaded machine shows.
   if (json environment = json::parse(outcome.environmentJson, nullptr, false);
       environment.is_object())
@@ -394,6 +398,8 @@ static std::string renderRunBody(const json &r, const std::string &h) {
   }
   if (r.contains("kernel_timing"))
     md += "- Kernel timings: " + r["kernel_timing"].get<std::string>() + "\n";
+  if (r.contains("memory"))
+    md += "- Transient memory: " + text(profiler::describeMemory(r["memory"])) + "\n";
   if (r.contains("environment"))
     md += "- Environment: " + text(profiler::describeEnvironment(r["environment"].dump())) + "\n";
   const json &corr = r["correctness"];

@@ -12,6 +12,7 @@
 
 #include "ReportText.h"
 
+#include "loupe/profiler/Run.h"
 #include "loupe/profiler/RunProvenance.h"
 
 #include <nlohmann/json.hpp>
@@ -283,6 +284,9 @@ std::string runSection(const json &body, const json &machine, const std::string 
     html += "<li>Whole repetition: median " + timeText(number(body["run"]["median_ns"])) +
             ", IQR " + timeText(number(body["run"]["iqr_ns"])) + " over " +
             plain(body["run"]["count"]) + " repetitions</li>\n";
+  if (body.contains("memory"))
+    html += "<li>Transient memory: " + escapeXml(profiler::describeMemory(body["memory"])) +
+            "</li>\n";
   if (body.contains("environment"))
     html += "<li>Environment: " + escapeXml(profiler::describeEnvironment(body["environment"].dump())) + "</li>\n";
   if (body.contains("correctness") && body["correctness"].value("checked", false))

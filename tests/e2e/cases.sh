@@ -93,7 +93,12 @@ assert r["reps"] == 12 and r["median_ns"] > 0 and r["iqr_ns"] >= 0
 assert r["dispatches"] and all(d["calls"] == 12 and d["median_ns"] > 0 for d in r["dispatches"])
 assert any(d["loc"].startswith("fc1") for d in r["dispatches"]), [d["loc"] for d in r["dispatches"]]
 assert r["run_id"] == 1
-print("run ok:", len(r["dispatches"]), "dispatches")
+# Static buffer planning (ral-plan-buffers): the arena holds every buffer, smaller than their
+# sum (fc1's output dies before fc3's is written), and a repetition reuses its memory.
+mem = r["memory"]
+assert mem["unplanned_bytes"] == 0 and 0 < mem["arena_bytes"] < mem["planned_bytes"], mem
+assert mem["minor_faults_per_rep"] < 1, mem
+print("run ok:", len(r["dispatches"]), "dispatches; memory", mem)
 PY
   # The run is in the DB, complete, with every pass and sample.
   sqlite3 "$WORK/p.db" "select status from runs where id=1" | grep -qx complete || fail "run not complete"
@@ -137,7 +142,9 @@ PY
   sqlite3 "$WORK/p.db" "select c.json from runs r join configs c on c.id = r.config_id order by r.id" >"$WORK/configs"
   grep -q '"mode":"hot"' <(sed -n 1p "$WORK/configs") && grep -q '"mode":"cold"' <(sed -n 2p "$WORK/configs") ||
     { cat "$WORK/configs"; fail "configs do not say the mode"; }
-  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 8 ] || fail "schema version is not 8"
+  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 9 ] || fail "schema version is not 9"
+  [ "$(sqlite3 "$WORK/p.db" "select count(*) from measurements where arena_bytes > 0 and arena_bytes <= planned_bytes and minor_faults_per_rep is not null")" = 2 ] ||
+    fail "measurements lack the buffer plan or the page faults"
   # The compiler's counts reach the DB: every MLP dispatch moves bytes, its matmuls compute.
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and bytes = 0")" = 0 ] &&
     [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and flops > 0")" -gt 0 ] ||
@@ -224,6 +231,7 @@ case_replay_sessions() {
     "$LOUPE" replay "$s" --db "$WORK/p.db" --report "$WORK/$name.json" >/dev/null 2>&1
     grep -q "Correctness: \*\*PASS\*\*" "$WORK/$name.md" || fail "$name: report lacks PASS"
     grep -q "## Pipeline" "$WORK/$name.md" || fail "$name: report lacks the pipeline"
+    grep -q "^- Transient memory: arena" "$WORK/$name.md" || fail "$name: report lacks the buffer plan"
     # A session with variants reports each of them.
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); runs=r.get('variants', [r]); assert all(v['correctness']['passed'] and v['dispatches'] and v['pipeline']['passes'] for v in runs)" "$WORK/$name.json"
     echo "replayed $name"

@@ -141,6 +141,10 @@ case_reports() {
   done
   "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/one.html" 2>/dev/null || fail "report of one run"
   "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/one.xml" 2>/dev/null || fail "junit of one run"
+  # The run's transient memory (measurements.arena_bytes, ...) comes back from the DB.
+  "$LOUPE" report --db "$WORK/p.db" --run "$a" -o "$WORK/one.md" 2>/dev/null || fail "report .md of one run"
+  grep -q "^- Transient memory: arena .* of buffers" "$WORK/one.md" || fail "the stored report lacks the buffer plan"
+  grep -q "<li>Transient memory: arena" "$WORK/one.html" || fail "the HTML report lacks the buffer plan"
 
   # JUnit validates against the schema CI systems read; the regression is a failure.
   for f in r.xml replay.xml one.xml; do

@@ -4,6 +4,9 @@
 #include "loupe/visualizer/Format.h"
 #include "loupe/visualizer/Style.h"
 #include "loupe/visualizer/panels/BackendSettings.h"
+#include "loupe/profiler/Run.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -211,6 +214,10 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
     row("min / max", formatNs(static_cast<double>(o.runSummary.min)) + " / " +
                          formatNs(static_cast<double>(o.runSummary.max)));
     row("dispatches", std::to_string(o.dispatches.size()));
+    if (!o.modes.empty())
+      if (std::string memory = profiler::describeMemory(profiler::memoryJson(o.modes[0].measurement));
+          !memory.empty())
+        row("memory", memory);
     row("wall", formatNs(static_cast<double>(vm.lastRun->wallNs)));
     ImGui::EndTable();
   }

@@ -147,6 +147,11 @@ void loupe::compiler::captureDispatches(ModuleOp module, ArtifactInfo &info) {
       for (auto name : candidates.getAsRange<StringAttr>())
         info.dispatches.back().candidates.push_back(name.str());
   }
+  info.bufferPlan.clear();
+  if (auto plan = entry->getAttrOfType<DictionaryAttr>("loupe.buffer_plan"))
+    for (NamedAttribute field : plan)
+      if (auto value = dyn_cast<IntegerAttr>(field.getValue()))
+        info.bufferPlan.emplace_back(field.getName().str(), value.getInt());
   // ral-lower-to-library-call's fallback kernels, from the dispatches that still carry them.
   entry.walk([&](Operation *op) {
     auto id = op->getAttrOfType<IntegerAttr>("loupe.dispatch_id");
@@ -223,6 +228,11 @@ static std::string manifestJson(const ArtifactInfo &info,
   };
   if (info.weightBytes > 0)
     manifest["weights"] = {{"bytes", info.weightBytes}, {"constants", info.weights.size()}};
+  if (!info.bufferPlan.empty()) {
+    nlohmann::json &plan = manifest["buffer_plan"] = nlohmann::json::object();
+    for (const auto &[name, value] : info.bufferPlan)
+      plan[name] = value;
+  }
   return manifest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -46,6 +46,8 @@ struct ArtifactInfo {
   std::vector<DispatchSummary> dispatches; ///< The entry's `loupe.dispatches`.
   std::vector<WeightSlot> weights;         ///< The weight blob's constants, by offset.
   int64_t weightBytes = 0;                 ///< The blob's size in bytes (0: no blob).
+  /// The entry's `loupe.buffer_plan` (ral-plan-buffers), field by field; empty: none.
+  std::vector<std::pair<std::string, int64_t>> bufferPlan;
 };
 
 /// Captures the entry signature of a tensor-level module (after the graph phase). Fails with
@@ -53,7 +55,8 @@ struct ArtifactInfo {
 mlir::LogicalResult captureSignature(mlir::ModuleOp module, ArtifactInfo &info,
                                      std::string &error);
 /// Captures the dispatch table that loupe-instrument-dispatches attached to the entry, with
-/// each library dispatch's `loupe.fallbacks` (ral-lower-to-library-call).
+/// each library dispatch's `loupe.fallbacks` (ral-lower-to-library-call), and the entry's
+/// `loupe.buffer_plan` (ral-plan-buffers).
 void captureDispatches(mlir::ModuleOp module, ArtifactInfo &info);
 
 /// Captures the weight blob's table (`ral.weights`, from ral-externalize-constants). Fails

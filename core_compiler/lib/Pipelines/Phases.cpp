@@ -98,7 +98,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "func.func(loupe-reassociate-reductions,loupe-linearize-elementwise,scf-forall-to-parallel,"
            "convert-linalg-to-parallel-loops),"
            "ral-outline-cpu-kernels,"
-           "loupe-dedup-executables,canonicalize,cse";
+           "loupe-dedup-executables,canonicalize,cse,ral-plan-buffers";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")
     return std::string("loupe-approximate-math") + (options.exactMath ? "{exact=true}" : "") +

@@ -156,6 +156,18 @@ StatusOr<Manifest> parseManifest(const std::string &text) {
       m.weightBytes = integerOf(json.at("weights").at("bytes"));
     if (m.weightBytes < 0)
       return invalidArgument("artifact manifest: negative weight bytes");
+    if (json.contains("buffer_plan")) {
+      const auto &plan = json.at("buffer_plan");
+      m.bufferPlan = BufferPlan{integerOf(plan.at("arena_bytes")),
+                                integerOf(plan.at("planned_buffers")),
+                                integerOf(plan.at("planned_bytes")),
+                                integerOf(plan.at("unplanned_buffers")),
+                                integerOf(plan.at("unplanned_bytes"))};
+      const BufferPlan &b = *m.bufferPlan;
+      if (std::min({b.arenaBytes, b.plannedBuffers, b.plannedBytes, b.unplannedBuffers,
+                    b.unplannedBytes}) < 0)
+        return invalidArgument("artifact manifest: negative buffer_plan field");
+    }
     if (json.contains("ral_apis"))
       m.ralApis = json.at("ral_apis").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception &e) {

@@ -45,12 +45,19 @@ protected:
     return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
   }
   /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first as
-  /// version 6 (without trials and the richer verdicts of 7, and the tuning of 8), then, unless `keepViews`, without
-  /// the views, which every version before 6 lacks.
+  /// version 6 (without trials and the richer verdicts of 7, the tuning of 8 and the memory
+  /// columns of 9), then, unless `keepViews`, without the views, which every version before 6
+  /// lacks.
+  /// Version 8's measurements table from version 9's.
+  static constexpr const char *kDropVersion9 =
+      "ALTER TABLE measurements DROP COLUMN minor_faults_per_rep; "
+      "ALTER TABLE measurements DROP COLUMN arena_bytes; "
+      "ALTER TABLE measurements DROP COLUMN planned_bytes; "
+      "ALTER TABLE measurements DROP COLUMN unplanned_bytes; ";
   static bool asOldVersion(const std::string &path, const std::string &sql,
                            bool keepViews = false) {
     std::string downgrade =
-        "DROP TABLE tuning; ALTER TABLE dispatches DROP COLUMN signature_id; "
+        std::string(kDropVersion9) + "DROP TABLE tuning; ALTER TABLE dispatches DROP COLUMN signature_id; "
         "DROP TABLE pass_locs; DROP VIEW v_runs; DROP INDEX runs_by_batch; "
         "ALTER TABLE runs DROP COLUMN batch; "
         "ALTER TABLE runs DROP COLUMN trial; ALTER TABLE comparisons DROP COLUMN name; "
@@ -635,6 +642,28 @@ TEST_F(StoreFileTest, VersionSixIsMigrated) {
   EXPECT_FALSE(store->trialRunIds(99999).isOk());
 }
 
+TEST_F(StoreFileTest, VersionEightIsMigrated) {
+  // A version-8 measurement: no page faults or buffer plan (NaN and -1: unknown).
+  std::string path = file("v8.db");
+  int64_t runId = fileWithOneRun(path);
+  {
+    auto store = Store::open(path);
+    ASSERT_TRUE(store.isOk());
+    MeasurementRecord m;
+    m.reps = 5;
+    ASSERT_TRUE(store->addMeasurement(runId, m).isOk());
+  }
+  ASSERT_TRUE(execSql(path, std::string(kDropVersion9) + "PRAGMA user_version = 8;"));
+  auto store = Store::open(path);
+  ASSERT_TRUE(store.isOk()) << store.status().message();
+  EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
+  MeasurementRecord old = *store->loadRun(runId)->measurement;
+  EXPECT_EQ(old.reps, 5);
+  EXPECT_TRUE(std::isnan(old.minorFaultsPerRep));
+  EXPECT_EQ(old.arenaBytes, -1);
+  EXPECT_EQ(old.unplannedBytes, -1);
+}
+
 TEST_F(StoreFileTest, VersionOneIsMigrated) {
   std::string path = file("v1.db");
   int64_t runId = fileWithOneRun(path);
@@ -803,6 +832,10 @@ TEST(Store, MeasurementAndClockColumns) {
   m.stop = StopReason::Noise;
   m.flushBytes = 100 << 20;
   m.clockNote = "no SM clock: NVML not found";
+  m.minorFaultsPerRep = 0.25;
+  m.arenaBytes = 1806336;
+  m.plannedBytes = 12775424;
+  m.unplannedBytes = 0;
   ASSERT_TRUE(store.addMeasurement(run, m).isOk());
   EXPECT_FALSE(store.addMeasurement(run, m).isOk()); // one per run
   EXPECT_EQ(store.addMeasurement(run + 1, m).code(), StatusCode::kNotFound);
@@ -824,6 +857,10 @@ TEST(Store, MeasurementAndClockColumns) {
   EXPECT_EQ(r.stop, StopReason::Noise);
   EXPECT_EQ(r.flushBytes, 100 << 20);
   EXPECT_EQ(r.clockNote, "no SM clock: NVML not found");
+  EXPECT_DOUBLE_EQ(r.minorFaultsPerRep, 0.25);
+  EXPECT_EQ(r.arenaBytes, 1806336);
+  EXPECT_EQ(r.plannedBytes, 12775424);
+  EXPECT_EQ(r.unplannedBytes, 0);
   EXPECT_EQ(data->samples[kWholeRep], (std::vector<SampleRecord>{a, c}));
   EXPECT_EQ(data->samples[3], (std::vector<SampleRecord>{b}));
   EXPECT_EQ(*store.runSamples(run, 3), (std::vector<SampleRecord>{b}));

@@ -493,4 +493,31 @@ def InlineClusters : Pass<"loupe-inline-clusters", "mlir::ModuleOp"> {
   }];
 }
 
+def RalPlanBuffers : Pass<"ral-plan-buffers", "mlir::ModuleOp"> {
+  let summary = "Place an execution's transient buffers in one arena planned at compile time";
+  let description = [{
+    Static buffer planning (seed document 001, "transient buffers"). In the entry
+    (the function `ral-inject-execution-context` made), each statically shaped `memref.alloc` of the entry
+    block whose only deallocation is a `memref.dealloc` of the same block lives from
+    the alloc to the last top-level op that uses it or a view of it (any op taking it
+    and returning a memref counts as a view, so an alias never outlives its buffer).
+    `buffer-deallocation-pipeline` frees every buffer at the end of the function, so
+    without this pass an execution holds all its buffers at once.
+
+    The buffers get 64-byte aligned offsets in one arena by greedy-by-size placement
+    (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net Inference",
+    2020; TensorFlow Lite's arena planner): largest first, each in the smallest gap
+    left by the placed buffers whose lifetimes overlap its own. The arena is one
+    `memref.alloc` of i8 at the top of the function (one `ral_alloc` per execution,
+    served by the CPU driver's caching allocator), each buffer a `memref.view` of it,
+    and one `memref.dealloc` of the arena replaces the buffers' deallocations.
+
+    The entry gets `loupe.buffer_plan = {arena_bytes, planned_buffers,
+    planned_bytes, unplanned_buffers, unplanned_bytes}`: the arena against the sum of
+    the buffers it holds, and the allocations left alone (dynamic shapes, allocs in
+    nested regions, buffers freed elsewhere). The artifact's manifest carries it.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

@@ -16,6 +16,8 @@
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Artifact.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -133,6 +135,14 @@ ArtifactRun runArtifact(const std::string &path, const RunSettings &settings,
 /// dies), never half-hidden.
 ral::Status storeRun(Store &store, RunInfo info, const CompileRecord *compile, ArtifactRun &run,
                      size_t mode);
+
+/// A measurement's transient memory, as --json and reports give it: {"arena_bytes",
+/// "planned_bytes", "unplanned_bytes" (null without a buffer plan), "minor_faults_per_rep"
+/// (null when unknown)}; null when none of it is known.
+nlohmann::json memoryJson(const MeasurementRecord &m);
+/// memoryJson as one line of text: "arena 1.72 MiB for 12.18 MiB of buffers (14%), 0.0 KiB
+/// outside it; 0.00 minor page faults per repetition"; empty for null.
+std::string describeMemory(const nlohmann::json &memory);
 
 } // namespace loupe::profiler
 

@@ -19,6 +19,7 @@
 #include "loupe/ral/Tracer.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,16 @@ struct DispatchInfo {
 };
 
 /// The artifact's self-description.
+/// How the compiler placed an execution's transient buffers (`ral-plan-buffers`; manifest
+/// "buffer_plan"). Bytes; the arena is one allocation per execution.
+struct BufferPlan {
+  int64_t arenaBytes = 0;       ///< The arena holding the planned buffers.
+  int64_t plannedBuffers = 0;   ///< Buffers placed in it ...
+  int64_t plannedBytes = 0;     ///< ... and the sum of their sizes.
+  int64_t unplannedBuffers = 0; ///< Allocations left to ral_alloc (dynamic, nested, escaping) ...
+  int64_t unplannedBytes = 0;   ///< ... and their static bytes (0 for dynamic ones).
+};
+
 struct Manifest {
   int version = 0;
   std::string abi;    ///< "loupe-entry-v1" or "loupe-ral-v1"
@@ -77,6 +88,8 @@ struct Manifest {
   /// loupe-ral-v1: bytes of the weight blob the artifact exports as `loupe_weights` ("weights":
   /// {"bytes": N}, optional; 0: none).
   int64_t weightBytes = 0;
+  /// loupe-ral-v1: the transient buffers' plan ("buffer_plan", optional).
+  std::optional<BufferPlan> bufferPlan;
 };
 
 /// Parses manifest JSON; errors name the missing or malformed field.

@@ -249,23 +249,35 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
                            {std::max<int64_t>(strideC, 1), p.c.ld, 1});
       biasDesc = memory::desc({1, 1, p.n}, memory::data_type::f32, memory::dims{p.n, p.n, 1});
     }
-    dnnl::primitive prim = primitiveFor(ctx, key, [&] {
+    // A weight of the artifact (a 1x1 convolution's, a Linear's) is B: the primitive picks its
+    // layout and B is packed into it once (packedWeights), instead of oneDNN copying B into
+    // that layout on every call.
+    bool constantB = ctx->context().inWeights(b, bDesc.get_size());
+    if (constantB)
+      key += "packed";
+    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
       if (types.zeroPoints) { // Given at execution: one primitive for every zero point.
         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
         attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
       }
-      dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, bDesc, biasDesc, cDesc)
-                                     : dnnl::matmul::desc(aDesc, bDesc, cDesc);
-      return CachedPrimitive{dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, engine)), bDesc,
-                             {}, {}};
-    }).primitive;
+      memory::desc weights =
+          constantB ? memory::desc(bDesc.dims(), types.in, memory::format_tag::any) : bDesc;
+      dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, weights, biasDesc, cDesc)
+                                     : dnnl::matmul::desc(aDesc, weights, cDesc);
+      dnnl::matmul::primitive_desc pd(desc, attr, engine);
+      return CachedPrimitive{dnnl::matmul(pd), pd.weights_desc(), {}, {}};
+    });
     dnnl::stream stream(engine);
+    memory userB(bDesc, engine, const_cast<void *>(b));
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<void *>(a))},
-        {DNNL_ARG_WEIGHTS, memory(bDesc, engine, const_cast<void *>(b))},
+        {DNNL_ARG_WEIGHTS, cached.weights == bDesc ? userB
+                                                   : packedWeights(ctx, key, userB, cached.weights,
+                                                                   engine, stream)},
         {DNNL_ARG_DST, memory(cDesc, engine, c)}};
+    dnnl::primitive prim = cached.primitive;
     if (bias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, const_cast<float *>(bias)));
     if (types.zeroPoints) {

@@ -520,4 +520,29 @@ def RalPlanBuffers : Pass<"ral-plan-buffers", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }
 
+def SinkTransposes : Pass<"loupe-sink-transposes", "mlir::func::FuncOp"> {
+  let summary = "Move TOSA transposes below elementwise ops and reductions so pairs cancel";
+  let description = [{
+    ONNX convolutions are NCHW and TOSA's are NHWC, so the importer wraps each one in
+    transposes; what runs between two convolutions (activations, residual adds, an SE
+    block's global mean and scale) runs in NCHW, on the transposed values. This pass moves
+    every `tosa.transpose` of a large tensor (more than 4096 elements) below its readers
+    when each reader can take the untransposed value:
+
+    - an elementwise op (the TOSA ops with broadcastable results, and `tosa.cast`) whose
+      other operands are transposes with the same permutation (their inputs are taken) or
+      small tensors (their inverse transposes are taken: a bias, a per-channel scale);
+    - a reduction: `reduce(transpose(x), axis a)` is `transpose(reduce(x, axis perms[a]))`,
+      since reductions keep the reduced dim;
+    - a `tosa.reshape` when the transpose only moves dims of size 1 (the element order is
+      the same).
+
+    The transpose after a convolution thus reaches the one before the next, and TOSA's
+    canonicalization (run in the same rewrite) folds the pair; ops between convolutions then
+    run on NHWC tensors, and no transposing kernel is left around them. Small tensors (an SE
+    block's pooled vector) keep their transposes, which bounds the rewriting.
+  }];
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

@@ -42,6 +42,7 @@ struct ClusterState {
   llvm::SmallVector<int> members; ///< Node ids, ascending (program order).
   int library = -1;               ///< Node id of the library op, if any.
   EpilogueStage epilogue = EpilogueStage::kNone;
+  bool bias = false; ///< The epilogue adds a bias (a ReLU may follow C directly).
   llvm::SmallPtrSet<Operation *, 8> gelu; ///< The GELU ops after the bias, when they form one.
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
   bool stitch = false;              ///< kStitch: a reduction's result is read inside.
@@ -55,20 +56,6 @@ struct Refusal {
   std::string rule;
 };
 
-/// 2-D `C + bias` with bias broadcast along rows: the bias step of matmul_bias_act.
-bool isBiasAdd(Operation *op) {
-  auto generic = dyn_cast<linalg::GenericOp>(op);
-  // Rank 2, as the epilogue lowering takes it (C through the matmul's 2-D result view): a
-  // rank-3 add straight on a batch matmul's result would join the cluster but stay a kernel.
-  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
-      generic.getNumLoops() != 2 || classifyOp(op) != OpPattern::kBroadcast)
-    return false;
-  Block *body = generic.getBlock();
-  auto *add = &body->front();
-  return body->getOperations().size() == 2 && isa<arith::AddFOp>(add) &&
-         add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
-}
-
 /// True when the all-parallel `op` reads `operand` at the index it writes: its map is the
 /// identity up to unit dims pinned to 0 (TOSA reads a batch of 1 that way) and its shape is the
 /// output's.
@@ -76,6 +63,23 @@ bool readsInPlace(linalg::LinalgOp op, OpOperand *operand) {
   auto type = dyn_cast<RankedTensorType>(operand->get().getType());
   return type && op->getNumResults() == 1 && type == op->getResult(0).getType() &&
          readsAtOutputIndex(op.getMatchingIndexingMap(operand), type);
+}
+
+/// `C + bias` with C read in place and the bias along the last dim (a 1x1 convolution's
+/// per-channel bias on the NHWC view of its matmul): the bias step of matmul_bias_act.
+bool isBiasAdd(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
+      generic.getNumLoops() < 2 || !readsInPlace(generic, generic.getDpsInputOperand(0)))
+    return false;
+  OpOperand *bias = generic.getDpsInputOperand(1);
+  if (!readsLastDimBias(generic.getMatchingIndexingMap(bias),
+                        cast<ShapedType>(bias->get().getType())))
+    return false;
+  Block *body = generic.getBlock();
+  auto *add = &body->front();
+  return body->getOperations().size() == 2 && isa<arith::AddFOp>(add) &&
+         add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
 }
 
 /// ReLU of one input (`max(x, 0)`, or a clamp to [0, max]; isReluOf): the activation step of
@@ -255,7 +259,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isBiasAdd(consumer.op) && lib.epilogue < EpilogueStage::kBias)
     return "";
-  if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kBias)
+  if (isRelu(consumer.op) && lib.epilogue <= EpilogueStage::kBias)
     return "";
   return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU" +
          (geluErf ? " or GELU" : "") + "; not " + what + " here";
@@ -435,7 +439,7 @@ void Clusterer::merge(int producer, int consumer) {
     if (ps.gelu.contains(next))
       ps.epilogue = EpilogueStage::kGelu;
     else if (isBiasAdd(next))
-      ps.epilogue = EpilogueStage::kBias, ps.gelu = geluAfter(next);
+      ps.epilogue = EpilogueStage::kBias, ps.bias = true, ps.gelu = geluAfter(next);
     else
       ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next)
                         ? EpilogueStage::kView
@@ -443,6 +447,7 @@ void Clusterer::merge(int producer, int consumer) {
   } else {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
+    ps.bias = cs.bias;
     ps.stitch = ps.stitch || cs.stitch || nodes[producer].pattern == OpPattern::kReduce;
   }
   ps.members.append(cs.members.begin(), cs.members.end());
@@ -574,11 +579,13 @@ void Clusterer::materialize() {
       reason += "; takes the ReLU after it as its epilogue";
     } else if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
       pattern = fusePatternName(libraryKind);
-      reason += "; takes the bias" +
-                std::string(s.epilogue == EpilogueStage::kActivation ? " and ReLU"
-                            : s.epilogue == EpilogueStage::kGelu     ? " and GELU"
-                                                                     : "") +
-                " after it as its epilogue";
+      const char *activation = s.epilogue == EpilogueStage::kActivation ? "ReLU"
+                               : s.epilogue == EpilogueStage::kGelu     ? "GELU"
+                                                                        : nullptr;
+      std::string what = s.bias ? "the bias" : "";
+      if (activation)
+        what += std::string(s.bias ? " and " : "the ") + activation;
+      reason += "; takes " + what + " after it as its epilogue";
     } else if (reason.empty()) {
       reason = "codegen: no library backend runs " + lead.op->getName().getStringRef().str();
     }

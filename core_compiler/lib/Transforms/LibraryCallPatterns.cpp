@@ -188,7 +188,7 @@ namespace {
 /// The elementwise op that consumes a matmul's result C as `act(C + bias)`.
 struct BiasActivation {
   linalg::GenericOp generic;
-  Value bias;         ///< [N] or [1, N].
+  Value bias;         ///< [N] or [1, ..., 1, N]; null for relu(C).
   abi::Activation activation; ///< None, ReLU or the exact GELU.
 };
 } // namespace
@@ -222,45 +222,54 @@ static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value yielded) {
          yielded == ops[5]->getResult(0);
 }
 
-/// Matches the only reader of C (or of its one rank-2 collapse) as an elementwise generic
-/// computing `C + bias[j]`, `relu(C + bias[j])` or `gelu(C + bias[j])` into a separate rank-2
-/// buffer.
+/// Matches the only reader of C (or of its one reshape: a collapse, or the NHWC expand of a
+/// 1x1 convolution's [H*W, N] result) as an elementwise generic that reads it in place and
+/// computes `C + bias`, `relu(C + bias)`, `gelu(C + bias)` or `relu(C)` (the bias along the
+/// last dim) into a separate buffer of its shape.
 static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
   auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
   if (users.size() != 1)
     return std::nullopt;
   Value view = c;
-  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(users[0])) {
-    view = collapse.getResult();
+  if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(users[0])) {
+    view = users[0]->getResult(0);
     users = readers(view);
     if (users.size() != 1)
       return std::nullopt;
   }
   auto generic = dyn_cast<linalg::GenericOp>(users[0]);
-  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
-      generic.getNumLoops() != 2 || generic.getNumReductionLoops() != 0 ||
-      generic.getDpsInputs()[0] != view || !isLibraryOperand(generic.getDpsInits()[0], 2) ||
-      cast<MemRefType>(view.getType()).getRank() != 2 ||
+  auto viewType = cast<MemRefType>(view.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  if (!generic || generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 2 ||
+      generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
+      generic.getNumLoops() != viewType.getRank() || generic.getDpsInputs()[0] != view ||
       generic->getBlock() != matmul->getBlock())
     return std::nullopt;
-  MLIRContext *ctx = generic.getContext();
-  auto maps = generic.getIndexingMapsArray();
-  Value bias = generic.getDpsInputs()[1];
-  auto biasType = dyn_cast<MemRefType>(bias.getType());
-  AffineExpr d1 = getAffineDimExpr(1, ctx);
-  AffineMap rowBias = AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx);
-  bool biasOk = biasType && biasType.getElementType().isF32() && biasType.hasStaticShape() &&
-                biasType.getLayout().isIdentity() &&
-                ((biasType.getRank() == 1 && maps[1] == AffineMap::get(2, 0, d1)) ||
-                 (biasType.getRank() == 2 && biasType.getDimSize(0) == 1 && maps[1] == rowBias));
-  if (!biasOk || !maps[0].isIdentity() || !maps[2].isIdentity())
+  // D is C's shape seen through the view: [..., N] with N C's last dim, row-major.
+  Value out = generic.getDpsInits()[0];
+  if (!isLibraryOperand(out, viewType.getRank()) || out.getType() != MemRefType::get(
+          viewType.getShape(), viewType.getElementType()) ||
+      viewType.getShape().back() != cType.getShape().back())
     return std::nullopt;
-  // Body: %s = addf(in, bias) [, %r = maximumf(%s, 0.0)], yield.
+  auto maps = generic.getIndexingMapsArray();
+  if (!loupe::readsAtOutputIndex(maps[0], viewType) || !maps.back().isIdentity())
+    return std::nullopt;
   Block *body = generic.getBlock();
   auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
                                              [](Operation &op) { return &op; }));
   Value yielded = body->getTerminator()->getOperand(0);
+  if (generic.getNumDpsInputs() == 1) { // relu(C)
+    if (ops.size() <= 2 && loupe::isReluOf(yielded, body->getArgument(0)))
+      return BiasActivation{generic, Value(), abi::Activation::kRelu};
+    return std::nullopt;
+  }
+  Value bias = generic.getDpsInputs()[1];
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  if (!biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
+      !biasType.getLayout().isIdentity() || !loupe::readsLastDimBias(maps[1], biasType))
+    return std::nullopt;
+  // Body: %s = addf(in, bias) [, then ReLU or the exact GELU of %s], yield.
   auto isArgPair = [&](Operation *op) {
     llvm::SmallPtrSet<Value, 2> operands(op->operand_begin(), op->operand_end());
     return operands.contains(body->getArgument(0)) && operands.contains(body->getArgument(1));
@@ -276,16 +285,19 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   return std::nullopt;
 }
 
-/// A rank-2 row-major view of a [1, M, N] (or [M, N]) buffer.
+/// A rank-2 row-major view [rows, N] of a row-major [..., N] buffer.
 static Value asMatrix(OpBuilder &b, Location loc, Value v) {
-  if (cast<MemRefType>(v.getType()).getRank() == 2)
+  int64_t rank = cast<MemRefType>(v.getType()).getRank();
+  if (rank == 2)
     return v;
+  ReassociationIndices rows = llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
   return b.create<memref::CollapseShapeOp>(
-      loc, v, llvm::ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      loc, v, llvm::ArrayRef<ReassociationIndices>{rows, {rank - 1}});
 }
 
-/// matmul (zero-filled C) + `act(C + bias)` -> one `kernel(ctx, A, B, bias, D, false, false,
-/// act)` at the elementwise op (D is its output); the fill, matmul and elementwise op go away.
+/// matmul (zero-filled C) + `act(C + bias)` or `relu(C)` -> one `kernel(ctx, A, B, bias, D,
+/// false, false, act)` at the elementwise op (D is its output, as a matrix; no bias is an
+/// empty one); the fill, matmul and elementwise op go away.
 FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringRef kernel,
                                                StringRef device) {
   int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
@@ -302,21 +314,27 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
     if (epilogue->generic->getAttr("loupe.cluster") != cluster)
       return failure();
   // Computing at the elementwise op: A, B and the bias must not change in between.
-  if (!canMoveTo(op, epilogue->generic,
-                 {op->getOperand(0), op->getOperand(1), epilogue->bias,
-                  epilogue->generic.getDpsInits()[0]}))
+  SmallVector<Value> read = {op->getOperand(0), op->getOperand(1),
+                             epilogue->generic.getDpsInits()[0]};
+  if (epilogue->bias)
+    read.push_back(epilogue->bias);
+  if (!canMoveTo(op, epilogue->generic, read))
     return failure();
   OpBuilder b(epilogue->generic);
   Location loc = FusedLoc::get(op->getContext(), {op->getLoc(), epilogue->generic.getLoc()});
   Value bias = epilogue->bias;
-  if (cast<MemRefType>(bias.getType()).getRank() == 2)
-    bias = b.create<memref::CollapseShapeOp>(loc, bias,
-                                             llvm::ArrayRef<ReassociationIndices>{{0, 1}});
+  if (!bias)
+    bias = b.create<memref::AllocaOp>(loc, MemRefType::get({0}, b.getF32Type()));
+  else if (int64_t biasRank = cast<MemRefType>(bias.getType()).getRank(); biasRank > 1)
+    bias = b.create<memref::CollapseShapeOp>(
+        loc, bias,
+        llvm::ArrayRef<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, biasRank))});
   Value noTranspose = b.create<arith::ConstantIntOp>(loc, 0, 1);
   Value activation =
       b.create<arith::ConstantIntOp>(loc, static_cast<int32_t>(epilogue->activation), 32);
   Value args[] = {asMatrix(b, loc, op->getOperand(0)), asMatrix(b, loc, op->getOperand(1)), bias,
-                  epilogue->generic.getDpsInits()[0], noTranspose, noTranspose, activation};
+                  asMatrix(b, loc, epilogue->generic.getDpsInits()[0]), noTranspose, noTranspose,
+                  activation};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
   epilogue->generic->erase();
   init->erase();

@@ -253,6 +253,19 @@ bool loupe::readsAtOutputIndex(AffineMap map, ShapedType type) {
   return true;
 }
 
+bool loupe::readsLastDimBias(AffineMap map, ShapedType type) {
+  unsigned last = map.getNumDims() - 1;
+  if (map.getNumDims() == 0 || map.getNumResults() != type.getRank() ||
+      map.getResults().back() != getAffineDimExpr(last, map.getContext()))
+    return false;
+  for (auto [i, expr] : llvm::enumerate(map.getResults().drop_back())) {
+    auto constant = dyn_cast<AffineConstantExpr>(expr);
+    if (!constant || constant.getValue() != 0 || type.getDimSize(i) != 1)
+      return false;
+  }
+  return true;
+}
+
 /// The byte size of `v` when it is a statically shaped memref, else -1 (0 for a non-memref).
 static int64_t memrefBytes(Value v) {
   auto type = dyn_cast<MemRefType>(v.getType());

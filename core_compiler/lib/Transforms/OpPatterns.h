@@ -39,6 +39,11 @@ bool isReluOf(mlir::Value result, mlir::Value x);
 /// except that unit dims may be pinned to 0 (TOSA reads a batch of 1 that way).
 bool readsAtOutputIndex(mlir::AffineMap map, mlir::ShapedType type);
 
+/// True when `map` reads an operand of shape `type` as a bias along the innermost loop: one
+/// value per index of the last dim, broadcast over the others (a rank-1 `[N]` read at
+/// `(d_last)`, or `[1, ..., 1, N]` read at `(0, ..., 0, d_last)`).
+bool readsLastDimBias(mlir::AffineMap map, mlir::ShapedType type);
+
 /// The DISC fusion kind of a reduction: kRowReduction when its first input's innermost
 /// dimension is reduced, kColReduction when an outer one is, kInput for windowed reductions
 /// (pooling, convolution). nullptr for an op without reduction loops.

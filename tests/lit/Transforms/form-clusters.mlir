@@ -135,6 +135,30 @@ func.func @epilogue(%x: tensor<1x4x8xf32>, %w: tensor<1x8x16xf32>, %bias: tensor
 
 // -----
 
+// A 1x1 convolution: the matmul's result expanded back to NHWC, then the ReLU alone (a
+// BatchNorm of zero shift folded away leaves no bias): the ReLU is the epilogue.
+// CHECK-LABEL: func.func @conv1x1_relu
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the ReLU after it as its epilogue; 3 ops fused"}
+#nhwc = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv1x1_relu(%x: tensor<64x16xf32>, %w: tensor<16x32xf32>) -> tensor<1x8x8x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<64x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<64x16xf32>, tensor<16x32xf32>) outs(%z : tensor<64x32xf32>) -> tensor<64x32xf32> loc("conv")
+  %v = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : tensor<64x32xf32> into tensor<1x8x8x32xf32> loc("view")
+  %e = tensor.empty() : tensor<1x8x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#nhwc, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : tensor<1x8x8x32xf32>) outs(%e : tensor<1x8x8x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = arith.maximumf %in, %zero : f32
+      linalg.yield %s : f32
+  } -> tensor<1x8x8x32xf32> loc("relu")
+  return %r : tensor<1x8x8x32xf32>
+}
+
+// -----
+
 // loupe-fuse-clusters fuses inside a region (the transpose, generalised, included), except a
 // producer that is also an output of the region (it would be computed twice);
 // loupe-inline-clusters dissolves the regions and tags every op.

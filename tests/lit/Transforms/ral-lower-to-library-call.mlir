@@ -369,6 +369,59 @@ func.func @matmul_bias_gelu(%ctx: !ral.context, %a: memref<1x8x64xf32>, %b: memr
 
 // -----
 
+// A 1x1 convolution is a matmul on [H*W, C] whose result TOSA expands back to NHWC: the
+// epilogue reads that view in place (the batch of 1 pinned to 0), with the bias along the
+// last dim, and D is taken as a [H*W, N] matrix. Without a bias (a folded BatchNorm of zero
+// shift), relu(C) alone is the epilogue, with an empty bias.
+
+// CHECK-LABEL: func.func @conv1x1_bias_relu
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<64x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[BIAS:.*]]: memref<1x1x1x32xf32>, %[[D:.*]]: memref<1x8x8x32xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[BIAS1:.*]] = memref.collapse_shape %[[BIAS]] {{\[\[}}0, 1, 2, 3]] : memref<1x1x1x32xf32> into memref<32xf32>
+// CHECK-DAG: %[[D2:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
+// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[BIAS1]], %[[D2]], {{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv1x1_relu
+// CHECK: %[[NONE:.*]] = memref.alloca() : memref<0xf32>
+// CHECK: ral.dispatch {{.*}}, %[[NONE]], {{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK-NOT: linalg.
+#nhwc = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#chan = affine_map<(d0, d1, d2, d3) -> (0, 0, 0, d3)>
+func.func @conv1x1_bias_relu(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<1x1x1x32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#nhwc, #chan, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %bias : memref<1x8x8x32xf32>, memref<1x1x1x32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+func.func @conv1x1_relu(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#nhwc, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : memref<1x8x8x32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+
+// -----
+
 // Not fused: the elementwise op does more than bias + relu, and C has a second reader.
 
 // CHECK-LABEL: func.func @not_an_epilogue

@@ -60,16 +60,19 @@ inline Status planGemm(const char *api, const int64_t *aSizes, const int64_t *aS
   p.k = transA ? aSizes[0] : aSizes[1];
   int64_t kb = transB ? bSizes[1] : bSizes[0];
   p.n = transB ? bSizes[0] : bSizes[1];
-  std::string shapes = std::string(" (A ") + dims2(aSizes[0], aSizes[1]) +
-                       (transA ? "^T" : "") + ", B " + dims2(bSizes[0], bSizes[1]) +
-                       (transB ? "^T" : "") + ", C " + dims2(cSizes[0], cSizes[1]) + ")";
+  // Formatted only on an error: this runs on every call of every GEMM.
+  auto error = [&](const char *what) {
+    return invalidArgument(std::string(api) + ": " + what + " (A " + dims2(aSizes[0], aSizes[1]) +
+                           (transA ? "^T" : "") + ", B " + dims2(bSizes[0], bSizes[1]) +
+                           (transB ? "^T" : "") + ", C " + dims2(cSizes[0], cSizes[1]) + ")");
+  };
   if (kb != p.k || cSizes[0] != p.m || cSizes[1] != p.n)
-    return invalidArgument(std::string(api) + ": shapes do not match C[M,N] = op(A)[M,K] * op(B)[K,N]" + shapes);
+    return error("shapes do not match C[M,N] = op(A)[M,K] * op(B)[K,N]");
   if (!asRowMajor(aSizes[0], aSizes[1], aStrides[0], aStrides[1], transA, p.a) ||
       !asRowMajor(bSizes[0], bSizes[1], bStrides[0], bStrides[1], transB, p.b))
-    return invalidArgument(std::string(api) + ": A and B need one unit-stride dimension" + shapes);
+    return error("A and B need one unit-stride dimension");
   if (!asRowMajor(cSizes[0], cSizes[1], cStrides[0], cStrides[1], false, p.c) || p.c.transposed)
-    return invalidArgument(std::string(api) + ": C must be row-major (unit inner stride)" + shapes);
+    return error("C must be row-major (unit inner stride)");
   return Status::ok();
 }
 

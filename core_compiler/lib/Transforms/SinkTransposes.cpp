@@ -87,16 +87,35 @@ bool keepsElementOrder(RankedTensorType input, ArrayRef<int64_t> perms) {
   return true;
 }
 
-/// The operand `other` of an elementwise op whose transposed operand sinks: another transpose
-/// with the same perms (its input), or a small or constant value (its inverse transpose).
-bool sinksWith(Value other, Value transposed, ArrayRef<int64_t> perms) {
-  if (other == transposed)
+/// True when `value` is computed from `transposed` by elementwise ops whose other operands are
+/// small (an SE block's `hardsigmoid(x)` beside `x`): once the transpose sinks through them,
+/// `value` is a transpose too, and the inverse transpose taken of it meanwhile cancels.
+bool derivesFrom(Value value, Value transposed, int depth = 8) {
+  if (value == transposed)
     return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth == 0 || !isElementwise(def))
+    return false;
+  bool found = false;
+  for (Value operand : def->getOperands()) {
+    if (derivesFrom(operand, transposed, depth - 1))
+      found = true;
+    else if (!isSmall(operand))
+      return false;
+  }
+  return found;
+}
+
+/// The operand `other` of an elementwise op whose transposed operand sinks: another transpose
+/// with the same perms (its input is taken), or a small value or one computed from the same
+/// transpose (its inverse transpose is taken).
+bool sinksWith(Value other, Value transposed, ArrayRef<int64_t> perms) {
   if (auto t = other.getDefiningOp<tosa::TransposeOp>())
     if (permsOf(t) == SmallVector<int64_t>(perms))
       return true;
   auto type = dyn_cast<RankedTensorType>(other.getType());
-  return type && type.getRank() == int64_t(perms.size()) && isSmall(other);
+  return type && type.getRank() == int64_t(perms.size()) &&
+         (isSmall(other) || derivesFrom(other, transposed));
 }
 
 /// Whether `user`, a reader of `transposed` (tosa.transpose(x) by `perms`), can take x.
@@ -115,22 +134,20 @@ bool takesUntransposed(Operation *user, Value transposed, RankedTensorType x,
   return isReduction(user);
 }
 
-/// tosa.transpose(x) -> below each reader that can take x. Readers that cannot keep the
-/// transpose; a reader whose other operand becomes a transpose later (an SE block's
-/// `x * hardsigmoid(x)`) takes it in a later round.
+/// tosa.transpose(x) -> below its readers, when every reader can take x (so the transpose
+/// goes, and sinking never adds one).
 struct SinkTranspose : OpRewritePattern<tosa::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tosa::TransposeOp op, PatternRewriter &b) const override {
     std::optional<SmallVector<int64_t>> perms = permsOf(op);
     auto inputType = dyn_cast<RankedTensorType>(op.getInput1().getType());
-    if (!perms || !inputType || !inputType.hasStaticShape() || isSmall(op.getInput1()))
+    if (!perms || !inputType || !inputType.hasStaticShape() || isSmall(op.getInput1()) ||
+        op->use_empty())
       return b.notifyMatchFailure(op, "not a static transpose of a large tensor");
-    llvm::SetVector<Operation *> users;
-    for (Operation *user : op->getUsers())
-      if (takesUntransposed(user, op.getResult(), inputType, *perms))
-        users.insert(user);
-    if (users.empty())
-      return b.notifyMatchFailure(op, "no reader can take the untransposed value");
+    llvm::SetVector<Operation *> users(op->getUsers().begin(), op->getUsers().end());
+    for (Operation *user : users)
+      if (!takesUntransposed(user, op.getResult(), inputType, *perms))
+        return b.notifyMatchFailure(op, "a reader cannot take the untransposed value");
     SmallVector<int64_t> inv = inverse(*perms);
     for (Operation *user : users) {
       b.setInsertionPoint(user);

@@ -527,11 +527,13 @@ def SinkTransposes : Pass<"loupe-sink-transposes", "mlir::func::FuncOp"> {
     transposes; what runs between two convolutions (activations, residual adds, an SE
     block's global mean and scale) runs in NCHW, on the transposed values. This pass moves
     every `tosa.transpose` of a large tensor (more than 4096 elements) below its readers
-    when each reader can take the untransposed value:
+    when every reader can take the untransposed value (so sinking never adds a transpose):
 
     - an elementwise op (the TOSA ops with broadcastable results, and `tosa.cast`) whose
-      other operands are transposes with the same permutation (their inputs are taken) or
-      small tensors (their inverse transposes are taken: a bias, a per-channel scale);
+      other operands are transposes with the same permutation (their inputs are taken),
+      small tensors (a bias, a per-channel scale), or values computed from the same
+      transpose by elementwise ops (an SE block's `x * hardsigmoid(x)`); the last two take
+      the inverse transpose, which cancels once the transpose has moved through them;
     - a reduction: `reduce(transpose(x), axis a)` is `transpose(reduce(x, axis perms[a]))`,
       since reductions keep the reduced dim;
     - a `tosa.reshape` when the transpose only moves dims of size 1 (the element order is

@@ -95,7 +95,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
-           "func.func(loupe-reassociate-reductions,loupe-linearize-elementwise,scf-forall-to-parallel,"
+           "func.func(loupe-reassociate-reductions,loupe-interchange-reductions,loupe-linearize-elementwise,scf-forall-to-parallel,"
            "convert-linalg-to-parallel-loops),"
            "ral-outline-cpu-kernels,"
            "loupe-dedup-executables,canonicalize,cse,ral-plan-buffers";

@@ -547,4 +547,19 @@ def SinkTransposes : Pass<"loupe-sink-transposes", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
 
+def InterchangeReductions : Pass<"loupe-interchange-reductions", "mlir::func::FuncOp"> {
+  let summary = "Move a column reduction's outer row dims before its reduction loops";
+  let description = [{
+    `convert-linalg-to-parallel-loops` keeps a generic's loop order, and
+    `ral-outline-cpu-kernels` distributes only the parallel loops before the first
+    reduction. A global mean over NHWC, `[1, H, W, C] -> [1, 1, W, C]` (a reduction over H
+    with W and C inside), was therefore one workgroup on one core: 941 us for workload f's
+    12.8 MB. For a `[parallel*, reduction+, parallel+]` generic whose leading parallel dims
+    give fewer than 64 iterations, the trailing parallel dims other than the innermost
+    ones making one 16-float vector move before the reductions (upstream
+    `linalg::interchangeGenericOp`): `[1, W, H, C]`, W distributed, C still the vectorised
+    innermost loop of each row of the reduction.
+  }];
+}
+
 #endif // LOUPE_TRANSFORMS_PASSES

@@ -245,6 +245,11 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return who + ": " + pattern->name + " covers the ReLU of the NHWC result; not " + what +
            " here";
   }
+  // The epilogue kernels are 2-D: a batch matmul takes one only with a batch of 1.
+  if (int64_t batch = cast<ShapedType>(op.op->getResult(0).getType()).getDimSize(0);
+      isa<linalg::BatchMatmulOp>(op.op) && batch != 1)
+    return who + ": its batch is " + std::to_string(batch) + ", and " + pattern->name +
+           " is 2-D";
   bool geluErf = llvm::is_contained(pattern->ops, "gelu_erf");
   if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
       lib.gelu.contains(consumer.op)) {

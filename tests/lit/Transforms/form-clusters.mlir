@@ -135,6 +135,27 @@ func.func @epilogue(%x: tensor<1x4x8xf32>, %w: tensor<1x8x16xf32>, %bias: tensor
 
 // -----
 
+// A batch of 2: the epilogue kernels are 2-D, so the bias add is not the batch matmul's.
+// CHECK-LABEL: func.func @batched_bias
+// CHECK-SAME: consumer = "bias2", {{.*}}rule = "onednn linalg.batch_matmul: its batch is 2, and matmul_bias_act is 2-D"
+#b3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#bias3 = affine_map<(d0, d1, d2) -> (d2)>
+func.func @batched_bias(%x: tensor<2x4x8xf32>, %w: tensor<2x8x16xf32>, %bias: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %m = linalg.batch_matmul ins(%x, %w : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%z : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("mm2")
+  %b = linalg.generic {indexing_maps = [#b3, #bias3, #b3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%m, %bias : tensor<2x4x16xf32>, tensor<16xf32>) outs(%e : tensor<2x4x16xf32>) {
+    ^bb0(%in: f32, %bi: f32, %out: f32):
+      %s = arith.addf %in, %bi : f32
+      linalg.yield %s : f32
+  } -> tensor<2x4x16xf32> loc("bias2")
+  return %b : tensor<2x4x16xf32>
+}
+
+// -----
+
 // A 1x1 convolution: the matmul's result expanded back to NHWC, then the ReLU alone (a
 // BatchNorm of zero shift folded away leaves no bias): the ReLU is the epilogue.
 // CHECK-LABEL: func.func @conv1x1_relu

@@ -254,7 +254,8 @@ nlohmann::json memoryJson(const MeasurementRecord &m) {
 std::string describeMemory(const nlohmann::json &memory) {
   if (!memory.is_object())
     return "";
-  auto mib = [](const nlohmann::json &b) { // KiB below 1 MiB: small models stay readable
+  auto field = [&](const char *name) { return memory.value(name, nlohmann::json()); };
+  auto size = [](const nlohmann::json &b) { // KiB below 1 MiB: small models stay readable
     double bytes = b.is_number() ? b.get<double>() : 0.0;
     bool large = bytes >= (1 << 20);
     char buf[32];
@@ -262,19 +263,14 @@ std::string describeMemory(const nlohmann::json &memory) {
     return std::string(buf);
   };
   std::string text;
-  const nlohmann::json none;
-  const nlohmann::json &arena = memory.contains("arena_bytes") ? memory["arena_bytes"] : none;
-  if (arena.is_number()) {
+  if (nlohmann::json arena = field("arena_bytes"); arena.is_number()) {
     double planned = memory.value("planned_bytes", 0.0);
-    text = "arena " + mib(arena) + " for " + mib(memory.value("planned_bytes", none)) +
-           " of buffers";
+    text = "arena " + size(arena) + " for " + size(field("planned_bytes")) + " of buffers";
     if (planned > 0)
       text += " (" + std::to_string(std::lround(100 * arena.get<double>() / planned)) + "%)";
-    text += ", " + mib(memory.value("unplanned_bytes", none)) + " outside it";
+    text += ", " + size(field("unplanned_bytes")) + " outside it";
   }
-  const nlohmann::json &faults =
-      memory.contains("minor_faults_per_rep") ? memory["minor_faults_per_rep"] : none;
-  if (faults.is_number()) {
+  if (nlohmann::json faults = field("minor_faults_per_rep"); faults.is_number()) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.2f minor page faults per repetition", faults.get<double>());
     text += (text.empty() ? "" : "; ") + std::string(buf);

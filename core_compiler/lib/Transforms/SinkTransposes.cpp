@@ -87,6 +87,13 @@ bool keepsElementOrder(RankedTensorType input, ArrayRef<int64_t> perms) {
   return true;
 }
 
+/// The input of `value` when it is a tosa.transpose by `perms`, else null.
+Value inputOfTranspose(Value value, ArrayRef<int64_t> perms) {
+  auto t = value.getDefiningOp<tosa::TransposeOp>();
+  std::optional<SmallVector<int64_t>> tPerms = t ? permsOf(t) : std::nullopt;
+  return tPerms && ArrayRef<int64_t>(*tPerms) == perms ? t.getInput1() : Value();
+}
+
 /// True when `value` is computed from `transposed` by elementwise ops whose other operands are
 /// small (an SE block's `hardsigmoid(x)` beside `x`): once the transpose sinks through them,
 /// `value` is a transpose too, and the inverse transpose taken of it meanwhile cancels.
@@ -110,9 +117,8 @@ bool derivesFrom(Value value, Value transposed, int depth = 8) {
 /// with the same perms (its input is taken), or a small value or one computed from the same
 /// transpose (its inverse transpose is taken).
 bool sinksWith(Value other, Value transposed, ArrayRef<int64_t> perms) {
-  if (auto t = other.getDefiningOp<tosa::TransposeOp>())
-    if (permsOf(t) == SmallVector<int64_t>(perms))
-      return true;
+  if (inputOfTranspose(other, perms))
+    return true;
   auto type = dyn_cast<RankedTensorType>(other.getType());
   return type && type.getRank() == int64_t(perms.size()) &&
          (isSmall(other) || derivesFrom(other, transposed));
@@ -158,13 +164,8 @@ struct SinkTranspose : OpRewritePattern<tosa::TransposeOp> {
       }
       IRMapping map;
       for (Value operand : user->getOperands()) {
-        if (operand == op.getResult())
-          map.map(operand, op.getInput1());
-        else if (auto t = operand.getDefiningOp<tosa::TransposeOp>();
-                 t && permsOf(t) == *perms)
-          map.map(operand, t.getInput1());
-        else
-          map.map(operand, transpose(b, loc, operand, inv));
+        Value input = inputOfTranspose(operand, *perms);
+        map.map(operand, input ? input : transpose(b, loc, operand, inv));
       }
       Operation *moved = b.clone(*user, map);
       auto resultType = cast<RankedTensorType>(user->getResult(0).getType());

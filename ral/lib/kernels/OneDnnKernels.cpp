@@ -139,11 +139,14 @@ CachedPrimitive primitiveFor(ExecutionContext *ctx, const std::string &key, Buil
   return cache->primitives.emplace(key, p).first->second;
 }
 
-/// `filter` (in `user` layout) in the primitive's layout `packed`. Weights of the weight blob
-/// never change: reordered once per primitive (`key`) and kept, since a ResNet reorders
-/// megabytes per call otherwise. Any other filter (computed at run time) every call.
+/// `filter` (in `user` layout) in the primitive's layout `packed` (`user` itself when they are
+/// the same). Weights of the weight blob never change: reordered once per primitive (`key`) and
+/// kept, since a ResNet reorders megabytes per call otherwise. Any other filter (computed at
+/// run time) every call.
 memory packedWeights(ExecutionContext *ctx, const std::string &key, memory user,
                      const memory::desc &packed, dnnl::engine &engine, dnnl::stream &stream) {
+  if (user.get_desc() == packed)
+    return user;
   void *data = user.get_data_handle();
   auto reorder = [&] {
     memory out(packed, engine);
@@ -288,9 +291,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     memory userB(bDesc, engine, const_cast<void *>(b));
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<void *>(a))},
-        {DNNL_ARG_WEIGHTS, cached.weights == bDesc ? userB
-                                                   : packedWeights(ctx, key, userB, cached.weights,
-                                                                   engine, stream)},
+        {DNNL_ARG_WEIGHTS, packedWeights(ctx, key, userB, cached.weights, engine, stream)},
         {DNNL_ARG_DST, memory(cDesc, engine, c)}};
     dnnl::primitive prim = cached.primitive;
     if (bias)
@@ -482,9 +483,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     });
     dnnl::stream &stream = streamOf(engine);
     memory userWeights(wei, engine, filter.data());
-    memory weights = cached.weights == wei
-                         ? userWeights
-                         : packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
+    memory weights = packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
     memory userDst(dst, engine, output.data());
     bool reorder = bool(cached.toDst);
     memory computedDst = reorder ? memory(cached.dst, engine) : userDst;

@@ -4,7 +4,7 @@
 // (Kernels.h). Row-major operands are handed to the column-major libraries as their transposes:
 // C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T (m = N, n = M), so no copy is made.
 // cuBLAS handles are pooled per Context (a handle is used by one thread at a time, with the
-// execution's stream set on it).
+// execution's stream set on it), and cuBLASLt's heuristic is asked once per problem and Context.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaSymbols.h"
@@ -15,7 +15,9 @@
 #include "loupe/ral/Kernels.h"
 #include "loupe/ral/Registry.h"
 
+#include <map>
 #include <mutex>
+#include <optional>
 
 namespace loupe::ral {
 
@@ -23,7 +25,8 @@ namespace {
 
 #if LOUPE_RAL_HAVE_CUBLAS
 
-/// Created cuBLAS / cuBLASLt handles of a context, reused across executions.
+/// Created cuBLAS / cuBLASLt handles of a context, reused across executions, and the cuBLASLt
+/// algorithm of each epilogue GEMM problem (transposes, M, N, K, leading dims, epilogue).
 struct CublasHandles : Context::Resource {
   ~CublasHandles() override {
     if (const CublasSymbols *s = cublasLibrary().symbols)
@@ -36,6 +39,7 @@ struct CublasHandles : Context::Resource {
   std::mutex mutex;
   std::vector<cublasHandle_t> free;
   std::vector<cublasLtHandle_t> freeLt;
+  std::map<std::vector<int64_t>, cublasLtMatmulAlgo_t> ltAlgorithms;
 };
 
 CublasHandles *handlesOf(ExecutionContext *ctx) {
@@ -196,13 +200,18 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
   if (p.m == 0 || p.n == 0)
     return;
   CublasHandles *pool = handlesOf(ctx);
+  const std::vector<int64_t> problem = {p.a.transposed, p.b.transposed, p.m,    p.n, p.k,
+                                        p.a.ld,         p.b.ld,         p.c.ld, epilogue};
   cublasLtHandle_t handle = nullptr;
+  std::optional<cublasLtMatmulAlgo_t> algorithm;
   {
     std::lock_guard<std::mutex> lock(pool->mutex);
     if (!pool->freeLt.empty()) {
       handle = pool->freeLt.back();
       pool->freeLt.pop_back();
     }
+    if (auto it = pool->ltAlgorithms.find(problem); it != pool->ltAlgorithms.end())
+      algorithm = it->second;
   }
   auto fail = [&](cublasStatus_t st, const char *call) {
     ctx->signalError(internalError(std::string(call) + ": " + s->cublasLtGetStatusString(st)));
@@ -242,18 +251,24 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
   if (st == CUBLAS_STATUS_SUCCESS)
     st = s->cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                  &workspaceBytes, sizeof workspaceBytes);
-  cublasLtMatmulHeuristicResult_t heuristic = {};
-  int found = 0;
-  if (st == CUBLAS_STATUS_SUCCESS)
+  if (st == CUBLAS_STATUS_SUCCESS && !algorithm) {
+    cublasLtMatmulHeuristicResult_t heuristic = {};
+    int found = 0;
     st = s->cublasLtMatmulAlgoGetHeuristic(handle, desc, layB, layA, layC, layC, pref, 1,
                                            &heuristic, &found);
-  if (st == CUBLAS_STATUS_SUCCESS && found == 0)
-    st = CUBLAS_STATUS_NOT_SUPPORTED;
+    if (st == CUBLAS_STATUS_SUCCESS && found == 0)
+      st = CUBLAS_STATUS_NOT_SUPPORTED;
+    if (st == CUBLAS_STATUS_SUCCESS) {
+      algorithm = heuristic.algo;
+      std::lock_guard<std::mutex> lock(pool->mutex);
+      pool->ltAlgorithms.emplace(problem, heuristic.algo);
+    }
+  }
   if (st == CUBLAS_STATUS_SUCCESS) {
     void *workspace = ctx->allocateDevice(workspaceBytes);
     const float alpha = 1, beta = 0;
     st = s->cublasLtMatmul(handle, desc, &alpha, b.data(), layB, a.data(), layA, &beta, c.data(),
-                           layC, c.data(), layC, &heuristic.algo, workspace, workspaceBytes,
+                           layC, c.data(), layC, &*algorithm, workspace, workspaceBytes,
                            static_cast<cudaStream_t>(stream));
     ctx->deallocateDevice(workspace);
   }

@@ -187,10 +187,12 @@ protected:
   std::vector<uint64_t> buffers_;
 };
 
+// The second round runs each case again on the cuBLASLt algorithm chosen for it in the first.
 TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
   int64_t m = 33, n = 17, k = 29;
-  for (bool ta : {false, true})
-    for (bool tb : {false, true}) {
+  for (int round = 0; round < 2; ++round)
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      bool ta = transposes & 1, tb = transposes & 2;
       std::vector<float> a = random(m * k, 1), b = random(k * n, 2), bias = random(n, 3);
       float *da = upload(a), *db = upload(b), *dc = upload(std::vector<float>(m * n)),
             *dbias = upload(bias), *dd = upload(std::vector<float>(m * n));
@@ -222,38 +224,49 @@ TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
     }
 }
 
+// The algorithm is chosen once per problem and context: the same conv again, and a conv of
+// another stride and epilogue in between, must each run their own problem's plan.
 TEST_F(RalGpu, ConvCudnn) {
   int64_t n = 2, c = 4, h = 9, w = 8, o = 6, kh = 3, kw = 3;
-  std::vector<int64_t> params = {1, 1, 1, 1, 1, 1, 1, 1, 2, 1}; // groups 2, relu
   std::vector<float> x = random(n * c * h * w, 4), wt = random(o * (c / 2) * kh * kw, 5),
                      bias = random(o, 6);
-  float *dx = upload(x), *dw = upload(wt), *db = upload(bias), *dy = upload(std::vector<float>(n * o * h * w));
-  ExecutionContext execution(*context_);
-  RalArgs(&execution)
-      .add(makeMemRef<float, 4>(dx, {n, c, h, w}))
-      .add(makeMemRef<float, 4>(dw, {o, c / 2, kh, kw}))
-      .add(makeMemRef<float, 1>(db, {o}))
-      .add(makeMemRef<float, 4>(dy, {n, o, h, w}))
-      .add(makeMemRef<int64_t, 1>(params.data(), {10}))
-      .call(LOUPE_RAL_CONV_CUDNN_F32);
-  ASSERT_TRUE(execution.finish()) << execution.status().message();
-  std::vector<float> y = download(dy, n * o * h * w);
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t oc = 0; oc < o; ++oc)
-      for (int64_t i = 0; i < h; ++i)
-        for (int64_t j = 0; j < w; ++j) {
-          int64_t g = oc / (o / 2);
-          double acc = bias[oc];
-          for (int64_t ci = 0; ci < c / 2; ++ci)
-            for (int64_t u = 0; u < kh; ++u)
-              for (int64_t v = 0; v < kw; ++v) {
-                int64_t hi = i - 1 + u, wi = j - 1 + v;
-                if (hi >= 0 && hi < h && wi >= 0 && wi < w)
-                  acc += x[((b * c + g * (c / 2) + ci) * h + hi) * w + wi] *
-                         wt[((oc * (c / 2) + ci) * kh + u) * kw + v];
-              }
-          ASSERT_NEAR(y[((b * o + oc) * h + i) * w + j], std::max(0.0, acc), 1e-3);
-        }
+  float *dx = upload(x), *dw = upload(wt), *db = upload(bias);
+  auto check = [&](int64_t stride, bool relu) {
+    SCOPED_TRACE("stride " + std::to_string(stride) + (relu ? ", relu" : ""));
+    int64_t ho = (h - 1) / stride + 1, wo = (w - 1) / stride + 1; // pad 1, 3x3
+    std::vector<int64_t> params = {stride, stride, 1, 1, 1, 1, 1, 1, 2, relu}; // groups 2
+    float *dy = upload(std::vector<float>(n * o * ho * wo));
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(makeMemRef<float, 4>(dx, {n, c, h, w}))
+        .add(makeMemRef<float, 4>(dw, {o, c / 2, kh, kw}))
+        .add(makeMemRef<float, 1>(db, {o}))
+        .add(makeMemRef<float, 4>(dy, {n, o, ho, wo}))
+        .add(makeMemRef<int64_t, 1>(params.data(), {10}))
+        .call(LOUPE_RAL_CONV_CUDNN_F32);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    std::vector<float> y = download(dy, n * o * ho * wo);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t oc = 0; oc < o; ++oc)
+        for (int64_t i = 0; i < ho; ++i)
+          for (int64_t j = 0; j < wo; ++j) {
+            int64_t g = oc / (o / 2);
+            double acc = bias[oc];
+            for (int64_t ci = 0; ci < c / 2; ++ci)
+              for (int64_t u = 0; u < kh; ++u)
+                for (int64_t v = 0; v < kw; ++v) {
+                  int64_t hi = i * stride - 1 + u, wi = j * stride - 1 + v;
+                  if (hi >= 0 && hi < h && wi >= 0 && wi < w)
+                    acc += x[((b * c + g * (c / 2) + ci) * h + hi) * w + wi] *
+                           wt[((oc * (c / 2) + ci) * kh + u) * kw + v];
+                }
+            ASSERT_NEAR(y[((b * o + oc) * ho + i) * wo + j], relu ? std::max(0.0, acc) : acc,
+                        1e-3);
+          }
+  };
+  check(1, true);
+  check(2, false);
+  check(1, true);
 }
 
 TEST_F(RalGpu, AllocMemcpyAndStreamOrdering) {

@@ -96,6 +96,8 @@ std::string libraryOpKind(const std::string &graphOp, const compiler::DispatchSu
   if (graphOp == "linalg.quantized_batch_matmul" &&
       (library || contains(d.name, "matmul") || contains(d.name, "gemm")))
     return "quantized_batch_matmul";
+  if (graphOp == "tosa.max_pool2d" && (library || d.kind == "kInput")) // The window's kernel.
+    return "max_pool2d";
   if (graphOp == "tosa.matmul" &&
       (library || contains(d.name, "matmul") || contains(d.name, "gemm")))
     return contains(d.name, "batch") ? "batch_matmul" : "matmul";

@@ -43,6 +43,7 @@ struct ClusterState {
   int library = -1;               ///< Node id of the library op, if any.
   EpilogueStage epilogue = EpilogueStage::kNone;
   bool bias = false; ///< The epilogue adds a bias (a ReLU may follow C directly).
+  bool residual = false; ///< The epilogue adds a tensor of C's shape (then perhaps a ReLU).
   llvm::SmallPtrSet<Operation *, 8> gelu; ///< The GELU ops after the bias, when they form one.
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
   bool stitch = false;              ///< kStitch: a reduction's result is read inside.
@@ -80,6 +81,27 @@ bool isBiasAdd(Operation *op) {
   auto *add = &body->front();
   return body->getOperations().size() == 2 && isa<arith::AddFOp>(add) &&
          add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
+}
+
+/// `C + R` or `relu(C + R)` (then `*relu` is set) with C and R read in place (a residual
+/// connection: ResNet's `relu(conv3 + shortcut)` after a 1x1 conv's matmul): the bias step of
+/// matmul_bias_act, its kernel adding R as a post-op; a ReLU may follow.
+bool isResidualAdd(Operation *op, bool *relu = nullptr) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
+      !readsInPlace(generic, generic.getDpsInputOperand(0)) ||
+      !readsInPlace(generic, generic.getDpsInputOperand(1)))
+    return false;
+  Block *body = generic.getBlock();
+  auto *add = &body->front();
+  Value yielded = body->getTerminator()->getOperand(0);
+  bool isAdd = isa<arith::AddFOp>(add) && body->getOperations().size() <= 4 &&
+               llvm::is_contained(add->getOperands(), body->getArgument(0)) &&
+               llvm::is_contained(add->getOperands(), body->getArgument(1));
+  bool withRelu = isAdd && isReluOf(yielded, add->getResult(0));
+  if (relu)
+    *relu = withRelu;
+  return isAdd && (yielded == add->getResult(0) || withRelu);
 }
 
 /// ReLU of one input (`max(x, 0)`, or a clamp to [0, max]; isReluOf): the activation step of
@@ -266,8 +288,10 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isRelu(consumer.op) && lib.epilogue <= EpilogueStage::kBias)
     return "";
+  if (isResidualAdd(consumer.op) && lib.epilogue < EpilogueStage::kBias)
+    return "";
   return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU" +
-         (geluErf ? " or GELU" : "") + "; not " + what + " here";
+         (geluErf ? " or GELU" : "") + ", or relu(C + residual); not " + what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {
@@ -445,6 +469,8 @@ void Clusterer::merge(int producer, int consumer) {
       ps.epilogue = EpilogueStage::kGelu;
     else if (isBiasAdd(next))
       ps.epilogue = EpilogueStage::kBias, ps.bias = true, ps.gelu = geluAfter(next);
+    else if (bool relu = false; isResidualAdd(next, &relu))
+      ps.epilogue = relu ? EpilogueStage::kActivation : EpilogueStage::kBias, ps.residual = true;
     else
       ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next)
                         ? EpilogueStage::kView
@@ -453,6 +479,7 @@ void Clusterer::merge(int producer, int consumer) {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
     ps.bias = cs.bias;
+    ps.residual = cs.residual;
     ps.stitch = ps.stitch || cs.stitch || nodes[producer].pattern == OpPattern::kReduce;
   }
   ps.members.append(cs.members.begin(), cs.members.end());
@@ -587,9 +614,11 @@ void Clusterer::materialize() {
       const char *activation = s.epilogue == EpilogueStage::kActivation ? "ReLU"
                                : s.epilogue == EpilogueStage::kGelu     ? "GELU"
                                                                         : nullptr;
-      std::string what = s.bias ? "the bias" : "";
+      std::string what = s.bias       ? "the bias"
+                         : s.residual ? "the residual add"
+                                      : "";
       if (activation)
-        what += std::string(s.bias ? " and " : "the ") + activation;
+        what += std::string(what.empty() ? "the " : " and ") + activation;
       reason += "; takes " + what + " after it as its epilogue";
     } else if (reason.empty()) {
       reason = "codegen: no library backend runs " + lead.op->getName().getStringRef().str();

@@ -18,11 +18,13 @@ namespace loupe {
 
 using namespace mlir;
 
-/// Named linalg ops that become generics so that elementwise fusion sees them (contractions
-/// stay named: library lowering and vectorisation want them; fills stay inits).
-static bool generalizable(Operation *op) {
+/// Named linalg ops of `fusion` that become generics so that elementwise fusion sees them
+/// (contractions stay named: library lowering and vectorisation want them; so does the op of a
+/// library cluster, a pooling for one; fills stay inits).
+static bool generalizable(Operation *op, loupe::loupeir::FusionOp fusion) {
   return isa<linalg::LinalgOp>(op) && !isa<linalg::GenericOp, linalg::FillOp>(op) &&
-         loupe::classifyOp(op) != loupe::OpPattern::kOutElemwiseFusable;
+         loupe::classifyOp(op) != loupe::OpPattern::kOutElemwiseFusable &&
+         !(fusion.getKind() == "kLibrary" && !loupe::libraryOpKind(op).empty());
 }
 
 /// Fuse `operand`'s producer into its reader only inside one region, and only when the
@@ -64,7 +66,7 @@ struct FuseClustersPass : loupe::impl::FuseClustersBase<FuseClustersPass> {
       if (llvm::count_if(ops, [](Operation *op) { return isa<linalg::LinalgOp>(op); }) < 2)
         return;
       for (Operation *op : ops)
-        if (generalizable(op)) {
+        if (generalizable(op, fusion)) {
           rewriter.setInsertionPoint(op);
           (void)linalg::generalizeNamedOp(rewriter, cast<linalg::LinalgOp>(op));
         }

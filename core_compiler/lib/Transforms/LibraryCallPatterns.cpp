@@ -33,15 +33,30 @@ static Operation *initializerOf(Operation *op, Value output) {
   return nullptr;
 }
 
-/// True when `op` (a linalg.fill or a no-input linalg.map/generic) writes 0 everywhere.
+/// The value a linalg.fill or a no-input linalg.map/generic `op` writes everywhere, or null.
+static Value filledValue(Operation *op) {
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op))
+    return fill.getInputs()[0];
+  if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+      linalgOp && linalgOp.getNumDpsInputs() == 0 && linalgOp->getNumRegions() == 1)
+    return linalgOp.getBlock()->getTerminator()->getOperand(0);
+  return nullptr;
+}
+
+/// True when `op` writes 0 everywhere (filledValue).
 static bool writesZeros(Operation *op) {
-  Value value;
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    value = fill.getInputs()[0];
-  else if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-           linalgOp && linalgOp.getNumDpsInputs() == 0 && linalgOp->getNumRegions() == 1)
-    value = linalgOp.getBlock()->getTerminator()->getOperand(0);
+  Value value = filledValue(op);
   return value && (matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero()));
+}
+
+/// True when `op` writes -inf or the lowest f32 everywhere (filledValue): a maximum's neutral
+/// element (TOSA pads max_pool2d's input and starts its output with the lowest f32).
+static bool writesLowest(Operation *op) {
+  FloatAttr value;
+  Value filled = filledValue(op);
+  return filled && matchPattern(filled, m_Constant(&value)) && value.getValue().isNegative() &&
+         (value.getValue().isInfinity() ||
+          value.getValueAsDouble() <= -double(std::numeric_limits<float>::max()));
 }
 
 /// True when `buffer` holds zeros right before `at`: its last writer is a zero fill, or a copy
@@ -185,10 +200,12 @@ static bool canMoveTo(Operation *op, Operation *at, ValueRange operands) {
 }
 
 namespace {
-/// The elementwise op that consumes a matmul's result C as `act(C + bias)`.
+/// The elementwise op that consumes a matmul's result C as `act(C + bias)` or
+/// `act(C + residual)`.
 struct BiasActivation {
   linalg::GenericOp generic;
-  Value bias;         ///< [N] or [1, ..., 1, N]; null for relu(C).
+  Value bias;         ///< [N] or [1, ..., 1, N]; null for relu(C) and a residual add.
+  Value residual;     ///< A buffer of the generic's output shape read in place, or null.
   abi::Activation activation; ///< None, ReLU or the exact GELU.
 };
 } // namespace
@@ -261,27 +278,38 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   Value yielded = body->getTerminator()->getOperand(0);
   if (generic.getNumDpsInputs() == 1) { // relu(C)
     if (ops.size() <= 2 && loupe::isReluOf(yielded, body->getArgument(0)))
-      return BiasActivation{generic, Value(), abi::Activation::kRelu};
+      return BiasActivation{generic, Value(), Value(), abi::Activation::kRelu};
     return std::nullopt;
   }
-  Value bias = generic.getDpsInputs()[1];
-  auto biasType = dyn_cast<MemRefType>(bias.getType());
-  if (!biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
-      !biasType.getLayout().isIdentity() || !loupe::readsLastDimBias(maps[1], biasType))
-    return std::nullopt;
-  // Body: %s = addf(in, bias) [, then ReLU or the exact GELU of %s], yield.
+  // Body: %s = addf(in, bias or residual) [, then ReLU or the exact GELU of %s], yield.
   auto isArgPair = [&](Operation *op) {
     llvm::SmallPtrSet<Value, 2> operands(op->operand_begin(), op->operand_end());
     return operands.contains(body->getArgument(0)) && operands.contains(body->getArgument(1));
   };
   if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
     return std::nullopt;
+  Value second = generic.getDpsInputs()[1];
+  // A residual: the output's shape, read in place, row-major (it may be D itself: the kernels
+  // then accumulate into D).
+  if (second.getType() == out.getType() &&
+      loupe::readsAtOutputIndex(maps[1], cast<MemRefType>(out.getType()))) {
+    if (ops.size() == 1 && yielded == ops[0]->getResult(0))
+      return BiasActivation{generic, Value(), second, abi::Activation::kNone};
+    if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
+      return BiasActivation{generic, Value(), second, abi::Activation::kRelu};
+    return std::nullopt;
+  }
+  Value bias = second;
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  if (!biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
+      !biasType.getLayout().isIdentity() || !loupe::readsLastDimBias(maps[1], biasType))
+    return std::nullopt;
   if (ops.size() == 1 && yielded == ops[0]->getResult(0))
-    return BiasActivation{generic, bias, abi::Activation::kNone};
+    return BiasActivation{generic, bias, Value(), abi::Activation::kNone};
   if (ops.size() == 6 && isGeluErf(ops, yielded))
-    return BiasActivation{generic, bias, abi::Activation::kGeluErf};
+    return BiasActivation{generic, bias, Value(), abi::Activation::kGeluErf};
   if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
-    return BiasActivation{generic, bias, abi::Activation::kRelu};
+    return BiasActivation{generic, bias, Value(), abi::Activation::kRelu};
   return std::nullopt;
 }
 
@@ -295,11 +323,12 @@ static Value asMatrix(OpBuilder &b, Location loc, Value v) {
       loc, v, llvm::ArrayRef<ReassociationIndices>{rows, {rank - 1}});
 }
 
-/// matmul (zero-filled C) + `act(C + bias)` or `relu(C)` -> one `kernel(ctx, A, B, bias, D,
-/// false, false, act)` at the elementwise op (D is its output, as a matrix; no bias is an
-/// empty one); the fill, matmul and elementwise op go away.
+/// matmul (zero-filled C) + `act(C + bias)`, `relu(C)` or `act(C + residual)` -> one
+/// `kernel(ctx, A, B, bias, residual, D, false, false, act)` at the elementwise op (D is its
+/// output, as a matrix; no bias or residual is an empty one); the fill, matmul and elementwise
+/// op go away.
 FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringRef kernel,
-                                               StringRef device) {
+                                               StringRef device, std::string &what) {
   int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
   if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); }))
     return failure();
@@ -316,8 +345,9 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
   // Computing at the elementwise op: A, B and the bias must not change in between.
   SmallVector<Value> read = {op->getOperand(0), op->getOperand(1),
                              epilogue->generic.getDpsInits()[0]};
-  if (epilogue->bias)
-    read.push_back(epilogue->bias);
+  for (Value v : {epilogue->bias, epilogue->residual})
+    if (v)
+      read.push_back(v);
   if (!canMoveTo(op, epilogue->generic, read))
     return failure();
   OpBuilder b(epilogue->generic);
@@ -332,10 +362,19 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
   Value noTranspose = b.create<arith::ConstantIntOp>(loc, 0, 1);
   Value activation =
       b.create<arith::ConstantIntOp>(loc, static_cast<int32_t>(epilogue->activation), 32);
-  Value args[] = {asMatrix(b, loc, op->getOperand(0)), asMatrix(b, loc, op->getOperand(1)), bias,
-                  asMatrix(b, loc, epilogue->generic.getDpsInits()[0]), noTranspose, noTranspose,
+  Value residual = epilogue->residual
+                       ? asMatrix(b, loc, epilogue->residual)
+                       : b.create<memref::AllocaOp>(loc, MemRefType::get({0, 0}, b.getF32Type()));
+  Value args[] = {asMatrix(b, loc, op->getOperand(0)),
+                  asMatrix(b, loc, op->getOperand(1)),
+                  bias,
+                  residual,
+                  asMatrix(b, loc, epilogue->generic.getDpsInits()[0]),
+                  noTranspose,
+                  noTranspose,
                   activation};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  what = epilogue->residual ? "residual add and activation" : "bias and activation";
   epilogue->generic->erase();
   init->erase();
   return dispatch;
@@ -348,28 +387,30 @@ static Value channelsFirst(OpBuilder &b, Location loc, Value v) {
   return b.create<memref::TransposeOp>(loc, v, AffineMapAttr::get(perm));
 }
 
-/// A conv input that bufferization padded with zeros: a buffer filled with zeros into whose
-/// interior `source` was copied (tensor.pad), read by nothing but the conv.
-struct ZeroPadded {
+/// A conv or pooling input that bufferization padded (tensor.pad): a buffer filled with the
+/// pad value (`writesPadValue`) into whose interior `source` was copied, read by nothing but
+/// `reader`.
+struct PaddedInput {
   Value source;
   int64_t top, left, bottom, right;
   llvm::SmallVector<Operation *> ops; ///< The fill, copy, subview, deallocs and allocation.
 };
 
-static std::optional<ZeroPadded> zeroPaddedInput(Value input, Operation *conv) {
+static std::optional<PaddedInput> paddedInput(Value input, Operation *reader,
+                                              bool (*writesPadValue)(Operation *)) {
   auto alloc = input.getDefiningOp<memref::AllocOp>();
   if (!alloc || !alloc.getType().hasStaticShape() || alloc.getType().getRank() != 4)
     return std::nullopt;
-  ZeroPadded pad{};
+  PaddedInput pad{};
   Operation *fill = nullptr;
   memref::SubViewOp interior;
   for (Operation *user : alloc->getUsers()) {
-    if (user == conv)
+    if (user == reader)
       continue;
     pad.ops.push_back(user);
     if (auto view = dyn_cast<memref::SubViewOp>(user); view && !interior)
       interior = view;
-    else if (writesZeros(user) && !fill)
+    else if (writesPadValue(user) && !fill)
       fill = user;
     else if (!isa<memref::DeallocOp>(user))
       return std::nullopt;
@@ -421,10 +462,10 @@ static Value depthwiseAsGrouped(OpBuilder &b, Location loc, Value filter) {
 
 /// A private constant i64 global holding `values` (one per distinct vector), read on the host
 /// (ralir::kHostReadAttr: the library kernels read their params before any launch).
-static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module,
+static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module, StringRef prefix,
                                llvm::ArrayRef<int64_t> values) {
   auto type = MemRefType::get({int64_t(values.size())}, b.getI64Type());
-  std::string name = "__loupe_conv_params";
+  std::string name = prefix.str();
   for (int64_t v : values)
     name += "_" + std::to_string(v);
   if (!module.lookupSymbol(name)) {
@@ -527,7 +568,8 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   values[abi::kConvDilationW] = dilations[1];
   values[abi::kConvGroups] = depthwise ? cast<MemRefType>(filter.getType()).getDimSize(2) : 1;
   // Zero padding (f32): the kernel pads, so the padded copy of the input goes.
-  std::optional<ZeroPadded> padded = quantized ? std::nullopt : zeroPaddedInput(input, conv);
+  std::optional<PaddedInput> padded =
+      quantized ? std::nullopt : paddedInput(input, conv, writesZeros);
   // cuDNN's legacy API pads symmetrically only.
   if (padded && device != "cpu" && (padded->top != padded->bottom || padded->left != padded->right))
     padded.reset();
@@ -559,7 +601,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
         loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
   if (relu)
     values.push_back(static_cast<int64_t>(abi::Activation::kRelu)); // kConvActivation
-  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), values);
+  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), "__loupe_conv_params", values);
   Value result = channelsFirst(b, loc, relu       ? relu.getDpsInits()[0]
                                       : depthwise ? channelsMerged(b, loc, output)
                                                   : output);
@@ -580,3 +622,59 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   return dispatch;
 }
 
+
+/// Max pooling on an output holding the lowest f32 -> kernel(ctx, input, output, params) with
+/// NCHW views; the initialisation and a padded copy of the input (holding the lowest f32)
+/// go away: the kernel leaves padding out of the maximum.
+FailureOr<DispatchOp> loupe::lowerMaxPool(linalg::PoolingNhwcMaxOp pool, Value ctx,
+                                          StringRef kernel, StringRef device, std::string &why) {
+  Value input = pool.getDpsInputs()[0], window = pool.getDpsInputs()[1],
+        output = pool.getDpsInits()[0];
+  if (!isLibraryOperand(input, 4, nullptr, /*strided=*/true) || !isLibraryOperand(output, 4) ||
+      !cast<MemRefType>(window.getType()).hasStaticShape()) {
+    why = "operands are not static f32 row-major memrefs";
+    return failure();
+  }
+  Operation *init = initializerOf(pool, output);
+  if (!init || !writesLowest(init)) {
+    why = "the output is not initialised with the lowest f32";
+    return failure();
+  }
+  auto strides = llvm::to_vector<2>(pool.getStrides().getValues<int64_t>()),
+       dilations = llvm::to_vector<2>(pool.getDilations().getValues<int64_t>());
+  llvm::ArrayRef<int64_t> windowShape = cast<MemRefType>(window.getType()).getShape();
+  llvm::SmallVector<int64_t, abi::kPoolParams> values(abi::kPoolParams, 0);
+  values[abi::kPoolWindowH] = windowShape[0];
+  values[abi::kPoolWindowW] = windowShape[1];
+  values[abi::kPoolStrideH] = strides[0];
+  values[abi::kPoolStrideW] = strides[1];
+  values[abi::kPoolDilationH] = dilations[0];
+  values[abi::kPoolDilationW] = dilations[1];
+  std::optional<PaddedInput> padded = paddedInput(input, pool, writesLowest);
+  // oneDNN pads less than a window: a window wholly in the padding keeps the padded copy.
+  int64_t extentH = dilations[0] * (windowShape[0] - 1) + 1,
+          extentW = dilations[1] * (windowShape[1] - 1) + 1;
+  if (padded && (std::max(padded->top, padded->bottom) >= extentH ||
+                 std::max(padded->left, padded->right) >= extentW))
+    padded.reset();
+  if (padded) {
+    input = padded->source;
+    values[abi::kPoolPadTop] = padded->top;
+    values[abi::kPoolPadLeft] = padded->left;
+    values[abi::kPoolPadBottom] = padded->bottom;
+    values[abi::kPoolPadRight] = padded->right;
+  }
+  OpBuilder b(pool);
+  Location loc = pool.getLoc();
+  Value params = constantI64Vector(b, loc, pool->getParentOfType<ModuleOp>(), "__loupe_pool_params",
+                                   values);
+  Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, output), params};
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  init->erase();
+  if (padded) {
+    pool->setOperand(0, padded->source); // The caller erases the pool.
+    for (Operation *op : padded->ops)
+      op->erase();
+  }
+  return dispatch;
+}

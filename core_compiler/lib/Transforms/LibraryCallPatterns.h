@@ -22,14 +22,17 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ct
                                              llvm::StringRef kernel, llvm::StringRef device,
                                              std::string &why);
 
-/// A batch-1 matmul whose only reader computes `C + bias[j]`, `max(C + bias[j], 0)` or the
-/// exact GELU of `C + bias[j]` (oneDNN gelu_erf) into
-/// another rank-2 buffer D -> kernel(ctx, A, B, bias, D, false, false, act) at that reader
-/// (epilogue kernels, e.g. ral_gemm_epilogue_onednn); the fill and the reader go away. When
-/// the matmul has a `loupe.cluster`, the reader must be in the same cluster.
+/// A batch-1 matmul whose only reader computes `C + bias[j]`, `max(C + bias[j], 0)`, the exact
+/// GELU of `C + bias[j]` (oneDNN gelu_erf), `max(C, 0)`, or `C + R` / `max(C + R, 0)` with R a
+/// buffer of the reader's output shape read in place (a residual), into a buffer D (C may be
+/// seen through one reshape) -> kernel(ctx, A, B, bias, residual, D, false, false, act) at that
+/// reader, no bias or residual being an empty memref (epilogue kernels, e.g.
+/// ral_gemm_epilogue_onednn); the fill and the reader go away. When the matmul has a
+/// `loupe.cluster`, the reader must be in the same cluster. `what` names the fused ops for the
+/// dispatch's reason ("bias and activation", "residual add and activation").
 mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::Value ctx,
                                                      llvm::StringRef kernel,
-                                                     llvm::StringRef device);
+                                                     llvm::StringRef device, std::string &what);
 
 /// NHWC conv on an output holding zeros or a broadcast per-channel bias -> kernel(ctx, input,
 /// filter, bias, output, params) on NCHW / OIHW `memref.transpose` views; params = strides,
@@ -50,6 +53,15 @@ mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::LinalgOp conv, mlir::
                                              llvm::StringRef kernel, llvm::StringRef reluKernel,
                                              llvm::StringRef device, std::string &why,
                                              bool &fused);
+
+/// pooling_nhwc_max (f32, static shapes) on an output filled with -inf or the lowest f32 ->
+/// kernel(ctx, input, output, params) with NCHW views of the NHWC buffers and params the
+/// abi::PoolParam vector (a host-read constant); a padded copy of the input holding the same
+/// value (TOSA's max_pool2d padding) is folded into the params' padding. The fill and the copy
+/// go away; `pool` remains for the caller. On failure `why` says what did not match.
+mlir::FailureOr<ralir::DispatchOp> lowerMaxPool(mlir::linalg::PoolingNhwcMaxOp pool,
+                                                mlir::Value ctx, llvm::StringRef kernel,
+                                                llvm::StringRef device, std::string &why);
 
 } // namespace loupe
 

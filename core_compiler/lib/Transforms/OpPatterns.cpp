@@ -43,6 +43,8 @@ std::string loupe::libraryOpKind(Operation *op) {
     return "quantized_batch_matmul";
   if (isa<linalg::Conv2DNhwcFhwcQOp>(op))
     return "quantized_conv2d";
+  if (isa<linalg::PoolingNhwcMaxOp>(op))
+    return "max_pool2d";
   return "";
 }
 
@@ -376,9 +378,9 @@ static int64_t libraryFlops(loupe::ralir::DispatchOp dispatch) {
       ++perElement;
     return perElement * outputs;
   };
-  if (callee.starts_with("ral_gemm_epilogue") && args.size() == 7)
+  if (callee.starts_with("ral_gemm_epilogue") && args.size() == 8) // args[3]: the residual.
     return 2 * outputs * staticShape(matrices.front()).back() +
-           epilogue(constantEntry(args[6], 0));
+           epilogue(constantEntry(args[7], 0)) + (product(staticShape(args[3])) > 0 ? outputs : 0);
   if (callee.starts_with("ral_gemm") || callee.starts_with("ral_batch_gemm") ||
       callee.starts_with("ral_qgemm"))
     return 2 * outputs * staticShape(matrices.front()).back();

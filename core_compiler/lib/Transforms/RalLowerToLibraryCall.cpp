@@ -77,19 +77,21 @@ struct RalLowerToLibraryCallPass
               registry.findFusePattern(sel.backend, loupe::fusePatternName(kind));
           FailureOr<DispatchOp> dispatch = failure();
           bool fused = false;
+          std::string fusedOps = "ReLU"; // What the pattern's kernel takes after the op.
           if (kind == "conv2d" || kind == "depthwise_conv2d" || kind == "quantized_conv2d") {
             dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel,
                                         pattern ? pattern->kernel : "", device, why, fused);
+          } else if (kind == "max_pool2d") {
+            dispatch = loupe::lowerMaxPool(cast<linalg::PoolingNhwcMaxOp>(op), ctx, sel.kernel,
+                                           device, why);
           } else {
             fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(
-                                             op, ctx, pattern->kernel, device));
+                                             op, ctx, pattern->kernel, device, fusedOps));
             if (!fused)
               dispatch = loupe::lowerGemm(op, ctx, sel.kernel, device, why);
           }
           if (fused)
-            sel.reason += std::string("; fused with the ") +
-                          (kind == "conv2d" ? "ReLU" : "bias and activation") + " after it (" +
-                          pattern->name + ")";
+            sel.reason += "; fused with the " + fusedOps + " after it (" + pattern->name + ")";
           if (succeeded(dispatch)) {
             if (Attribute cluster = op->getAttr("loupe.cluster"))
               (*dispatch)->setAttr("loupe.cluster", cluster);

@@ -158,10 +158,11 @@ void batchGemmCublas(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3>
   });
 }
 
-/// C = act(op(A) op(B) + bias) through cublasLtMatmul with a bias/ReLU/GELU epilogue.
+/// C = act(op(A) op(B) + bias + residual) through cublasLtMatmul with a bias/ReLU/GELU
+/// epilogue; the residual is cuBLASLt's C input (beta 1), C its D output.
 void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b,
-                          MemRef<float, 1> bias, MemRef<float, 2> c, bool transA, bool transB,
-                          int32_t activation) {
+                          MemRef<float, 1> bias, MemRef<float, 2> residual, MemRef<float, 2> c,
+                          bool transA, bool transB, int32_t activation) {
   void *stream = nullptr;
   const CublasLtSymbols *s = prepare(ctx, cublasLtLibrary(), stream);
   if (!s)
@@ -180,6 +181,14 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
                                      std::to_string(p.n) + " columns"));
     return;
   }
+  if (Status st = detail::checkResidual("ral_gemm_epilogue_cublaslt", residual.sizes,
+                                        residual.strides, p);
+      !st) {
+    ctx->signalError(st);
+    return;
+  }
+  bool hasResidual = residual.sizes[0] * residual.sizes[1] != 0;
+  int64_t residualLd = hasResidual ? std::max<int64_t>(residual.strides[0], p.n) : p.c.ld;
   cublasLtEpilogue_t epilogue;
   switch (static_cast<Activation>(activation)) {
   case Activation::kNone:
@@ -200,8 +209,9 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
   if (p.m == 0 || p.n == 0)
     return;
   CublasHandles *pool = handlesOf(ctx);
-  const std::vector<int64_t> problem = {p.a.transposed, p.b.transposed, p.m,    p.n, p.k,
-                                        p.a.ld,         p.b.ld,         p.c.ld, epilogue};
+  const std::vector<int64_t> problem = {p.a.transposed, p.b.transposed, p.m,      p.n,
+                                        p.k,            p.a.ld,         p.b.ld,   p.c.ld,
+                                        epilogue,       hasResidual,    residualLd};
   cublasLtHandle_t handle = nullptr;
   std::optional<cublasLtMatmulAlgo_t> algorithm;
   {
@@ -221,7 +231,7 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
       return fail(st, "cublasLtCreate");
   }
   cublasLtMatmulDesc_t desc = nullptr;
-  cublasLtMatrixLayout_t layA = nullptr, layB = nullptr, layC = nullptr;
+  cublasLtMatrixLayout_t layA = nullptr, layB = nullptr, layC = nullptr, layR = nullptr;
   cublasLtMatmulPreference_t pref = nullptr;
   // Column-major view: D[N,M] = op(B)^T[N,K] * op(A)^T[K,M].
   cublasOperation_t opFirst = opOf(p.b.transposed), opSecond = opOf(p.a.transposed);
@@ -245,6 +255,8 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
                                        rowsOf(p.a.transposed, p.m, p.k), p.a.ld);
   if (st == CUBLAS_STATUS_SUCCESS)
     st = s->cublasLtMatrixLayoutCreate(&layC, CUDA_R_32F, p.n, p.m, p.c.ld);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    st = s->cublasLtMatrixLayoutCreate(&layR, CUDA_R_32F, p.n, p.m, residualLd);
   size_t workspaceBytes = size_t(4) << 20;
   if (st == CUBLAS_STATUS_SUCCESS)
     st = s->cublasLtMatmulPreferenceCreate(&pref);
@@ -254,7 +266,7 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
   if (st == CUBLAS_STATUS_SUCCESS && !algorithm) {
     cublasLtMatmulHeuristicResult_t heuristic = {};
     int found = 0;
-    st = s->cublasLtMatmulAlgoGetHeuristic(handle, desc, layB, layA, layC, layC, pref, 1,
+    st = s->cublasLtMatmulAlgoGetHeuristic(handle, desc, layB, layA, layR, layC, pref, 1,
                                            &heuristic, &found);
     if (st == CUBLAS_STATUS_SUCCESS && found == 0)
       st = CUBLAS_STATUS_NOT_SUPPORTED;
@@ -266,9 +278,10 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
   }
   if (st == CUBLAS_STATUS_SUCCESS) {
     void *workspace = ctx->allocateDevice(workspaceBytes);
-    const float alpha = 1, beta = 0;
-    st = s->cublasLtMatmul(handle, desc, &alpha, b.data(), layB, a.data(), layA, &beta, c.data(),
-                           layC, c.data(), layC, &*algorithm, workspace, workspaceBytes,
+    const float alpha = 1, beta = hasResidual ? 1 : 0;
+    const float *input = hasResidual ? residual.data() : c.data(); // Not read when beta is 0.
+    st = s->cublasLtMatmul(handle, desc, &alpha, b.data(), layB, a.data(), layA, &beta, input,
+                           layR, c.data(), layC, &*algorithm, workspace, workspaceBytes,
                            static_cast<cudaStream_t>(stream));
     ctx->deallocateDevice(workspace);
   }
@@ -276,7 +289,7 @@ void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<floa
     fail(st, "cublasLtMatmul (epilogue GEMM)");
   if (pref)
     s->cublasLtMatmulPreferenceDestroy(pref);
-  for (cublasLtMatrixLayout_t l : {layA, layB, layC})
+  for (cublasLtMatrixLayout_t l : {layA, layB, layC, layR})
     if (l)
       s->cublasLtMatrixLayoutDestroy(l);
   if (desc)
@@ -299,7 +312,8 @@ void batchGemmCublas(ExecutionContext *ctx, MemRef<float, 3>, MemRef<float, 3>, 
   noCublas(ctx, "ral_batch_gemm_cublas");
 }
 void gemmEpilogueCublasLt(ExecutionContext *ctx, MemRef<float, 2>, MemRef<float, 2>,
-                          MemRef<float, 1>, MemRef<float, 2>, bool, bool, int32_t) {
+                          MemRef<float, 1>, MemRef<float, 2>, MemRef<float, 2>, bool, bool,
+                          int32_t) {
   noCublas(ctx, "ral_gemm_epilogue_cublaslt");
 }
 

@@ -76,6 +76,20 @@ inline Status planGemm(const char *api, const int64_t *aSizes, const int64_t *aS
   return Status::ok();
 }
 
+/// Checks an epilogue's residual R: none ([0x0] or any empty shape), or C's [M,N] shape,
+/// row-major (unit inner stride; rows `strides[0]` apart).
+inline Status checkResidual(const char *api, const int64_t *sizes, const int64_t *strides,
+                            const GemmProblem &p) {
+  if (sizes[0] * sizes[1] == 0)
+    return Status::ok();
+  if (sizes[0] != p.m || sizes[1] != p.n || (strides[1] != 1 && p.n > 1) ||
+      (strides[0] < p.n && p.m > 1))
+    return invalidArgument(std::string(api) + ": the residual is " + dims2(sizes[0], sizes[1]) +
+                           " with strides " + dims2(strides[0], strides[1]) + ", C is " +
+                           dims2(p.m, p.n) + " (want C's shape, row-major)");
+  return Status::ok();
+}
+
 /// Batch strides of a rank-3 operand against C's batch: 0 when broadcast (size 1).
 inline bool batchStride(int64_t size, int64_t stride, int64_t batch, int64_t &out) {
   if (size == batch) {

@@ -1,7 +1,8 @@
 //===- OneDnnKernels.cpp - GEMM and convolution on the CPU through oneDNN (plugin) ----===//
 //
 // ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
-// ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops) and ral_conv_onednn (Kernels.h), f32,
+// ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops), ral_conv_onednn and
+// ral_max_pool_onednn (Kernels.h), f32,
 // and ral_qgemm_onednn / ral_qconv_onednn (int8 with zero points, int32 result), with oneDNN
 // 2.x's matmul and
 // convolution_forward primitives. Memory descriptors carry the
@@ -224,6 +225,14 @@ std::string keyOf(std::initializer_list<int64_t> values) {
   return std::string(reinterpret_cast<const char *>(values.begin()), values.size() * sizeof(int64_t));
 }
 
+/// What a 2-D f32 matmul adds to its product before storing C: `act(AB + bias + residual)`.
+struct MatmulEpilogue {
+  const float *bias = nullptr;     ///< [N], or none.
+  const float *residual = nullptr; ///< [M, N] with rows residualLd apart, or none.
+  int64_t residualLd = 0;
+  int32_t activation = 0;          ///< An Activation code.
+};
+
 /// The element types of a matmul's operands and, for int8, its zero points.
 struct MatmulTypes {
   memory::data_type in = memory::data_type::f32, out = memory::data_type::f32;
@@ -231,11 +240,14 @@ struct MatmulTypes {
   const int32_t *zeroPoints = nullptr;
 };
 
-/// C = act(op(A) op(B) + bias) for a batch (batch 0 means plain 2-D).
+/// C = act(op(A) op(B) + bias + residual) for a batch (batch 0 means plain 2-D; only that
+/// takes an epilogue).
 void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p, int64_t batch,
             int64_t batchA, int64_t batchB, int64_t strideA, int64_t strideB, int64_t strideC,
-            const void *a, const void *b, const float *bias, void *c, int32_t activation,
+            const void *a, const void *b, void *c, const MatmulEpilogue &epilogue = {},
             MatmulTypes types = {}) {
+  const float *bias = epilogue.bias;
+  bool residualInC = epilogue.residual == c && epilogue.residualLd == p.c.ld;
   if (p.m == 0 || p.n == 0 || (batch == 0 && batchA != 0))
     return;
   try {
@@ -246,10 +258,22 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     std::string key = std::string(api) + team.key() + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
                                                 p.b.transposed, p.c.ld, batch, batchA, batchB,
                                                 strideA, strideB, strideC, bias != nullptr,
-                                                activation});
+                                                epilogue.activation, epilogue.residual != nullptr,
+                                                epilogue.residualLd, residualInC});
     std::string error;
     dnnl::post_ops ops;
-    if (!postOpFor(activation, ops, error))
+    // The residual first, then the activation of the sum. A residual in C itself (bufferized
+    // in place) is oneDNN's sum post-op, which reads C before writing it; any other is a
+    // binary add of its own buffer.
+    memory::desc residualDesc;
+    if (epilogue.residual)
+      residualDesc = memory::desc({p.m, p.n}, memory::data_type::f32,
+                                  memory::dims{epilogue.residualLd, 1});
+    if (residualInC)
+      ops.append_sum(1.0f);
+    else if (epilogue.residual)
+      ops.append_binary(dnnl::algorithm::binary_add, residualDesc);
+    if (!postOpFor(epilogue.activation, ops, error))
       return ctx->signalError(invalidArgument(std::string(api) + ": " + error));
     memory::desc aDesc, bDesc, cDesc, biasDesc;
     if (batch == 0) {
@@ -296,6 +320,9 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     dnnl::primitive prim = cached.primitive;
     if (bias)
       args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, const_cast<float *>(bias)));
+    if (epilogue.residual && !residualInC)
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   memory(residualDesc, engine, const_cast<float *>(epilogue.residual)));
     if (types.zeroPoints) {
       memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
       auto *zeroPoints = const_cast<int32_t *>(types.zeroPoints);
@@ -320,7 +347,7 @@ void gemmOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b, M
                                   c.sizes, c.strides, transA, transB, p);
       !s)
     return ctx->signalError(s);
-  matmul(ctx, "ral_gemm_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(), nullptr, c.data(), 0);
+  matmul(ctx, "ral_gemm_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(), c.data());
 }
 
 void batchGemmOneDnn(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3> b,
@@ -333,7 +360,7 @@ void batchGemmOneDnn(ExecutionContext *ctx, MemRef<float, 3> a, MemRef<float, 3>
   if (bp.batch == 0)
     return;
   matmul(ctx, "ral_batch_gemm_onednn", bp.gemm, bp.batch, a.sizes[0], b.sizes[0], a.strides[0],
-         b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0);
+         b.strides[0], c.strides[0], a.data(), b.data(), c.data());
 }
 
 void quantizedBatchGemmOneDnn(ExecutionContext *ctx, MemRef<int8_t, 3> a, MemRef<int8_t, 3> b,
@@ -347,13 +374,13 @@ void quantizedBatchGemmOneDnn(ExecutionContext *ctx, MemRef<int8_t, 3> a, MemRef
     return;
   int32_t zeroPoints[2] = {aZeroPoint, bZeroPoint};
   matmul(ctx, "ral_qgemm_onednn", bp.gemm, bp.batch, a.sizes[0], b.sizes[0], a.strides[0],
-         b.strides[0], c.strides[0], a.data(), b.data(), nullptr, c.data(), 0,
+         b.strides[0], c.strides[0], a.data(), b.data(), c.data(), {},
          {memory::data_type::s8, memory::data_type::s32, zeroPoints});
 }
 
 void gemmEpilogueOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float, 2> b,
-                        MemRef<float, 1> bias, MemRef<float, 2> c, bool transA, bool transB,
-                        int32_t activation) {
+                        MemRef<float, 1> bias, MemRef<float, 2> residual, MemRef<float, 2> c,
+                        bool transA, bool transB, int32_t activation) {
   if (ctx->failed())
     return;
   detail::GemmProblem p;
@@ -366,8 +393,14 @@ void gemmEpilogueOneDnn(ExecutionContext *ctx, MemRef<float, 2> a, MemRef<float,
     return ctx->signalError(invalidArgument("ral_gemm_epilogue_onednn: bias has " +
                                             std::to_string(bias.sizes[0]) + " entries, C has " +
                                             std::to_string(p.n) + " columns"));
-  matmul(ctx, "ral_gemm_epilogue_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(),
-         hasBias ? bias.data() : nullptr, c.data(), activation);
+  bool hasResidual = residual.sizes[0] * residual.sizes[1] != 0;
+  if (Status s = detail::checkResidual("ral_gemm_epilogue_onednn", residual.sizes,
+                                       residual.strides, p);
+      !s)
+    return ctx->signalError(s);
+  matmul(ctx, "ral_gemm_epilogue_onednn", p, 0, 0, 0, 0, 0, 0, a.data(), b.data(), c.data(),
+         {hasBias ? bias.data() : nullptr, hasResidual ? residual.data() : nullptr,
+          residual.strides[0], activation});
 }
 
 template <typename T> constexpr memory::data_type kDataType = memory::data_type::f32;
@@ -522,6 +555,74 @@ void quantizedConvOneDnn(ExecutionContext *ctx, MemRef<int8_t, 4> input, MemRef<
   convolution(ctx, "ral_qconv_onednn", input, filter, bias, output, params, &inputZeroPoint);
 }
 
+/// Max pooling with oneDNN's pooling_v2_forward (padding excluded from the maximum), on
+/// NCHW-indexed memrefs of any strides: the compiler passes views of NHWC buffers, which
+/// oneDNN pools in its plain nhwc kernel.
+void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 4> output,
+                   MemRef<int64_t, 1> params) {
+  if (ctx->failed())
+    return;
+  const std::string name = "ral_max_pool_onednn";
+  if (params.sizes[0] != kPoolParams)
+    return ctx->signalError(invalidArgument(name + ": params has " +
+                                            std::to_string(params.sizes[0]) + " entries (want " +
+                                            std::to_string(kPoolParams) + ")"));
+  auto param = [&](int i) { return params.data()[i * params.strides[0]]; };
+  int64_t kh = param(kPoolWindowH), kw = param(kPoolWindowW),
+          sh = param(kPoolStrideH), sw = param(kPoolStrideW),
+          pt = param(kPoolPadTop), pl = param(kPoolPadLeft),
+          pb = param(kPoolPadBottom), pr = param(kPoolPadRight),
+          dh = param(kPoolDilationH), dw = param(kPoolDilationW);
+  const int64_t *in = input.sizes, *out = output.sizes;
+  if (kh <= 0 || kw <= 0 || sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0 || pt < 0 || pl < 0 ||
+      pb < 0 || pr < 0 || pt >= dh * (kh - 1) + 1 || pb >= dh * (kh - 1) + 1 ||
+      pl >= dw * (kw - 1) + 1 || pr >= dw * (kw - 1) + 1)
+    return ctx->signalError(invalidArgument(
+        name + ": window, strides and dilations must be positive, paddings non-negative and "
+               "smaller than the window"));
+  int64_t oh = (in[2] + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+  int64_t ow = (in[3] + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+  auto dims = [](const int64_t *s) {
+    return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
+           "x" + std::to_string(s[3]);
+  };
+  if (out[0] != in[0] || out[1] != in[1] || out[2] != oh || out[3] != ow)
+    return ctx->signalError(invalidArgument(name + ": output [" + dims(out) + "] for input [" +
+                                            dims(in) + "], want [" + std::to_string(in[0]) +
+                                            "x" + std::to_string(in[1]) + "x" +
+                                            std::to_string(oh) + "x" + std::to_string(ow) + "]"));
+  try {
+    dnnl::engine &engine = engineOf(ctx);
+    auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
+    memory::desc src({in[0], in[1], in[2], in[3]}, memory::data_type::f32,
+                     strides(input.strides));
+    memory::desc dst({out[0], out[1], oh, ow}, memory::data_type::f32, strides(output.strides));
+    ScopedTeamSize team(double(out[0]) * out[1] * oh * ow * kh * kw,
+                        4.0 * (in[0] * in[1] * in[2] * in[3] + out[0] * out[1] * oh * ow));
+    std::string key = name + team.key() +
+                      keyOf({in[0], in[1], in[2], in[3], kh, kw, sh, sw, pt, pl, pb, pr, dh, dw}) +
+                      keyOf({input.strides[0], input.strides[1], input.strides[2],
+                             input.strides[3], output.strides[0], output.strides[1],
+                             output.strides[2], output.strides[3]});
+    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
+      dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                          dnnl::algorithm::pooling_max, src, dst, {sh, sw},
+                                          {kh, kw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
+      return CachedPrimitive{
+          dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, engine)),
+          {}, {}, {}, {}};
+    });
+    dnnl::stream &stream = streamOf(engine);
+    cached.primitive.execute(stream, {{DNNL_ARG_SRC, memory(src, engine, input.data())},
+                                      {DNNL_ARG_DST, memory(dst, engine, output.data())}});
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    ctx->signalError(internalError(name + ": oneDNN: " + e.what() + " (status " +
+                                   std::to_string(int(e.status)) + "; input [" + dims(in) +
+                                   "], output [" + dims(out) + "])"));
+  }
+}
+
 } // namespace
 
 LOUPE_RAL_API("ral_gemm_onednn", "cpu", gemmOneDnn);
@@ -530,5 +631,6 @@ LOUPE_RAL_API("ral_gemm_epilogue_onednn", "cpu", gemmEpilogueOneDnn);
 LOUPE_RAL_API("ral_qgemm_onednn", "cpu", quantizedBatchGemmOneDnn);
 LOUPE_RAL_API("ral_conv_onednn", "cpu", convOneDnn);
 LOUPE_RAL_API("ral_qconv_onednn", "cpu", quantizedConvOneDnn);
+LOUPE_RAL_API("ral_max_pool_onednn", "cpu", maxPoolOneDnn);
 
 } // namespace loupe::ral

@@ -96,7 +96,7 @@ func.func @reductions(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>
 // onednn's matmul_bias_act takes the result view, the bias and the ReLU; a different
 // elementwise op after them is refused by the pattern, and openblas has no pattern at all.
 // CHECK-LABEL: func.func @epilogue
-// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU; not linalg.generic here"
+// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU, or relu(C + residual); not linalg.generic here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
 // CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1
 // BLAS-LABEL: func.func @epilogue
@@ -234,6 +234,58 @@ func.func @matmul_stays_named(%x: tensor<1x4x4x8xf32>, %w: tensor<8x8xf32>) -> t
   %m = linalg.matmul ins(%c, %w : tensor<16x8xf32>, tensor<8x8xf32>) outs(%z : tensor<16x8xf32>) -> tensor<16x8xf32> loc("mm")
   %r = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 4, 4, 8] : tensor<16x8xf32> into tensor<1x4x4x8xf32>
   return %r : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// ResNet's block end: relu(conv3 + shortcut) after a 1x1 conv's matmul (collapse, matmul,
+// expand) is the matmul's epilogue: onednn adds the shortcut as a post-op. The shortcut's own
+// producer stays out.
+// CHECK-LABEL: func.func @matmul_residual_relu
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {{{.*}}pattern = "matmul_bias_act"{{.*}}takes the residual add and ReLU after it as its epilogue; 4 ops fused"}
+// CHECK: linalg.matmul
+// CHECK: tensor.expand_shape
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: loupe.yield
+#nhwc_res = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#id4_res = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @matmul_residual_relu(%x: tensor<1x4x4x8xf32>, %w: tensor<8x8xf32>, %shortcut: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %c = tensor.collapse_shape %x [[0, 1, 2], [3]] : tensor<1x4x4x8xf32> into tensor<16x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %m = linalg.matmul ins(%c, %w : tensor<16x8xf32>, tensor<8x8xf32>) outs(%z : tensor<16x8xf32>) -> tensor<16x8xf32> loc("conv3")
+  %r = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 4, 4, 8] : tensor<16x8xf32> into tensor<1x4x4x8xf32>
+  %o = tensor.empty() : tensor<1x4x4x8xf32>
+  %sum = linalg.generic {indexing_maps = [#nhwc_res, #nhwc_res, #id4_res], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %shortcut : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) outs(%o : tensor<1x4x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    %y = arith.maximumf %s, %zero : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x4x8xf32> loc("add")
+  return %sum : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// A max pool that oneDNN runs is a kLibrary cluster with its fill, and stays named through
+// loupe-fuse-clusters for ral-lower-to-library-call; on the GPU it is generated (a generic).
+// FUSED-LABEL: func.func @max_pool_stays_named
+// FUSED: loupe.fusion "kLibrary" on "onednn"
+// FUSED-NOT: linalg.generic
+// FUSED: linalg.pooling_nhwc_max
+// GPU-LABEL: func.func @max_pool_stays_named
+// GPU: loupe.fusion "kInput" on "codegen"
+func.func @max_pool_stays_named(%x: tensor<1x6x6x8xf32>) -> tensor<1x2x2x8xf32> {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<1x2x2x8xf32>
+  %init = linalg.fill ins(%lowest : f32) outs(%e : tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %p = linalg.pooling_nhwc_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %window : tensor<1x6x6x8xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> loc("pool")
+  return %p : tensor<1x2x2x8xf32>
 }
 
 // -----

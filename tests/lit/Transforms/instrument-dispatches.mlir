@@ -119,7 +119,8 @@ func.func @main(%ctx: !ral.context) {
   %gb = ral.recv_input %ctx, 9 : memref<16xf32>
   %gc = memref.alloc() : memref<4x16xf32>
   %gelu = arith.constant 3 : i32
-  ral.dispatch %ctx, %a, %b, %gb, %gc, %false, %false, %gelu {callee = "ral_gemm_epilogue_onednn", device = "cpu", has_side_effect} : (memref<4x8xf32>, memref<8x16xf32>, memref<16xf32>, memref<4x16xf32>, i1, i1, i32) -> () loc("gemm_bias_gelu")
+  %nores = memref.alloca() : memref<0x0xf32>
+  ral.dispatch %ctx, %a, %b, %gb, %nores, %gc, %false, %false, %gelu {callee = "ral_gemm_epilogue_onednn", device = "cpu", has_side_effect} : (memref<4x8xf32>, memref<8x16xf32>, memref<16xf32>, memref<0x0xf32>, memref<4x16xf32>, i1, i1, i32) -> () loc("gemm_bias_gelu")
   %nobias = memref.alloca() : memref<0xf32>
   %rout = memref.alloc() : memref<1x4x6x6xf32>
   %rparams = memref.get_global @relu_params : memref<10xi64>

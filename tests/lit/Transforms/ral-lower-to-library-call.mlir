@@ -251,6 +251,79 @@ func.func @depthwise(%ctx: !ral.context, %in: memref<1x5x5x3xf32>, %w: memref<3x
 
 // -----
 
+// Max pooling (ResNet's stem pool): the copy padded with the lowest f32 becomes the kernel's
+// padding (top 1, left 1), the output's fill goes, and oneDNN reads NCHW views of the NHWC
+// buffers. A pool whose output starts from anything but the lowest f32 stays generated, and
+// says why; so does the padded copy of a pool whose window fits in its padding.
+
+// CHECK: memref.global "private" constant @__loupe_pool_params_3_3_2_2_1_1_0_0_1_1 : memref<10xi64> = dense<[3, 3, 2, 2, 1, 1, 0, 0, 1, 1]>
+// CHECK-LABEL: func.func @max_pool
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[IN:[^:]*]]: memref<1x6x6x2xf32>, %[[OUT:[^:]*]]: memref<1x3x3x2xf32>
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[INT:.*]] = memref.transpose %[[IN]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[OUTT:.*]] = memref.transpose %[[OUT]] (d0, d1, d2, d3) -> (d0, d3, d1, d2)
+// CHECK-DAG: %[[PARAMS:.*]] = memref.get_global @__loupe_pool_params_3_3_2_2_1_1_0_0_1_1
+// CHECK: ral.dispatch %[[CTX]], %[[INT]], %[[OUTT]], %[[PARAMS]] {{.*}}callee = "ral_max_pool_onednn"
+// CHECK-NOT: linalg.pooling_nhwc_max
+// CHECK: return
+// CODEGEN-LABEL: func.func @max_pool
+// CODEGEN: linalg.pooling_nhwc_max {{.*}}loupe.backend = "codegen"
+func.func @max_pool(%ctx: !ral.context, %in: memref<1x6x6x2xf32>, %out: memref<1x3x3x2xf32>) {
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x7x7x2xf32>
+  linalg.map outs(%padded : memref<1x7x7x2xf32>)
+    () {
+      linalg.yield %lowest : f32
+    }
+  %interior = memref.subview %padded[0, 1, 1, 0] [1, 6, 6, 2] [1, 1, 1, 1] : memref<1x7x7x2xf32> to memref<1x6x6x2xf32, strided<[98, 14, 2, 1], offset: 16>>
+  memref.copy %in, %interior : memref<1x6x6x2xf32> to memref<1x6x6x2xf32, strided<[98, 14, 2, 1], offset: 16>>
+  %window = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%lowest : f32) outs(%out : memref<1x3x3x2xf32>)
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%padded, %window : memref<1x7x7x2xf32>, memref<3x3xf32>) outs(%out : memref<1x3x3x2xf32>)
+  memref.dealloc %padded : memref<1x7x7x2xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_from_zero
+// CHECK: linalg.pooling_nhwc_max {{.*}}loupe.backend_reason = "onednn not used: the output is not initialised with the lowest f32
+func.func @max_pool_from_zero(%ctx: !ral.context, %in: memref<1x6x6x2xf32>, %out: memref<1x2x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %window = memref.alloc() : memref<3x3xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x2x2x2xf32>)
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%in, %window : memref<1x6x6x2xf32>, memref<3x3xf32>) outs(%out : memref<1x2x2x2xf32>)
+  return
+}
+
+// -----
+
+// CHECK: memref.global "private" constant @__loupe_pool_params_2_2_1_1_0_0_0_0_1_1
+// CHECK-LABEL: func.func @max_pool_window_in_padding
+// CHECK: memref.copy
+// CHECK: ral.dispatch {{.*}}callee = "ral_max_pool_onednn"
+func.func @max_pool_window_in_padding(%ctx: !ral.context, %in: memref<1x2x2x1xf32>, %out: memref<1x5x5x1xf32>) {
+  %lowest = arith.constant 0xFF800000 : f32
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x6x6x1xf32>
+  linalg.map outs(%padded : memref<1x6x6x1xf32>)
+    () {
+      linalg.yield %lowest : f32
+    }
+  %interior = memref.subview %padded[0, 2, 2, 0] [1, 2, 2, 1] [1, 1, 1, 1] : memref<1x6x6x1xf32> to memref<1x2x2x1xf32, strided<[36, 6, 1, 1], offset: 14>>
+  memref.copy %in, %interior : memref<1x2x2x1xf32> to memref<1x2x2x1xf32, strided<[36, 6, 1, 1], offset: 14>>
+  %window = memref.alloc() : memref<2x2xf32>
+  linalg.fill ins(%lowest : f32) outs(%out : memref<1x5x5x1xf32>)
+  linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%padded, %window : memref<1x6x6x1xf32>, memref<2x2xf32>) outs(%out : memref<1x5x5x1xf32>)
+  memref.dealloc %padded : memref<1x6x6x1xf32>
+  return
+}
+
+// -----
+
 // Patterns that must not match stay with codegen, and the reason names the rule: accumulation
 // into a non-zero output, an output read between the fill and the matmul, another element
 // type; functions without a context are not touched at all.
@@ -305,7 +378,8 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : memref<1x8x64xf32> into memref<8x64xf32>
 // CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : memref<1x64x32xf32> into memref<64x32xf32>
-// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.candidates = {{.*}}, loupe.plevel
+// CHECK-DAG: %[[NORES:.*]] = memref.alloca() : memref<0x0xf32>
+// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[NORES]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.candidates = {{.*}}, loupe.plevel
 // CHECK-NOT: linalg.
 // CHECK: return
 // BLAS-LABEL: func.func @matmul_bias_relu
@@ -379,7 +453,7 @@ func.func @matmul_bias_gelu(%ctx: !ral.context, %a: memref<1x8x64xf32>, %b: memr
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[BIAS1:.*]] = memref.collapse_shape %[[BIAS]] {{\[\[}}0, 1, 2, 3]] : memref<1x1x1x32xf32> into memref<32xf32>
 // CHECK-DAG: %[[D2:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
-// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[BIAS1]], %[[D2]], {{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[BIAS1]], %{{.*}}, %[[D2]], {{.*}}callee = "ral_gemm_epilogue_onednn"
 // CHECK-NOT: linalg.
 // CHECK-LABEL: func.func @conv1x1_relu
 // CHECK: %[[NONE:.*]] = memref.alloca() : memref<0xf32>
@@ -653,5 +727,79 @@ func.func @conv_relu_transposed(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w
     linalg.yield %r : f32
   }
   memref.dealloc %out : memref<1x3x3x2xf32>
+  return
+}
+
+// -----
+
+// ResNet's `relu(conv3 + shortcut)`: the 1x1 conv's matmul, seen NHWC, plus a residual of the
+// output's shape read in place (batch pinned to 0 as TOSA reads it): the residual is the
+// kernel's, with no bias. Bufferized in place (D is the residual's buffer), the kernel gets D
+// as both. A residual read through a broadcast is not one: that generic stays.
+
+// CHECK-LABEL: func.func @conv1x1_residual_relu
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<64x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[R:.*]]: memref<1x8x8x32xf32>, %[[D:.*]]: memref<1x8x8x32xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[NOBIAS:.*]] = memref.alloca() : memref<0xf32>
+// CHECK-DAG: %[[R2:.*]] = memref.collapse_shape %[[R]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
+// CHECK-DAG: %[[D2:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[NOBIAS]], %[[R2]], %[[D2]], %{{.*}}, %{{.*}}, %[[RELU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the residual add and activation after it (matmul_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv1x1_residual_in_place
+// CHECK-SAME: %[[R:[^:]*]]: memref<1x8x8x32xf32>)
+// CHECK: %[[R2:.*]] = memref.collapse_shape %[[R]]
+// CHECK: %[[D2:.*]] = memref.collapse_shape %[[R]]
+// CHECK: ral.dispatch {{.*}}, %[[R2]], %[[D2]], {{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK-LABEL: func.func @conv1x1_broadcast_is_no_residual
+// CHECK: callee = "ral_gemm_onednn"
+// CHECK: linalg.generic
+#nhwc_r = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#id4_r = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#row_r = affine_map<(d0, d1, d2, d3) -> (0, 0, d2, d3)>
+func.func @conv1x1_residual_relu(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %r: memref<1x8x8x32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#nhwc_r, #nhwc_r, #id4_r], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %r : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+func.func @conv1x1_residual_in_place(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %r: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#nhwc_r, #nhwc_r, #id4_r], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %r : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>) outs(%r : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+func.func @conv1x1_broadcast_is_no_residual(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %r: memref<1x8x8x32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#nhwc_r, #row_r, #id4_r], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %r : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
   return
 }

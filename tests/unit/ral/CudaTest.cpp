@@ -187,15 +187,17 @@ protected:
   std::vector<uint64_t> buffers_;
 };
 
-// The second round runs each case again on the cuBLASLt algorithm chosen for it in the first.
+// The epilogue GEMM adds a bias and a residual (cuBLASLt's C input) before its ReLU. The second
+// round runs each case again on the cuBLASLt algorithm chosen for it in the first.
 TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
   int64_t m = 33, n = 17, k = 29;
   for (int round = 0; round < 2; ++round)
     for (int transposes = 0; transposes < 4; ++transposes) {
       bool ta = transposes & 1, tb = transposes & 2;
-      std::vector<float> a = random(m * k, 1), b = random(k * n, 2), bias = random(n, 3);
+      std::vector<float> a = random(m * k, 1), b = random(k * n, 2), bias = random(n, 3),
+                         residual = random(m * n, 4);
       float *da = upload(a), *db = upload(b), *dc = upload(std::vector<float>(m * n)),
-            *dbias = upload(bias), *dd = upload(std::vector<float>(m * n));
+            *dbias = upload(bias), *dr = upload(residual), *dd = upload(std::vector<float>(m * n));
       int64_t aShape[2] = {ta ? k : m, ta ? m : k}, bShape[2] = {tb ? n : k, tb ? k : n};
       ExecutionContext execution(*context_);
       RalArgs(&execution)
@@ -209,6 +211,7 @@ TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
           .add(makeMemRef<float, 2>(da, aShape))
           .add(makeMemRef<float, 2>(db, bShape))
           .add(makeMemRef<float, 1>(dbias, {n}))
+          .add(makeMemRef<float, 2>(dr, {m, n}))
           .add(makeMemRef<float, 2>(dd, {m, n}))
           .add(ta)
           .add(tb)
@@ -219,7 +222,7 @@ TEST_F(RalGpu, GemmCublasAndEpilogueCublasLt) {
                          gotD = download(dd, m * n);
       for (int64_t i = 0; i < m * n; ++i) {
         ASSERT_NEAR(got[i], want[i], 1e-3f) << i;
-        ASSERT_NEAR(gotD[i], std::max(0.f, want[i] + bias[i % n]), 1e-3f) << i;
+        ASSERT_NEAR(gotD[i], std::max(0.f, want[i] + bias[i % n] + residual[i]), 1e-3f) << i;
       }
     }
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -208,43 +209,64 @@ TEST_F(RalKernels, QuantizedBatchGemmOneDnnSubtractsZeroPoints) {
     }
 }
 
+// Every activation with and without a bias, and a residual (ResNet's relu(conv3 + shortcut))
+// in its own buffer or already in C (bufferized in place: oneDNN's sum post-op).
 TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
   requirePlugin();
   int64_t m = 7, n = 12, k = 10;
-  std::vector<float> a = random(m * k, 7), b = random(k * n, 8), bias = random(n, 9);
+  std::vector<float> a = random(m * k, 7), b = random(k * n, 8), bias = random(n, 9),
+                     shortcut = random(m * n, 10);
+  enum Residual { kNone, kOwnBuffer, kInC };
   for (int32_t act : {0, 1, 2, 3})
-    for (bool withBias : {true, false}) {
-      std::vector<float> c(m * n);
-      std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j)
-          want[i * n + j] = applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f), act);
-      MemRef<float, 1> biasRef = makeMemRef<float, 1>(bias.data(), {withBias ? n : 0});
-      ExecutionContext execution(*context_);
-      RalArgs(&execution)
-          .add(makeMemRef<float, 2>(a.data(), {m, k}))
-          .add(makeMemRef<float, 2>(b.data(), {k, n}))
-          .add(biasRef)
-          .add(makeMemRef<float, 2>(c.data(), {m, n}))
-          .add(false)
-          .add(false)
-          .add(act)
-          .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
-      ASSERT_TRUE(execution.finish()) << execution.status().message();
-      expectNear(c, want, 1e-4f, "epilogue act " + std::to_string(act) + (withBias ? " bias" : ""));
-    }
-  ExecutionContext execution(*context_);
-  std::vector<float> c(m * n);
-  RalArgs(&execution)
-      .add(makeMemRef<float, 2>(a.data(), {m, k}))
-      .add(makeMemRef<float, 2>(b.data(), {k, n}))
-      .add(makeMemRef<float, 1>(bias.data(), {0}))
-      .add(makeMemRef<float, 2>(c.data(), {m, n}))
-      .add(false)
-      .add(false)
-      .add(int32_t(9))
-      .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
-  EXPECT_FALSE(execution.finish());
+    for (bool withBias : {true, false})
+      for (Residual residual : {kNone, kOwnBuffer, kInC}) {
+        std::vector<float> c = residual == kInC ? shortcut : std::vector<float>(m * n);
+        std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            want[i * n + j] = applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
+                                                  (residual != kNone ? shortcut[i * n + j] : 0.f),
+                                              act);
+        float *residualData = residual == kInC ? c.data() : shortcut.data();
+        ExecutionContext execution(*context_);
+        RalArgs(&execution)
+            .add(makeMemRef<float, 2>(a.data(), {m, k}))
+            .add(makeMemRef<float, 2>(b.data(), {k, n}))
+            .add(makeMemRef<float, 1>(bias.data(), {withBias ? n : 0}))
+            .add(residual == kNone ? makeMemRef<float, 2>(nullptr, {0, 0})
+                                   : makeMemRef<float, 2>(residualData, {m, n}))
+            .add(makeMemRef<float, 2>(c.data(), {m, n}))
+            .add(false)
+            .add(false)
+            .add(act)
+            .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+        ASSERT_TRUE(execution.finish()) << execution.status().message();
+        expectNear(c, want, 1e-4f,
+                   "epilogue act " + std::to_string(act) + (withBias ? " bias" : "") +
+                       " residual " + std::to_string(residual));
+      }
+  // An unknown activation and a residual of another shape are errors naming the kernel.
+  for (int32_t act : {9, 0}) {
+    ExecutionContext execution(*context_);
+    std::vector<float> c(m * n);
+    RalArgs(&execution)
+        .add(makeMemRef<float, 2>(a.data(), {m, k}))
+        .add(makeMemRef<float, 2>(b.data(), {k, n}))
+        .add(makeMemRef<float, 1>(bias.data(), {0}))
+        .add(act == 0 ? makeMemRef<float, 2>(shortcut.data(), {n, m})
+                      : makeMemRef<float, 2>(nullptr, {0, 0}))
+        .add(makeMemRef<float, 2>(c.data(), {m, n}))
+        .add(false)
+        .add(false)
+        .add(act)
+        .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+    Status status = execution.finish();
+    ASSERT_FALSE(status);
+    if (act == 0)
+      EXPECT_NE(status.message().find("ral_gemm_epilogue_onednn: the residual is [12x7]"),
+                std::string::npos)
+          << status.message();
+  }
 }
 
 struct ConvCase {
@@ -499,6 +521,69 @@ TEST_F(RalKernels, ConvWrongOutputShapeIsAStatus) {
   Status s = execution.finish();
   ASSERT_FALSE(s);
   EXPECT_NE(s.message().find("expected output [1x1x3x3]"), std::string::npos) << s.message();
+}
+
+/// Max pooling of NCHW `x` by the loop of Kernels.h (padding excluded).
+std::vector<float> naiveMaxPool(const std::vector<float> &x, int64_t n, int64_t c, int64_t h,
+                                int64_t w, const std::vector<int64_t> &p, int64_t oh,
+                                int64_t ow) {
+  std::vector<float> y(n * c * oh * ow, -std::numeric_limits<float>::infinity());
+  for (int64_t b = 0; b < n * c; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t u = 0; u < p[kPoolWindowH]; ++u)
+          for (int64_t v = 0; v < p[kPoolWindowW]; ++v) {
+            int64_t r = i * p[kPoolStrideH] - p[kPoolPadTop] + u * p[kPoolDilationH];
+            int64_t q = j * p[kPoolStrideW] - p[kPoolPadLeft] + v * p[kPoolDilationW];
+            if (r >= 0 && r < h && q >= 0 && q < w)
+              y[(b * oh + i) * ow + j] = std::max(y[(b * oh + i) * ow + j], x[(b * h + r) * w + q]);
+          }
+  return y;
+}
+
+// NHWC views in and out (what the compiler passes): ResNet's 3x3 stride-2 pool with its
+// one-sided padding, and an asymmetric window with dilation.
+TEST_F(RalKernels, MaxPoolOneDnnAgainstNaiveLoop) {
+  requirePlugin();
+  const int64_t n = 2, c = 5, h = 9, w = 8;
+  // window h/w, stride h/w, pad top/left/bottom/right, dilation h/w
+  const std::vector<int64_t> cases[] = {{3, 3, 2, 2, 1, 1, 0, 0, 1, 1},
+                                        {2, 3, 1, 2, 0, 1, 1, 1, 2, 1}};
+  std::vector<float> x = random(n * c * h * w, 20), xNhwc = toNhwc(x, n, c, h, w);
+  for (const std::vector<int64_t> &p : cases) {
+    int64_t oh = (h + p[4] + p[6] - p[8] * (p[0] - 1) - 1) / p[2] + 1;
+    int64_t ow = (w + p[5] + p[7] - p[9] * (p[1] - 1) - 1) / p[3] + 1;
+    std::vector<float> yNhwc(n * c * oh * ow, 7);
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(nhwcView(xNhwc.data(), n, c, h, w))
+        .add(nhwcView(yNhwc.data(), n, c, oh, ow))
+        .add(makeMemRef<int64_t, 1>(const_cast<int64_t *>(p.data()), {kPoolParams}))
+        .call(LOUPE_RAL_MAX_POOL_ONEDNN_F32);
+    ASSERT_TRUE(execution.finish()) << execution.status().message();
+    expectNear(yNhwc, toNhwc(naiveMaxPool(x, n, c, h, w, p, oh, ow), n, c, oh, ow), 0,
+               "max pool " + std::to_string(p[0]) + "x" + std::to_string(p[1]));
+  }
+}
+
+TEST_F(RalKernels, MaxPoolBadParamsAreAStatus) {
+  requirePlugin();
+  std::vector<float> x(1 * 1 * 5 * 5), y(1 * 1 * 2 * 2);
+  std::vector<int64_t> wrongOutput = {3, 3, 1, 1, 0, 0, 0, 0, 1, 1},
+                       padCoversWindow = {2, 2, 2, 2, 2, 0, 0, 0, 1, 1};
+  for (const auto &[params, message] :
+       {std::pair{wrongOutput, "output [1x1x2x2] for input [1x1x5x5], want [1x1x3x3]"},
+        std::pair{padCoversWindow, "smaller than the window"}}) {
+    ExecutionContext execution(*context_);
+    RalArgs(&execution)
+        .add(makeMemRef<float, 4>(x.data(), {1, 1, 5, 5}))
+        .add(makeMemRef<float, 4>(y.data(), {1, 1, 2, 2}))
+        .add(makeMemRef<int64_t, 1>(const_cast<int64_t *>(params.data()), {kPoolParams}))
+        .call(LOUPE_RAL_MAX_POOL_ONEDNN_F32);
+    Status s = execution.finish();
+    ASSERT_FALSE(s);
+    EXPECT_NE(s.message().find(message), std::string::npos) << s.message();
+  }
 }
 
 TEST_F(RalKernels, TopKMatchesAStableSortReference) {

@@ -128,6 +128,15 @@ TEST(GraphModel, MapsGraphOpsToRegistryOps) {
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", transpose), "");
   EXPECT_EQ(graph::libraryOpKind("tosa.transpose", transpose), "");
   EXPECT_EQ(graph::libraryOpKind("tosa.matmul", bmm), "batch_matmul");
+  // Max pooling: oneDNN's kernel, or the generated window reduction (not TOSA's padded copy).
+  EXPECT_EQ(graph::libraryOpKind("tosa.max_pool2d",
+                                 summary("dispatch_2_ral_max_pool_onednn", "ral.dispatch")),
+            "max_pool2d");
+  EXPECT_EQ(graph::libraryOpKind("tosa.max_pool2d",
+                                 summary("dispatch_5_generic_reduce", "linalg.generic", "kInput")),
+            "max_pool2d");
+  EXPECT_EQ(graph::libraryOpKind("tosa.max_pool2d", summary("dispatch_2_map", "linalg.map", "kLoop")),
+            "");
   // The int8 forms: oneDNN's kernels or generated code.
   EXPECT_EQ(graph::libraryOpKind("tosa.conv2d", summary("dispatch_3_ral_qconv_onednn",
                                                         "ral.dispatch")),
@@ -215,7 +224,8 @@ TEST(GraphModel, RealCnnClusters) {
   // follows the convolution directly and is its oneDNN post-op, in its cluster.
   const graph::ClusterEntry *pool = clusterOf("pool1", "tosa.max_pool2d");
   ASSERT_NE(pool, nullptr);
-  EXPECT_EQ(pool->summary.kind, "kInput");
+  EXPECT_EQ(pool->summary.kind, "kLibrary"); // oneDNN's max pooling.
+  EXPECT_EQ(pool->summary.backend, "onednn");
   for (const graph::NodeEntry &n : m.nodes)
     EXPECT_NE(n.node.name, "bn1");
   EXPECT_EQ(clusterOf("relu1", "tosa.clamp"), conv);
@@ -229,7 +239,7 @@ TEST(GraphModel, RealCnnClusters) {
     ASSERT_GE(other, 0);
     around.push_back((producer ? "into " : "from ") + m.clusters[other].summary.ops.back());
   }
-  EXPECT_EQ(around, (std::vector<std::string>{"from tensor.pad@conv1", "into linalg.generic@pool1"}));
+  EXPECT_EQ(around, (std::vector<std::string>{"from tensor.pad@conv1", "into linalg.pooling_nhwc_max@pool1"}));
 }
 
 TEST(GraphLayout, DotLaysOutLayersWithoutOverlaps) {
@@ -511,7 +521,7 @@ TEST(GraphPanel, ClusterExplainerOnTheCnn) {
   f.vm.profile = makeProfileView(makeRunOf(3, recordsOf(f.vm.compile->result), medians, 9, 0, 1));
   f.ui.frames(2, f.draw);
   const graph::ClusterEntry &pooling = m.clusters[m.clusterIndex(pool)];
-  ASSERT_EQ(pooling.dispatches.size(), 2u) << "fill and pooling";
+  ASSERT_EQ(pooling.dispatches.size(), 1u) << "oneDNN's max pooling";
   for (int d : pooling.dispatches) {
     int64_t id = m.dispatches[d].summary.id;
     ASSERT_TRUE(details.shownMedians().count(id)) << id;

@@ -50,6 +50,21 @@ enum ConvParam : int {
 inline constexpr int kConvParams = 9;
 inline constexpr int kConvParamsWithActivation = 10;
 
+/// Entries of the pooling params memref (i64).
+enum PoolParam : int {
+  kPoolWindowH = 0,
+  kPoolWindowW,
+  kPoolStrideH,
+  kPoolStrideW,
+  kPoolPadTop,
+  kPoolPadLeft,
+  kPoolPadBottom,
+  kPoolPadRight,
+  kPoolDilationH,
+  kPoolDilationW,
+};
+inline constexpr int kPoolParams = 10;
+
 } // namespace loupe::abi
 #endif
 

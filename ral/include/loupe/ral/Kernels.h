@@ -26,8 +26,10 @@
 //   broadcast to C's batch.
 // GEMM with epilogue  ral_gemm_epilogue_onednn___cpu (oneDNN post-ops),
 //   ral_gemm_epilogue_cublaslt___gpu (cuBLASLt epilogues)
-//   (ctx, A, B, bias, C, transA, transB, int32 activation): C = act(op(A) * op(B) + bias), bias
-//   an [N] f32 memref (size 0: no bias), activation an Activation code below.
+//   (ctx, A, B, bias, residual, C, transA, transB, int32 activation):
+//   C = act(op(A) * op(B) + bias + residual), bias an [N] f32 memref (size 0: no bias), residual
+//   an [M,N] row-major f32 memref (size 0: none; a residual connection's other branch, added
+//   before the activation), activation an Activation code below.
 // Quantized batched GEMM  ral_qgemm_onednn___cpu
 //   (ctx, A [batch,M,K] i8, B [batch,K,N] i8, C [batch,M,N] i32, int32 aZeroPoint, int32
 //   bZeroPoint): C[b] = (A[b] - aZeroPoint) * (B[b] - bZeroPoint), exact in int32 (linalg's
@@ -44,6 +46,13 @@
 //   convolution above of (input - inputZeroPoint) and filter, exact in int32, the padding
 //   holding the zero point (ONNX ConvInteger; linalg's conv_2d_nhwc_fhwc_q with a weight zero
 //   point of 0).
+// Max pooling  ral_max_pool_onednn___cpu
+//   (ctx, input, output, params), f32: output[n,c,oh,ow] = the maximum of input over the
+//   window rows oh*strideH - padTop + i*dilH (i < windowH) and likewise columns, padding
+//   excluded; input NCHW [N,C,H,W] and output NCHW [N,C,OH,OW] with any strides (the compiler
+//   passes transposed views of NHWC buffers), OH = (H + padTop + padBottom - dilH*(windowH-1)
+//   - 1)/strideH + 1 (likewise OW); params an i64 memref of kPoolParams (10) entries indexed by
+//   PoolParam.
 // TopK  ral_topk___cpu   (ctx, input [R,N], values [R,K], indices [R,K] i64, bool largest)
 //   f32, f64, i32, i64: per row the K largest (smallest) values in descending (ascending)
 //   order; ties keep the lower index first; NaN counts as larger than every number.
@@ -75,6 +84,18 @@ using abi::kConvParams;
 using abi::kConvParamsWithActivation;
 using abi::kConvStrideH;
 using abi::kConvStrideW;
+using abi::kPoolDilationH;
+using abi::kPoolDilationW;
+using abi::kPoolPadBottom;
+using abi::kPoolPadLeft;
+using abi::kPoolPadRight;
+using abi::kPoolPadTop;
+using abi::kPoolParams;
+using abi::kPoolStrideH;
+using abi::kPoolStrideW;
+using abi::kPoolWindowH;
+using abi::kPoolWindowW;
+using abi::PoolParam;
 
 } // namespace loupe::ral
 

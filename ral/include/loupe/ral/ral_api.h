@@ -87,11 +87,13 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
 #define LOUPE_RAL_QGEMM_ONEDNN_I8 \
   "ral_qgemm_onednn___cpu___pvoid_m3di8_m3di8_m3di32_i32_i32___void"
 #define LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32 \
-  "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void"
+  "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_m2df32_i1_i1_i32___void"
 #define LOUPE_RAL_CONV_ONEDNN_F32 \
   "ral_conv_onednn___cpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void"
 #define LOUPE_RAL_QCONV_ONEDNN_I8 \
   "ral_qconv_onednn___cpu___pvoid_m4di8_m4di8_m1di32_m4di32_m1di64_i32___void"
+#define LOUPE_RAL_MAX_POOL_ONEDNN_F32 \
+  "ral_max_pool_onednn___cpu___pvoid_m4df32_m4df32_m1di64___void"
 #define LOUPE_RAL_TOPK_CPU_F32 "ral_topk___cpu___pvoid_m2df32_m2df32_m2di64_i1___void"
 #define LOUPE_RAL_SORT_CPU_F32 "ral_sort___cpu___pvoid_m2df32_m2df32_m2di64_i1___void"
 #define LOUPE_RAL_GEMM_CUBLAS_F32 "ral_gemm_cublas___gpu___pvoid_m2df32_m2df32_m2df32_i1_i1___void"
@@ -99,7 +101,7 @@ __attribute__((visibility("default"))) void ral_api_call(void *ctx, const char *
 #define LOUPE_RAL_BATCH_GEMM_CUBLAS_F32 \
   "ral_batch_gemm_cublas___gpu___pvoid_m3df32_m3df32_m3df32_i1_i1___void"
 #define LOUPE_RAL_GEMM_EPILOGUE_CUBLASLT_F32 \
-  "ral_gemm_epilogue_cublaslt___gpu___pvoid_m2df32_m2df32_m1df32_m2df32_i1_i1_i32___void"
+  "ral_gemm_epilogue_cublaslt___gpu___pvoid_m2df32_m2df32_m1df32_m2df32_m2df32_i1_i1_i32___void"
 #define LOUPE_RAL_CONV_CUDNN_F32 \
   "ral_conv_cudnn___gpu___pvoid_m4df32_m4df32_m1df32_m4df32_m1di64___void"
 

@@ -42,8 +42,11 @@ namespace {
 
 using dnnl::memory;
 
-/// Work per OpenMP thread below which a oneDNN call does not add one (~0.1-1 ms of f32 FMAs).
-constexpr double kFlopsPerThread = 1 << 23;
+/// Work per OpenMP thread below which a oneDNN call does not add one (~10-20 us of one core's
+/// f32 FMAs). At 2^23 MobileNetV3-small's 1x1-conv GEMMs (2-5 MFLOP each) ran on one core; at
+/// 2^20 they take both: the model 2.23 -> 1.96 ms, its GEMMs 1.41 -> 1.14 ms (medians of 8
+/// interleaved rounds of `loupe run --reps 500`, another tenant's load 1.1-1.7).
+constexpr double kFlopsPerThread = 1 << 20;
 /// The same for memory-bound calls (a classifier's GEMV streams its weights once): bytes per
 /// thread, ~25-50 us of one core's bandwidth, well above a team's fork and join.
 constexpr double kBytesPerThread = 1 << 19;

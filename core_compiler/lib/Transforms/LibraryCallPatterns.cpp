@@ -260,8 +260,11 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   auto cType = cast<MemRefType>(c.getType());
   if (!generic || generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 2 ||
       generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
-      generic.getNumLoops() != viewType.getRank() || generic.getDpsInputs()[0] != view ||
-      generic->getBlock() != matmul->getBlock())
+      generic.getNumLoops() != viewType.getRank() || generic->getBlock() != matmul->getBlock())
+    return std::nullopt;
+  // C's operand: the first, or the second of a residual add (`shortcut + C`).
+  unsigned at = generic.getDpsInputs()[0] == view ? 0 : 1;
+  if (generic.getDpsInputs()[at] != view)
     return std::nullopt;
   // D is C's shape seen through the view: [..., N] with N C's last dim, row-major.
   Value out = generic.getDpsInits()[0];
@@ -270,7 +273,7 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
       viewType.getShape().back() != cType.getShape().back())
     return std::nullopt;
   auto maps = generic.getIndexingMapsArray();
-  if (!loupe::readsAtOutputIndex(maps[0], viewType) || !maps.back().isIdentity())
+  if (!loupe::readsAtOutputIndex(maps[at], viewType) || !maps.back().isIdentity())
     return std::nullopt;
   Block *body = generic.getBlock();
   auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
@@ -288,11 +291,11 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   };
   if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
     return std::nullopt;
-  Value second = generic.getDpsInputs()[1];
+  Value second = generic.getDpsInputs()[1 - at];
   // A residual: the output's shape, read in place, row-major (it may be D itself: the kernels
   // then accumulate into D).
   if (second.getType() == out.getType() &&
-      loupe::readsAtOutputIndex(maps[1], cast<MemRefType>(out.getType()))) {
+      loupe::readsAtOutputIndex(maps[1 - at], cast<MemRefType>(out.getType()))) {
     if (ops.size() == 1 && yielded == ops[0]->getResult(0))
       return BiasActivation{generic, Value(), second, abi::Activation::kNone};
     if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
@@ -301,7 +304,7 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   }
   Value bias = second;
   auto biasType = dyn_cast<MemRefType>(bias.getType());
-  if (!biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
+  if (at != 0 || !biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
       !biasType.getLayout().isIdentity() || !loupe::readsLastDimBias(maps[1], biasType))
     return std::nullopt;
   if (ops.size() == 1 && yielded == ops[0]->getResult(0))

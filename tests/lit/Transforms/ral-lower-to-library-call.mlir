@@ -734,8 +734,9 @@ func.func @conv_relu_transposed(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w
 
 // ResNet's `relu(conv3 + shortcut)`: the 1x1 conv's matmul, seen NHWC, plus a residual of the
 // output's shape read in place (batch pinned to 0 as TOSA reads it): the residual is the
-// kernel's, with no bias. Bufferized in place (D is the residual's buffer), the kernel gets D
-// as both. A residual read through a broadcast is not one: that generic stays.
+// kernel's, with no bias. Bufferized in place (D is the residual's buffer; here also read
+// first, `shortcut + C`), the kernel gets D as both. A residual read through a broadcast is
+// not one: that generic stays.
 
 // CHECK-LABEL: func.func @conv1x1_residual_relu
 // CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<64x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[R:.*]]: memref<1x8x8x32xf32>, %[[D:.*]]: memref<1x8x8x32xf32>)
@@ -780,7 +781,7 @@ func.func @conv1x1_residual_in_place(%ctx: !ral.context, %a: memref<64x16xf32>, 
   linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
   %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
   linalg.generic {indexing_maps = [#nhwc_r, #nhwc_r, #id4_r], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%v, %r : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>) outs(%r : memref<1x8x8x32xf32>) {
+      ins(%r, %v : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>) outs(%r : memref<1x8x8x32xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %s = arith.addf %x, %y : f32
     linalg.yield %s : f32

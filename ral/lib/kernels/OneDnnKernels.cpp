@@ -1,11 +1,10 @@
 //===- OneDnnKernels.cpp - GEMM and convolution on the CPU through oneDNN (plugin) ----===//
 //
 // ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
-// ral_gemm_epilogue_onednn (bias + ReLU/GELU post-ops), ral_conv_onednn and
-// ral_max_pool_onednn (Kernels.h), f32,
-// and ral_qgemm_onednn / ral_qconv_onednn (int8 with zero points, int32 result), with oneDNN
-// 2.x's matmul and
-// convolution_forward primitives. Memory descriptors carry the
+// ral_gemm_epilogue_onednn (bias, residual and ReLU/GELU post-ops), ral_conv_onednn and
+// ral_max_pool_onednn (Kernels.h), f32, and ral_qgemm_onednn / ral_qconv_onednn (int8 with
+// zero points, int32 result), with oneDNN 2.x's matmul, convolution_forward and
+// pooling_v2_forward primitives. Memory descriptors carry the
 // memrefs' strides, so transposed and column-major views need no copy. Primitives are built
 // once per shape and kept in a per-context cache (the oneDNN engine is one per process);
 // executing one primitive from several threads at once is allowed by oneDNN.

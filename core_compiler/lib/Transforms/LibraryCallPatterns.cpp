@@ -397,6 +397,21 @@ struct PaddedInput {
   Value source;
   int64_t top, left, bottom, right;
   llvm::SmallVector<Operation *> ops; ///< The fill, copy, subview, deallocs and allocation.
+
+  /// Writes the padding into `params` from index `padTop` on: top, left, bottom, right (the
+  /// order of both abi::ConvParam and abi::PoolParam).
+  void writePadding(llvm::SmallVectorImpl<int64_t> &params, int padTop) const {
+    params[padTop] = top;
+    params[padTop + 1] = left;
+    params[padTop + 2] = bottom;
+    params[padTop + 3] = right;
+  }
+  /// Points `reader` (operand 0) at the source and erases the padded copy.
+  void fold(Operation *reader) const {
+    reader->setOperand(0, source);
+    for (Operation *op : ops)
+      op->erase();
+  }
 };
 
 static std::optional<PaddedInput> paddedInput(Value input, Operation *reader,
@@ -578,10 +593,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     padded.reset();
   if (padded) {
     input = padded->source;
-    values[abi::kConvPadTop] = padded->top;
-    values[abi::kConvPadLeft] = padded->left;
-    values[abi::kConvPadBottom] = padded->bottom;
-    values[abi::kConvPadRight] = padded->right;
+    padded->writePadding(values, abi::kConvPadTop);
   }
   // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
   // it in the conv's cluster; the dispatch goes there, so the operands must not change.
@@ -604,7 +616,8 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
         loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
   if (relu)
     values.push_back(static_cast<int64_t>(abi::Activation::kRelu)); // kConvActivation
-  Value params = constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), "__loupe_conv_params", values);
+  Value params =
+      constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), "__loupe_conv_params", values);
   Value result = channelsFirst(b, loc, relu       ? relu.getDpsInits()[0]
                                       : depthwise ? channelsMerged(b, loc, output)
                                                   : output);
@@ -617,14 +630,10 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   if (relu)
     relu->erase();
   init->erase();
-  if (padded) {
-    conv->setOperand(0, padded->source); // The caller erases the conv.
-    for (Operation *op : padded->ops)
-      op->erase();
-  }
+  if (padded)
+    padded->fold(conv); // The caller erases the conv.
   return dispatch;
 }
-
 
 /// Max pooling on an output holding the lowest f32 -> kernel(ctx, input, output, params) with
 /// NCHW views; the initialisation and a padded copy of the input (holding the lowest f32)
@@ -662,10 +671,7 @@ FailureOr<DispatchOp> loupe::lowerMaxPool(linalg::PoolingNhwcMaxOp pool, Value c
     padded.reset();
   if (padded) {
     input = padded->source;
-    values[abi::kPoolPadTop] = padded->top;
-    values[abi::kPoolPadLeft] = padded->left;
-    values[abi::kPoolPadBottom] = padded->bottom;
-    values[abi::kPoolPadRight] = padded->right;
+    padded->writePadding(values, abi::kPoolPadTop);
   }
   OpBuilder b(pool);
   Location loc = pool.getLoc();
@@ -674,10 +680,7 @@ FailureOr<DispatchOp> loupe::lowerMaxPool(linalg::PoolingNhwcMaxOp pool, Value c
   Value args[] = {channelsFirst(b, loc, input), channelsFirst(b, loc, output), params};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
   init->erase();
-  if (padded) {
-    pool->setOperand(0, padded->source); // The caller erases the pool.
-    for (Operation *op : padded->ops)
-      op->erase();
-  }
+  if (padded)
+    padded->fold(pool); // The caller erases the pool.
   return dispatch;
 }

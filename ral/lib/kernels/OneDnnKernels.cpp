@@ -248,6 +248,15 @@ bool isDenseNhwc(const int64_t *sizes, const int64_t *strides) {
   return true;
 }
 
+/// The four sizes or strides of a rank-4 memref as oneDNN dims.
+memory::dims dims4(const int64_t *s) { return {s[0], s[1], s[2], s[3]}; }
+
+/// "[AxBxCxD]", for error messages.
+std::string shape4(const int64_t *s) {
+  return "[" + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
+         "x" + std::to_string(s[3]) + "]";
+}
+
 /// A cache key of `values`: their bytes (no formatting; keys are only compared).
 std::string keyOf(std::initializer_list<int64_t> values) {
   return std::string(reinterpret_cast<const char *>(values.begin()), values.size() * sizeof(int64_t));
@@ -456,12 +465,8 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
   int32_t activation = np == kConvParamsWithActivation ? int32_t(param(kConvActivation)) : 0;
   int64_t n = input.sizes[0], c = input.sizes[1], h = input.sizes[2], w = input.sizes[3];
   int64_t o = filter.sizes[0], kh = filter.sizes[2], kw = filter.sizes[3];
-  auto shape = [](const int64_t *s) {
-    return "[" + std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
-           "x" + std::to_string(s[3]) + "]";
-  };
-  std::string shapes = " (input " + shape(input.sizes) + ", filter " + shape(filter.sizes) +
-                       ", output " + shape(output.sizes) + ")";
+  std::string shapes = " (input " + shape4(input.sizes) + ", filter " + shape4(filter.sizes) +
+                       ", output " + shape4(output.sizes) + ")";
   if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0 || groups <= 0 || pt < 0 || pl < 0 || pb < 0 ||
       pr < 0)
     return ctx->signalError(invalidArgument(name + ": strides, dilations and groups must "
@@ -488,14 +493,13 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       return ctx->signalError(invalidArgument(name + ": " + error));
     // Logical NCHW / OIHW dims with the memrefs' strides: NHWC buffers seen through a
     // transposed view (what the compiler passes) need no copy.
-    auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
     const int64_t *fs = filter.strides;
     // Any other input layout (a strided slice of an NHWC buffer) is first copied into a dense
     // NHWC buffer: oneDNN's fast convolutions read plain layouts only.
-    memory::desc userSrc({n, c, h, w}, in, strides(input.strides));
+    memory::desc userSrc({n, c, h, w}, in, dims4(input.strides));
     bool nhwcInput = isDenseNhwc(input.sizes, input.strides);
     memory::desc src = nhwcInput ? userSrc : memory::desc(userSrc.dims(), in, nhwcStrides(userSrc.dims()));
-    memory::desc dst({n, o, oh, ow}, out, strides(output.strides));
+    memory::desc dst({n, o, oh, ow}, out, dims4(output.strides));
     // An output laid out otherwise (the compiler's fused ReLU writing ONNX's NCHW result)
     // sends oneDNN to its reference convolution (~35x slower on
     // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
@@ -504,7 +508,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
                                 ? dst
                                 : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
     memory::desc wei =
-        groups == 1 ? memory::desc({o, c, kh, kw}, in, strides(fs))
+        groups == 1 ? memory::desc({o, c, kh, kw}, in, dims4(fs))
                     : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
                                    memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
     memory::desc biasDesc({o}, out, memory::format_tag::x);
@@ -635,21 +639,14 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
                "smaller than the window"));
   int64_t oh = (in[2] + pt + pb - dh * (kh - 1) - 1) / sh + 1;
   int64_t ow = (in[3] + pl + pr - dw * (kw - 1) - 1) / sw + 1;
-  auto dims = [](const int64_t *s) {
-    return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]) +
-           "x" + std::to_string(s[3]);
-  };
+  const int64_t want[4] = {in[0], in[1], oh, ow};
   if (out[0] != in[0] || out[1] != in[1] || out[2] != oh || out[3] != ow)
-    return ctx->signalError(invalidArgument(name + ": output [" + dims(out) + "] for input [" +
-                                            dims(in) + "], want [" + std::to_string(in[0]) +
-                                            "x" + std::to_string(in[1]) + "x" +
-                                            std::to_string(oh) + "x" + std::to_string(ow) + "]"));
+    return ctx->signalError(invalidArgument(name + ": output " + shape4(out) + " for input " +
+                                            shape4(in) + ", want " + shape4(want)));
   try {
     dnnl::engine &engine = engineOf(ctx);
-    auto strides = [](const int64_t *s) { return memory::dims{s[0], s[1], s[2], s[3]}; };
-    memory::desc src({in[0], in[1], in[2], in[3]}, memory::data_type::f32,
-                     strides(input.strides));
-    memory::desc dst({out[0], out[1], oh, ow}, memory::data_type::f32, strides(output.strides));
+    memory::desc src(dims4(in), memory::data_type::f32, dims4(input.strides));
+    memory::desc dst(dims4(want), memory::data_type::f32, dims4(output.strides));
     ScopedTeamSize team(double(out[0]) * out[1] * oh * ow * kh * kw,
                         4.0 * (in[0] * in[1] * in[2] * in[3] + out[0] * out[1] * oh * ow));
     std::string key = name + team.key() +
@@ -671,8 +668,8 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(name + ": oneDNN: " + e.what() + " (status " +
-                                   std::to_string(int(e.status)) + "; input [" + dims(in) +
-                                   "], output [" + dims(out) + "])"));
+                                   std::to_string(int(e.status)) + "; input " + shape4(in) +
+                                   ", output " + shape4(out) + ")"));
   }
 }
 

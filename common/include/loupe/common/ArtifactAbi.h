@@ -64,6 +64,10 @@ enum PoolParam : int {
   kPoolDilationW,
 };
 inline constexpr int kPoolParams = 10;
+// Both list the padding as top, left, bottom, right (the compiler writes them so).
+static_assert(kConvPadRight - kConvPadTop == 3 && kPoolPadRight - kPoolPadTop == 3 &&
+              kConvPadLeft == kConvPadTop + 1 && kPoolPadLeft == kPoolPadTop + 1 &&
+              kConvPadBottom == kConvPadTop + 2 && kPoolPadBottom == kPoolPadTop + 2);
 
 } // namespace loupe::abi
 #endif

@@ -543,10 +543,12 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       // the direct conv). ResNet-50's, in the model (ONEDNN_VERBOSE): 64 channels at 56x56
       // 0.6 ms + 0.1 ms of reorders instead of 1.1 ms, 128 at 28x28 0.5 instead of 1.2, 256
       // at 14x14 0.6 instead of 1.1; 512 at 7x7 1.0 either way, so smaller outputs stay
-      // direct. Where oneDNN has no Winograd kernel, direct.
+      // direct. Fewer than 16 input channels stay direct too: the transform computes a whole
+      // 16-channel block (workload f's 3->32 stem, 224x224: 2.1 ms Winograd, 0.37 ms direct;
+      // its 32->64 conv 5.1 ms Winograd, 5.7 direct). Where oneDNN has no Winograd kernel, direct.
       std::optional<dnnl::convolution_forward::primitive_desc> pd;
       bool winograd = in == memory::data_type::f32 && groups == 1 && kh == 3 && kw == 3 &&
-                      sh == 1 && sw == 1 && dh == 1 && dw == 1 && oh * ow >= 14 * 14;
+                      sh == 1 && sw == 1 && dh == 1 && dw == 1 && oh * ow >= 14 * 14 && c >= 16;
       if (winograd) {
         try {
           memory::desc any(src.dims(), in, memory::format_tag::any);

@@ -5,7 +5,8 @@
 
 Outputs, next to this script:
   mlp.onnx, cnn.onnx, transformer_block.onnx,
-  conv_relu.onnx, dynq_mlp.onnx, qop_cnn.onnx  ONNX opset 17 models with named nodes
+  conv_relu.onnx, dynq_mlp.onnx, qop_cnn.onnx,
+  conv_hardswish.onnx                          ONNX opset 17 models with named nodes
   mlp_tosa.mlir                                a TOSA model (MLIR 19.1) with a loc() per op
   <name>/test_data_set_0/input_0.pb, output_0.pb   ONNX backend-test layout (TensorProto)
 
@@ -215,6 +216,7 @@ OPS = {
     "Mul": lambda n, a, b: a * b,
     "Div": lambda n, a, b: a / b,
     "Relu": lambda n, x: np.maximum(x, 0),
+    "HardSwish": lambda n, x: x * np.clip(x / 6 + 0.5, 0, 1),
     "Clip": lambda n, x, lo=None, hi=None: np.clip(
         x, -np.inf if lo is None else lo, np.inf if hi is None else hi),
     "Erf": lambda n, x: _erf(x),
@@ -277,7 +279,7 @@ def self_test():
         "matmul_2d", "matmul_3d", "matmul_4d", "transpose_all_permutations_*", "transpose_default",
         "concat_*", "reduce_mean_*", "layer_normalization_*", "dynamicquantizelinear*",
         "matmulinteger", "cast_DOUBLE_to_FLOAT", "cast_FLOAT16_to_FLOAT", "quantizelinear",
-        "convinteger_*", "basic_convinteger",
+        "convinteger_*", "basic_convinteger", "hardswish",
     ]
     dirs = sorted({d for p in patterns for d in glob.glob(os.path.join(ONNX_NODE_TESTS, "test_" + p))})
     checked = skipped = 0
@@ -452,6 +454,32 @@ def make_conv_relu(rng):
     )
     model = finish(graph, "Conv-Relu, Conv (no bias, stride 2)-Clip(0, 6), Conv-Relu")
     return model, {"image": f32(rng.standard_normal((1, 3, 16, 16)))}
+
+
+def make_conv_hardswish(rng):
+    """MobileNetV3's conv + HardSwish twice: a strided 3x3 conv (a oneDNN conv) and a 1x1 conv
+    (a GEMM), each with a bias; both take the HardSwish as a oneDNN post-op. Large enough
+    (16x32x32 results) for the NCHW transposes to move out of the way (loupe-sink-transposes)."""
+    nodes = [
+        helper.make_node("Conv", ["image", "conv1.weight", "conv1.bias"], ["conv1.out"], name="conv1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("HardSwish", ["conv1.out"], ["hs1.out"], name="hs1"),
+        helper.make_node("Conv", ["hs1.out", "conv2.weight", "conv2.bias"], ["conv2.out"], name="conv2",
+                         kernel_shape=[1, 1]),
+        helper.make_node("HardSwish", ["conv2.out"], ["hs2.out"], name="hs2"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "conv_hardswish",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 64, 64])],
+        [helper.make_tensor_value_info("hs2.out", TensorProto.FLOAT, [1, 16, 32, 32])],
+        initializer=[
+            init("conv1.weight", he(rng, (16, 3, 3, 3), 27)), init("conv1.bias", 0.1 * rng.standard_normal(16)),
+            init("conv2.weight", he(rng, (16, 16, 1, 1), 16)), init("conv2.bias", 0.1 * rng.standard_normal(16)),
+        ],
+    )
+    model = finish(graph, "Conv (stride 2)-HardSwish, Conv 1x1-HardSwish")
+    return model, {"image": f32(2 * rng.standard_normal((1, 3, 64, 64)))}
 
 
 def make_dynq_mlp(rng):
@@ -699,7 +727,8 @@ def main():
 
     builders = [("mlp", make_mlp, 1001), ("cnn", make_cnn, 1002),
                 ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005),
-                ("dynq_mlp", make_dynq_mlp, 1006), ("qop_cnn", make_qop_cnn, 1007)]
+                ("dynq_mlp", make_dynq_mlp, 1006), ("qop_cnn", make_qop_cnn, 1007),
+                ("conv_hardswish", make_conv_hardswish, 1008)]
     for name, build, seed in builders:
         model, feeds = build(np.random.default_rng(seed))
         outputs = [f32(o) for o in run_graph(model, feeds)]

@@ -309,11 +309,11 @@ case_backend_variants() {
   "$LOUPE" backends list >"$WORK/backends"
   grep -Eq '^onednn +cpu +conv2d +15 +ral_conv_onednn +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN conv"; }
-  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+add\+relu +yes' "$WORK/backends" ||
+  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+add\+relu\+hardswish +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN's conv_bias_act fuse pattern"; }
   grep -Eq '^cudnn +gpu +conv_bias_act +15 +ral_conv_cudnn ' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks cuDNN's conv_bias_act fuse pattern"; }
-  for model in mlp cnn transformer_block conv_relu dynq_mlp qop_cnn; do
+  for model in mlp cnn transformer_block conv_relu dynq_mlp qop_cnn conv_hardswish; do
     data=$MODELS/$model/test_data_set_0
     for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \
                  "--override fc1=openblas,conv1=codegen"; do
@@ -378,6 +378,21 @@ assert len(on) < len(off), (len(on), len(off))
 for run in runs[2:]:
     assert {d["backend"] for d in run["dispatches"]} == {"codegen"}, run["dispatches"]
 print("kernels: fused %d, fusion off %d" % (len(on), len(off)))
+PY
+  # HardSwish (MobileNetV3): the strided conv and the 1x1 conv's GEMM (its bias split off the
+  # matmul's init) take it as oneDNN's hardswish post-op.
+  data=$MODELS/conv_hardswish/test_data_set_0
+  "$LOUPE" run "$MODELS/conv_hardswish.onnx" --inputs "$data" --check "$data" --rtol 1e-4 \
+    --reps 3 --json >"$WORK/hs.json" || fail "conv_hardswish: run failed"
+  python3 - "$WORK/hs.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["check"] == "pass", run["check"]
+fused = sorted((d["name"].split("_", 2)[2], d["loc"]) for d in run["dispatches"] if d["backend"] == "onednn")
+assert fused == [("ral_conv_onednn", "conv1,hs1"), ("ral_gemm_epilogue_onednn", "conv2,hs2,conv2.bias")], fused
+# What is left is generated layout work: the input's and output's NCHW transposes.
+assert [d["name"] for d in run["dispatches"] if d["backend"] == "codegen"] == [
+    "dispatch_0_transpose", "dispatch_3_transpose"], run["dispatches"]
 PY
 }
 

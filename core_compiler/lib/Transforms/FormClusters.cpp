@@ -35,7 +35,15 @@ struct Node {
 };
 
 /// How far a library cluster's fuse pattern (matmul_bias_act, conv_bias_act) has got.
-enum class EpilogueStage { kNone, kView, kBias, kGelu, kActivation };
+enum class EpilogueStage { kNone, kView, kBias, kChain, kActivation };
+
+/// A multi-op activation read from one value, as the ONNX importer lowers it (several
+/// elementwise ops, the value read twice): its ops and the fuse-pattern op covering it.
+struct ActivationChain {
+  llvm::SmallPtrSet<Operation *, 8> ops;
+  const char *name = ""; ///< "gelu_erf" or "hardswish" (the fuse patterns' op names).
+  const char *title = ""; ///< For reasons: "exact (erf) GELU", "hardswish".
+};
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
 struct ClusterState {
@@ -44,7 +52,7 @@ struct ClusterState {
   EpilogueStage epilogue = EpilogueStage::kNone;
   bool bias = false; ///< The epilogue adds a bias (a ReLU may follow C directly).
   bool residual = false; ///< The epilogue adds a tensor of C's shape (then perhaps a ReLU).
-  llvm::SmallPtrSet<Operation *, 8> gelu; ///< The GELU ops after the bias, when they form one.
+  ActivationChain chain; ///< The activation after the result, its view or its bias, if any.
   std::set<std::string> reductions; ///< kRowReduction, kColReduction, kInput.
   bool stitch = false;              ///< kStitch: a reduction's result is read inside.
   /// Kernel arguments: values read from outside (through cheap producers, which are cloned
@@ -138,24 +146,43 @@ Operation *onlyUser(Operation *op) {
              : nullptr;
 }
 
-/// The ops of `x * 0.5 * (1 + erf(x * 0.7071))` read from `x`'s result (ONNX's exact GELU as
-/// TOSA lowers it): mul, erf, add, mul by x, mul. Empty when they do not form one.
-llvm::SmallPtrSet<Operation *, 8> geluAfter(Operation *x) {
+/// A clamp: an elementwise generic of one input whose body is a min and a max (TOSA's clamp).
+bool isClamp(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() || generic.getNumDpsInputs() != 1 ||
+      generic.getBlock()->getOperations().size() != 3)
+    return false;
+  Operation &first = generic.getBlock()->front(), *second = first.getNextNode();
+  return (isa<arith::MinimumFOp>(first) && isa<arith::MaximumFOp>(second)) ||
+         (isa<arith::MaximumFOp>(first) && isa<arith::MinimumFOp>(second));
+}
+
+/// The activation read from `x`'s result as the ONNX importer lowers it, each op its own
+/// elementwise generic: the exact GELU `x * 0.5 * (1 + erf(x * 0.7071))` (mul, erf, add, mul
+/// by x, mul) or hardswish `x * clamp(x * 1/6 + 1/2, 0, 1)` (mul, add, clamp, mul by x). The
+/// ops are matched by kind; the constants are checked when the library call is lowered
+/// (LibraryCallPatterns). No ops when they form neither.
+ActivationChain activationAfter(Operation *x) {
   llvm::SmallVector<Operation *> users(x->getUsers());
   if (users.size() != 2)
     return {};
+  auto is = [](Operation *op, auto kind) {
+    Operation *body = singleBodyOp(op);
+    return body && isa<decltype(kind)>(body);
+  };
   for (int first : {0, 1}) {
     Operation *scale = users[first], *times = users[1 - first];
-    Operation *erf = onlyUser(scale);
-    Operation *plus = erf ? onlyUser(erf) : nullptr;
+    if (!is(scale, arith::MulFOp()) || !is(times, arith::MulFOp()))
+      continue;
+    Operation *next = onlyUser(scale);
+    Operation *plus = next ? onlyUser(next) : nullptr;
     Operation *half = onlyUser(times);
-    auto is = [](Operation *op, auto kind) {
-      Operation *body = singleBodyOp(op);
-      return body && isa<decltype(kind)>(body);
-    };
-    if (is(scale, arith::MulFOp()) && is(erf, math::ErfOp()) && is(plus, arith::AddFOp()) &&
-        plus && onlyUser(plus) == times && is(times, arith::MulFOp()) && is(half, arith::MulFOp()))
-      return {scale, erf, plus, times, half};
+    if (is(next, math::ErfOp()) && is(plus, arith::AddFOp()) && onlyUser(plus) == times &&
+        is(half, arith::MulFOp()))
+      return {{scale, next, plus, times, half}, "gelu_erf", "exact (erf) GELU"};
+    Operation *clamp = plus;
+    if (is(next, arith::AddFOp()) && isClamp(clamp) && onlyUser(clamp) == times)
+      return {{scale, next, clamp, times}, "hardswish", "hardswish"};
   }
   return {};
 }
@@ -178,9 +205,14 @@ public:
 
 private:
   void sinkReluThroughResultViews();
+  void splitMatmulBias();
   void collectNodes();
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
+  ActivationChain chainOf(const ClusterState &lib);
+  std::optional<std::string> chainRule(const ClusterState &lib, const Node &consumer,
+                                       const backends::FusePattern &pattern,
+                                       const std::string &who, const std::string &what);
   std::string stitchRule(const ClusterState &a, const ClusterState &b);
   bool createsCycle(int a, int b);
   void addInputs(Value v, llvm::SmallSetVector<Value, 8> &inputs);
@@ -245,6 +277,28 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
   return out.takeVector();
 }
 
+/// The activation chain a library cluster may take next: the one after its result, its
+/// result view or its bias.
+ActivationChain Clusterer::chainOf(const ClusterState &lib) {
+  if (lib.epilogue == EpilogueStage::kNone)
+    return activationAfter(nodes[lib.library].op);
+  return lib.epilogue == EpilogueStage::kActivation ? ActivationChain() : lib.chain;
+}
+
+/// For a consumer in the library cluster's next activation chain (chainOf): "" when the fuse
+/// pattern covers the activation, else the refusal; nullopt for any other consumer.
+std::optional<std::string> Clusterer::chainRule(const ClusterState &lib, const Node &consumer,
+                                                const backends::FusePattern &pattern,
+                                                const std::string &who,
+                                                const std::string &what) {
+  ActivationChain chain = chainOf(lib);
+  if (!chain.ops.contains(consumer.op))
+    return std::nullopt;
+  if (llvm::is_contained(pattern.ops, chain.name))
+    return ""; // oneDNN's eltwise_gelu_erf / eltwise_hardswish post-op.
+  return who + ": " + pattern.name + " has no " + chain.title + "; not " + what + " here";
+}
+
 /// The rule that refuses merging a library cluster with its consumer, or "".
 std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer, int producer) {
   const Node &op = nodes[lib.library];
@@ -258,27 +312,25 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
            kind + ")";
   if (kind == "conv2d") {
     // TOSA's convolution carries its bias (the broadcast its output starts from, which
-    // lowering hands to the kernel): the epilogue is the ReLU of the NHWC result (moved before
-    // TOSA's transpose by sinkReluThroughResultViews).
+    // lowering hands to the kernel): the epilogue is the ReLU (moved before TOSA's transpose
+    // by sinkReluThroughResultViews) or hardswish of the NHWC result.
+    if (std::optional<std::string> rule = chainRule(lib, consumer, *pattern, who, what))
+      return *rule;
     if (!nodes[producer].op->hasOneUse())
       return who + ": its result has other readers, so no epilogue can take it";
     if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kNone)
       return "";
-    return who + ": " + pattern->name + " covers the ReLU of the NHWC result; not " + what +
-           " here";
+    return who + ": " + pattern->name + " covers the ReLU" +
+           (llvm::is_contained(pattern->ops, "hardswish") ? " or hardswish" : "") +
+           " of the NHWC result; not " + what + " here";
   }
   // The epilogue kernels are 2-D: a batch matmul takes one only with a batch of 1.
   if (int64_t batch = cast<ShapedType>(op.op->getResult(0).getType()).getDimSize(0);
       isa<linalg::BatchMatmulOp>(op.op) && batch != 1)
     return who + ": its batch is " + std::to_string(batch) + ", and " + pattern->name +
            " is 2-D";
-  bool geluErf = llvm::is_contained(pattern->ops, "gelu_erf");
-  if ((lib.epilogue == EpilogueStage::kBias || lib.epilogue == EpilogueStage::kGelu) &&
-      lib.gelu.contains(consumer.op)) {
-    if (geluErf)
-      return ""; // The exact GELU after the bias: oneDNN's eltwise_gelu_erf post-op.
-    return who + ": " + pattern->name + " has no exact (erf) GELU; not " + what + " here";
-  }
+  if (std::optional<std::string> rule = chainRule(lib, consumer, *pattern, who, what))
+    return *rule;
   if (!nodes[producer].op->hasOneUse())
     return who + ": its result has other readers, so no epilogue can take it";
   bool view = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(consumer.op);
@@ -290,8 +342,12 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isResidualAdd(consumer.op) && lib.epilogue < EpilogueStage::kBias)
     return "";
-  return who + ": " + pattern->name + " covers a result view, C + bias, then ReLU" +
-         (geluErf ? " or GELU" : "") + ", or relu(C + residual); not " + what + " here";
+  std::string activations = "ReLU";
+  for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"}})
+    if (llvm::is_contained(pattern->ops, op))
+      activations += std::string(" or ") + title;
+  return who + ": " + pattern->name + " covers a result view, C + bias, then " + activations +
+         ", or relu(C + residual); not " + what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {
@@ -465,19 +521,21 @@ void Clusterer::merge(int producer, int consumer) {
   state.erase(lc);
   if (ps.library >= 0) { // The library kernel takes the next step of its fuse pattern.
     Operation *next = nodes[consumer].op;
-    if (ps.gelu.contains(next))
-      ps.epilogue = EpilogueStage::kGelu;
+    ps.chain = chainOf(ps);
+    if (ps.chain.ops.contains(next))
+      ps.epilogue = EpilogueStage::kChain;
     else if (isBiasAdd(next))
-      ps.epilogue = EpilogueStage::kBias, ps.bias = true, ps.gelu = geluAfter(next);
+      ps.epilogue = EpilogueStage::kBias, ps.bias = true, ps.chain = activationAfter(next);
     else if (bool relu = false; isResidualAdd(next, &relu))
       ps.epilogue = relu ? EpilogueStage::kActivation : EpilogueStage::kBias, ps.residual = true;
+    else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next))
+      ps.epilogue = EpilogueStage::kView, ps.chain = activationAfter(next);
     else
-      ps.epilogue = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next)
-                        ? EpilogueStage::kView
-                        : EpilogueStage::kActivation;
+      ps.epilogue = EpilogueStage::kActivation;
   } else {
     ps.library = cs.library;
     ps.epilogue = cs.epilogue;
+    ps.chain = cs.chain;
     ps.bias = cs.bias;
     ps.residual = cs.residual;
     ps.stitch = ps.stitch || cs.stitch || nodes[producer].pattern == OpPattern::kReduce;
@@ -533,7 +591,79 @@ void Clusterer::sinkReluThroughResultViews() {
   }
 }
 
+/// TOSA's fully_connected (every 1x1 convolution) starts its matmul from the bias broadcast
+/// over the rows, and the library GEMMs overwrite C: with a trained model's non-zero bias every
+/// 1x1 convolution ran as generated loops ("C is not zero-filled"). A matmul a library backend
+/// runs becomes a zero-filled matmul and `C + bias` (isBiasAdd), the bias step of
+/// matmul_bias_act, which the GEMM then takes as its epilogue. The add goes after the
+/// matmul's one reshape (the NHWC expand of a 1x1 convolution), where the pattern expects it.
+void Clusterer::splitMatmulBias() {
+  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
+  llvm::SmallVector<linalg::LinalgOp> matmuls;
+  for (Operation &op : entry.getBody().front())
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      matmuls.push_back(cast<linalg::LinalgOp>(op));
+  for (linalg::LinalgOp matmul : matmuls) {
+    // The init: `broadcast(bias)` along the last dim, into a tensor.empty.
+    auto init = matmul.getDpsInits()[0].getDefiningOp<linalg::GenericOp>();
+    if (!init || init.getNumDpsInputs() != 1 || init.getNumReductionLoops() ||
+        !init.getMatchingIndexingMap(init.getDpsInitOperand(0)).isIdentity() ||
+        !init.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+      continue;
+    OpOperand *bias = init.getDpsInputOperand(0);
+    Block *body = init.getBlock();
+    if (body->getOperations().size() != 1 ||
+        body->getTerminator()->getOperand(0) != body->getArgument(0) ||
+        !readsLastDimBias(init.getMatchingIndexingMap(bias),
+                          cast<ShapedType>(bias->get().getType())))
+      continue;
+    std::string kind = libraryOpKind(matmul);
+    backends::Selection sel = registry.select(kind, describeLoc(matmul.getLoc()), prefs,
+                                              opSignature(matmul, kind));
+    if (sel.kernel.empty() || !hasStaticF32Operands(matmul))
+      continue;
+    OpBuilder b(matmul);
+    Location loc = matmul.getLoc();
+    Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+    Value zeros = b.create<linalg::FillOp>(loc, zero, init.getDpsInits()[0]).getResult(0);
+    matmul->setOperand(matmul.getDpsInitOperand(0)->getOperandNumber(), zeros);
+    if (matchPattern(bias->get(), m_AnyZeroFloat())) { // A zero bias (untrained BatchNorm).
+      if (init->use_empty())
+        init->erase();
+      continue;
+    }
+    // C + bias on C, or on its one reshape when that keeps the last dim and the bias is [N].
+    Value c = matmul->getResult(0);
+    AffineMap biasMap = init.getMatchingIndexingMap(bias);
+    Operation *view = onlyUser(matmul);
+    auto viewType = view && isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(view)
+                        ? cast<RankedTensorType>(view->getResult(0).getType())
+                        : RankedTensorType();
+    if (viewType && cast<ShapedType>(bias->get().getType()).getRank() == 1 &&
+        viewType.getShape().back() == cast<ShapedType>(c.getType()).getShape().back()) {
+      c = view->getResult(0);
+      biasMap = AffineMap::get(viewType.getRank(), 0, b.getAffineDimExpr(viewType.getRank() - 1));
+    }
+    b.setInsertionPointAfterValue(c);
+    auto type = cast<RankedTensorType>(c.getType());
+    Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+    AffineMap id = b.getMultiDimIdentityMap(type.getRank());
+    auto add = b.create<linalg::GenericOp>(
+        loc, type, ValueRange{c, bias->get()}, ValueRange{empty},
+        ArrayRef<AffineMap>{id, biasMap, id},
+        SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location at, ValueRange args) {
+          nested.create<linalg::YieldOp>(
+              at, nested.create<arith::AddFOp>(at, args[0], args[1]).getResult());
+        });
+    c.replaceAllUsesExcept(add.getResult(0), add);
+    if (init->use_empty())
+      init->erase();
+  }
+}
+
 void Clusterer::run() {
+  splitMatmulBias();
   if (fusion)
     sinkReluThroughResultViews();
   collectNodes();
@@ -606,13 +736,15 @@ void Clusterer::materialize() {
     std::string pattern = opPatternName(nodes[heaviest].pattern);
     std::string reason = lead.backend.reason;
     std::string libraryKind = s.library >= 0 ? libraryOpKind(lead.op) : "";
-    if (libraryKind == "conv2d" && s.epilogue == EpilogueStage::kActivation) {
+    if (libraryKind == "conv2d" && s.epilogue >= EpilogueStage::kChain) {
       pattern = fusePatternName(libraryKind);
-      reason += "; takes the ReLU after it as its epilogue";
+      reason += std::string("; takes the ") +
+                (s.epilogue == EpilogueStage::kChain ? s.chain.title : "ReLU") +
+                " after it as its epilogue";
     } else if (s.library >= 0 && s.epilogue >= EpilogueStage::kBias) {
       pattern = fusePatternName(libraryKind);
       const char *activation = s.epilogue == EpilogueStage::kActivation ? "ReLU"
-                               : s.epilogue == EpilogueStage::kGelu     ? "GELU"
+                               : s.epilogue == EpilogueStage::kChain    ? s.chain.title
                                                                         : nullptr;
       std::string what = s.bias       ? "the bias"
                          : s.residual ? "the residual add"

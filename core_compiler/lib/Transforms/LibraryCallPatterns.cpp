@@ -206,7 +206,7 @@ struct BiasActivation {
   linalg::GenericOp generic;
   Value bias;         ///< [N] or [1, ..., 1, N]; null for relu(C) and a residual add.
   Value residual;     ///< A buffer of the generic's output shape read in place, or null.
-  abi::Activation activation; ///< None, ReLU or the exact GELU.
+  abi::Activation activation; ///< None, ReLU, the exact GELU or hardswish.
 };
 } // namespace
 
@@ -217,10 +217,11 @@ static bool isConstant(Value value, double expected) {
          std::abs(attr.getValueAsDouble() - expected) < 1e-6;
 }
 
-/// `ops` (after ops[0] = C + bias = s) compute the exact GELU of s and yield it:
-/// t = s * 1/sqrt(2); e = erf(t); a = e + 1; m = s * a; yield m * 0.5 (operands in any order).
-static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value yielded) {
-  Value s = ops[0]->getResult(0);
+/// The five `ops` compute the exact GELU of s and yield it: t = s * 1/sqrt(2); e = erf(t);
+/// a = e + 1; m = s * a; yield m * 0.5 (operands in any order).
+static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value s, Value yielded) {
+  if (ops.size() != 5)
+    return false;
   auto binary = [](Operation *op, Value v, double constant) {
     return op->getNumOperands() == 2 &&
            ((op->getOperand(0) == v && isConstant(op->getOperand(1), constant)) ||
@@ -231,18 +232,31 @@ static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value yielded) {
            ((op->getOperand(0) == a && op->getOperand(1) == b) ||
             (op->getOperand(0) == b && op->getOperand(1) == a));
   };
-  return isa<arith::MulFOp>(ops[1]) && binary(ops[1], s, M_SQRT1_2) &&
-         isa<math::ErfOp>(ops[2]) && ops[2]->getOperand(0) == ops[1]->getResult(0) &&
-         isa<arith::AddFOp>(ops[3]) && binary(ops[3], ops[2]->getResult(0), 1.0) &&
-         isa<arith::MulFOp>(ops[4]) && pair(ops[4], s, ops[3]->getResult(0)) &&
-         isa<arith::MulFOp>(ops[5]) && binary(ops[5], ops[4]->getResult(0), 0.5) &&
-         yielded == ops[5]->getResult(0);
+  return isa<arith::MulFOp>(ops[0]) && binary(ops[0], s, M_SQRT1_2) &&
+         isa<math::ErfOp>(ops[1]) && ops[1]->getOperand(0) == ops[0]->getResult(0) &&
+         isa<arith::AddFOp>(ops[2]) && binary(ops[2], ops[1]->getResult(0), 1.0) &&
+         isa<arith::MulFOp>(ops[3]) && pair(ops[3], s, ops[2]->getResult(0)) &&
+         isa<arith::MulFOp>(ops[4]) && binary(ops[4], ops[3]->getResult(0), 0.5) &&
+         yielded == ops[4]->getResult(0);
+}
+
+/// The activation `ops` compute from `x` and yield: ReLU (isReluOf), the exact GELU
+/// (isGeluErf) or hardswish (isHardSwishOf); nullopt for anything else.
+static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> ops, Value x,
+                                                   Value yielded) {
+  if (ops.size() <= 2 && loupe::isReluOf(yielded, x))
+    return abi::Activation::kRelu;
+  if (isGeluErf(ops, x, yielded))
+    return abi::Activation::kGeluErf;
+  if (ops.size() == 5 && loupe::isHardSwishOf(yielded, x))
+    return abi::Activation::kHardSwish;
+  return std::nullopt;
 }
 
 /// Matches the only reader of C (or of its one reshape: a collapse, or the NHWC expand of a
 /// 1x1 convolution's [H*W, N] result) as an elementwise generic that reads it in place and
-/// computes `C + bias`, `relu(C + bias)`, `gelu(C + bias)` or `relu(C)` (the bias along the
-/// last dim) into a separate buffer of its shape.
+/// computes `C + bias` or `act(C + bias)` (act: ReLU, the exact GELU or hardswish; the bias
+/// along the last dim) or `act(C)` into a separate buffer of its shape.
 static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
   auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
@@ -279,9 +293,9 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
                                              [](Operation &op) { return &op; }));
   Value yielded = body->getTerminator()->getOperand(0);
-  if (generic.getNumDpsInputs() == 1) { // relu(C)
-    if (ops.size() <= 2 && loupe::isReluOf(yielded, body->getArgument(0)))
-      return BiasActivation{generic, Value(), Value(), abi::Activation::kRelu};
+  if (generic.getNumDpsInputs() == 1) { // act(C)
+    if (auto act = activationOf(ops, body->getArgument(0), yielded))
+      return BiasActivation{generic, Value(), Value(), *act};
     return std::nullopt;
   }
   // Body: %s = addf(in, bias or residual) [, then ReLU or the exact GELU of %s], yield.
@@ -309,10 +323,8 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
     return std::nullopt;
   if (ops.size() == 1 && yielded == ops[0]->getResult(0))
     return BiasActivation{generic, bias, Value(), abi::Activation::kNone};
-  if (ops.size() == 6 && isGeluErf(ops, yielded))
-    return BiasActivation{generic, bias, Value(), abi::Activation::kGeluErf};
-  if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
-    return BiasActivation{generic, bias, Value(), abi::Activation::kRelu};
+  if (auto act = activationOf(llvm::ArrayRef(ops).drop_front(), ops[0]->getResult(0), yielded))
+    return BiasActivation{generic, bias, Value(), *act};
   return std::nullopt;
 }
 
@@ -498,17 +510,27 @@ static Value constantI64Vector(OpBuilder &b, Location loc, ModuleOp module, Stri
   return global;
 }
 
+namespace {
+/// The elementwise op that applies an activation to a conv's output.
+struct ConvActivation {
+  linalg::GenericOp generic;
+  abi::Activation activation; ///< ReLU or hardswish.
+};
+} // namespace
+
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
-/// conv's block computing `relu(o)` (isReluOf) at the same index into a static f32 NHWC
-/// buffer D: in place (D = O; later readers see the ReLU) or into another buffer (then nothing
-/// but `init`, the conv and the ReLU uses O, not even through a view).
-static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o) {
+/// conv's block computing `relu(o)` (isReluOf) or `hardswish(o)` (isHardSwishOf) at the same
+/// index into a static f32 NHWC buffer D: in place (D = O; later readers see the activation)
+/// or into another buffer (then nothing but `init`, the conv and the activation uses O, not
+/// even through a view).
+static std::optional<ConvActivation> matchConvActivation(Operation *conv, Operation *init,
+                                                         Value o) {
   auto users = readersAfter(conv, o);
   Operation *first = nullptr;
   for (Operation *user : users) {
     Operation *top = conv->getBlock()->findAncestorOpInBlock(*user);
     if (!top)
-      return nullptr;
+      return std::nullopt;
     if (!first || top->isBeforeInBlock(first))
       first = top;
   }
@@ -516,7 +538,7 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o
   if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
       generic.getNumLoops() != 4 || generic.getNumReductionLoops() != 0 ||
       generic.getDpsInputs()[0] != o)
-    return nullptr;
+    return std::nullopt;
   Value d = generic.getDpsInits()[0];
   auto oType = cast<MemRefType>(o.getType());
   auto other = [&](Operation *user) {
@@ -526,23 +548,27 @@ static linalg::GenericOp matchConvRelu(Operation *conv, Operation *init, Value o
       (d != o && llvm::any_of(o.getUsers(), other)) ||
       !generic.getIndexingMapsArray()[1].isIdentity() ||
       !loupe::readsAtOutputIndex(generic.getIndexingMapsArray()[0], oType))
-    return nullptr;
+    return std::nullopt;
   Block *body = generic.getBlock();
-  if (body->getOperations().size() > 3 ||
-      !loupe::isReluOf(body->getTerminator()->getOperand(0), body->getArgument(0)))
-    return nullptr;
-  return generic;
+  auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
+                                             [](Operation &op) { return &op; }));
+  std::optional<abi::Activation> act =
+      activationOf(ops, body->getArgument(0), body->getTerminator()->getOperand(0));
+  if (act != abi::Activation::kRelu && act != abi::Activation::kHardSwish)
+    return std::nullopt;
+  return ConvActivation{generic, *act};
 }
 
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
 /// output, params[, input zero point]) with NCHW/OIHW views; the initialisation goes away (the
 /// kernel adds bias).
-/// With a ReLU reader in its cluster (matchConvRelu) and a `reluKernel`, that kernel at the
-/// reader instead, writing the reader's output with params[kConvActivation] = relu.
+/// With an activation reader in its cluster (matchConvActivation) and an `epilogueKernel`,
+/// that kernel at the reader instead, writing the reader's output with
+/// params[kConvActivation] = the activation.
 FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringRef kernel,
-                                       StringRef reluKernel, StringRef device, std::string &why,
-                                       bool &fused) {
-  fused = false;
+                                       StringRef epilogueKernel, StringRef device,
+                                       std::string &why, std::string &fused) {
+  fused.clear();
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
         output = conv.getDpsInits()[0];
   auto quantized = dyn_cast<linalg::Conv2DNhwcFhwcQOp>(conv.getOperation());
@@ -595,40 +621,43 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     input = padded->source;
     padded->writePadding(values, abi::kConvPadTop);
   }
-  // Pattern fusion (conv_bias_act): the ReLU reading the output, when the cluster phase put
-  // it in the conv's cluster; the dispatch goes there, so the operands must not change.
-  linalg::GenericOp relu =
-      reluKernel.empty() || depthwise ? nullptr : matchConvRelu(conv, init, output);
-  if (relu) {
+  // Pattern fusion (conv_bias_act): the activation reading the output, when the cluster phase
+  // put it in the conv's cluster; the dispatch goes there, so the operands must not change.
+  std::optional<ConvActivation> epilogue;
+  if (!epilogueKernel.empty() && !depthwise)
+    epilogue = matchConvActivation(conv, init, output);
+  linalg::GenericOp act = epilogue ? epilogue->generic : nullptr;
+  if (act) {
     Attribute cluster = conv->getAttr("loupe.cluster");
-    llvm::SmallVector<Value> reads = {input, filter, relu.getDpsInits()[0]};
+    llvm::SmallVector<Value> reads = {input, filter, act.getDpsInits()[0]};
     if (bias)
       reads.push_back(bias);
-    if ((cluster && relu->getAttr("loupe.cluster") != cluster) || !canMoveTo(conv, relu, reads))
-      relu = nullptr;
+    if ((cluster && act->getAttr("loupe.cluster") != cluster) || !canMoveTo(conv, act, reads))
+      act = nullptr;
   }
-  Operation *at = relu ? relu.getOperation() : conv.getOperation();
+  Operation *at = act ? act.getOperation() : conv.getOperation();
   OpBuilder b(at);
-  Location loc = relu ? FusedLoc::get(conv->getContext(), {conv.getLoc(), relu.getLoc()})
-                      : conv.getLoc();
+  Location loc = act ? FusedLoc::get(conv->getContext(), {conv.getLoc(), act.getLoc()})
+                     : conv.getLoc();
   if (!bias)
     bias = b.create<memref::AllocaOp>(
         loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
-  if (relu)
-    values.push_back(static_cast<int64_t>(abi::Activation::kRelu)); // kConvActivation
+  if (act)
+    values.push_back(static_cast<int64_t>(epilogue->activation)); // kConvActivation
   Value params =
       constantI64Vector(b, loc, conv->getParentOfType<ModuleOp>(), "__loupe_conv_params", values);
-  Value result = channelsFirst(b, loc, relu       ? relu.getDpsInits()[0]
-                                      : depthwise ? channelsMerged(b, loc, output)
-                                                  : output);
+  Value result = channelsFirst(b, loc, act         ? act.getDpsInits()[0]
+                                       : depthwise ? channelsMerged(b, loc, output)
+                                                   : output);
   Value weights = depthwise ? depthwiseAsGrouped(b, loc, filter) : channelsFirst(b, loc, filter);
   llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), weights, bias, result, params};
   if (quantized)
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
-  DispatchOp dispatch = createDispatch(b, loc, ctx, args, relu ? reluKernel : kernel, device);
-  fused = bool(relu);
-  if (relu)
-    relu->erase();
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? epilogueKernel : kernel, device);
+  if (act) {
+    fused = epilogue->activation == abi::Activation::kRelu ? "ReLU" : "hardswish";
+    act->erase();
+  }
   init->erase();
   if (padded)
     padded->fold(conv); // The caller erases the conv.

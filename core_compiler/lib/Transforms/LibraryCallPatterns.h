@@ -40,19 +40,21 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::
 /// (tensor.pad bufferized: a zero fill, then the source copied into its interior, read by the
 /// conv alone) is replaced by its source and the padding passed to the kernel: fill, copy and
 /// buffer go. Pattern fusion (conv_bias_act):
-/// when `reluKernel` is not empty and the output's first reader computes its ReLU (isReluOf)
-/// elementwise into an NHWC buffer D (the output itself, or another one when nothing else
-/// reads the output), in the same `loupe.cluster` when the conv has one, the dispatch is
-/// `reluKernel` at that reader, writing D with params[kConvActivation] = 1 (relu); the reader
-/// goes away and `fused` is set. `conv` remains for the caller. An int8 conv_2d_nhwc_fhwc_q
+/// when `epilogueKernel` is not empty and the output's first reader computes its ReLU
+/// (isReluOf) or hardswish (isHardSwishOf) elementwise into an NHWC buffer D (the output
+/// itself, or another one when nothing else reads the output), in the same `loupe.cluster`
+/// when the conv has one, the dispatch is `epilogueKernel` at that reader, writing D with
+/// params[kConvActivation] = the activation; the reader goes away and `fused` names it
+/// ("ReLU", "hardswish"; empty when nothing was fused). `conv` remains for the caller. An int8 conv_2d_nhwc_fhwc_q
 /// (int32 output and bias, weight zero point 0) -> kernel(ctx, input, filter, bias, output,
 /// params, input zero point). A depthwise_conv_2d_nhwc_hwcm (filter KH x KW x C x M, output
 /// N x OH x OW x C x M) -> the same kernel with C groups, the filter viewed as OIHW
-/// (C*M) x 1 x KH x KW and the output as N x (C*M) x OH x OW; no ReLU fusion.
+/// (C*M) x 1 x KH x KW and the output as N x (C*M) x OH x OW; no activation fusion.
 mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::LinalgOp conv, mlir::Value ctx,
-                                             llvm::StringRef kernel, llvm::StringRef reluKernel,
+                                             llvm::StringRef kernel,
+                                             llvm::StringRef epilogueKernel,
                                              llvm::StringRef device, std::string &why,
-                                             bool &fused);
+                                             std::string &fused);
 
 /// pooling_nhwc_max (f32, static shapes) on an output filled with -inf or the lowest f32 ->
 /// kernel(ctx, input, output, params) with NCHW views of the NHWC buffers and params the

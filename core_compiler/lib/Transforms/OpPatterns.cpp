@@ -62,10 +62,11 @@ static bool isFloatConstant(Value v, llvm::function_ref<bool(const APFloat &)> p
   return matchPattern(v, m_Constant(&attr)) && pred(attr.getValue());
 }
 
-/// The operand of binary `op` other than the constant one satisfying `pred`, or null.
+/// The operand of binary `op` other than the constant one satisfying `pred`, or null (also
+/// for a null `result`).
 template <typename OpTy>
 static Value otherThanConstant(Value result, llvm::function_ref<bool(const APFloat &)> pred) {
-  auto op = result.getDefiningOp<OpTy>();
+  auto op = result ? result.getDefiningOp<OpTy>() : OpTy();
   if (!op)
     return nullptr;
   if (isFloatConstant(op.getRhs(), pred))
@@ -87,6 +88,23 @@ bool loupe::isReluOf(Value result, Value x) {
   // min(max(x, 0), hi).
   Value in = otherThanConstant<arith::MinimumFOp>(result, unbounded);
   return in && otherThanConstant<arith::MaximumFOp>(in, zero) == x;
+}
+
+bool loupe::isHardSwishOf(Value result, Value x) {
+  auto near = [](double want) {
+    return [want](const APFloat &v) { return std::abs(v.convertToDouble() - want) < 1e-6; };
+  };
+  // x * gate, the gate clamp(x * 1/6 + 1/2, 0, 1) as min then max or max then min.
+  auto times = result.getDefiningOp<arith::MulFOp>();
+  if (!times || !llvm::is_contained(times->getOperands(), x))
+    return false;
+  Value gate = times.getLhs() == x ? times.getRhs() : times.getLhs();
+  Value in = otherThanConstant<arith::MaximumFOp>(gate, near(0));
+  in = in ? otherThanConstant<arith::MinimumFOp>(in, near(1))
+          : otherThanConstant<arith::MaximumFOp>(
+                otherThanConstant<arith::MinimumFOp>(gate, near(1)), near(0));
+  Value scaled = otherThanConstant<arith::AddFOp>(in, near(0.5));
+  return scaled && otherThanConstant<arith::MulFOp>(scaled, near(1.0 / 6)) == x;
 }
 
 /// Matmuls and convolutions (not pooling, which reads a window of one input).
@@ -325,10 +343,12 @@ static int64_t product(llvm::ArrayRef<int64_t> dims) {
 
 /// Float ops per element of a fused activation (ral Activation code, Kernels.h), counted as
 /// the code-generated payload would: ReLU 1 (max); exact GELU 5 (x/sqrt(2), erf, 1 +, * x,
-/// * 0.5); tanh GELU 8 (x^3 as 2, * 0.044715, + x, * sqrt(2/pi), tanh, 1 +, * 0.5x).
+/// * 0.5); tanh GELU 8 (x^3 as 2, * 0.044715, + x, * sqrt(2/pi), tanh, 1 +, * 0.5x);
+/// hardswish 5 (* 1/6, + 1/2, min, max, * x).
 static int64_t activationFlops(int64_t activation) {
   switch (static_cast<abi::Activation>(activation)) {
   case abi::Activation::kRelu: return 1;
+  case abi::Activation::kHardSwish: return 5;
   case abi::Activation::kGeluTanh: return 8;
   case abi::Activation::kGeluErf: return 5;
   case abi::Activation::kNone: return 0;

@@ -35,6 +35,11 @@ std::string fusePatternName(llvm::StringRef kind);
 /// [0, hi] with hi the largest f32 or +inf (TOSA's clamp: min then max, or max then min).
 bool isReluOf(mlir::Value result, mlir::Value x);
 
+/// True when `result` is hardswish(`x`) = `x * clamp(x * 1/6 + 1/2, 0, 1)` computed by scalar
+/// ops, as the ONNX importer lowers HardSwish (the clamp as min then max or max then min;
+/// commuted operands accepted).
+bool isHardSwishOf(mlir::Value result, mlir::Value x);
+
 /// True when `map` reads an operand of shape `type` at the index the op writes: the identity,
 /// except that unit dims may be pinned to 0 (TOSA reads a batch of 1 that way).
 bool readsAtOutputIndex(mlir::AffineMap map, mlir::ShapedType type);

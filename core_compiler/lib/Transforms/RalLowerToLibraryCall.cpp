@@ -77,10 +77,11 @@ struct RalLowerToLibraryCallPass
               registry.findFusePattern(sel.backend, loupe::fusePatternName(kind));
           FailureOr<DispatchOp> dispatch = failure();
           bool fused = false;
-          std::string fusedOps = "ReLU"; // What the pattern's kernel takes after the op.
+          std::string fusedOps; // What the pattern's kernel takes after the op.
           if (kind == "conv2d" || kind == "depthwise_conv2d" || kind == "quantized_conv2d") {
             dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel,
-                                        pattern ? pattern->kernel : "", device, why, fused);
+                                        pattern ? pattern->kernel : "", device, why, fusedOps);
+            fused = !fusedOps.empty();
           } else if (kind == "max_pool2d") {
             dispatch = loupe::lowerMaxPool(cast<linalg::PoolingNhwcMaxOp>(op), ctx, sel.kernel,
                                            device, why);

@@ -210,9 +210,12 @@ bool postOpFor(int32_t activation, dnnl::post_ops &ops, std::string &error) {
   case Activation::kGeluErf:
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
     return true;
+  case Activation::kHardSwish: // oneDNN 2.x fixes alpha = 1/6, beta = 1/2.
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6, 0.5f);
+    return true;
   }
   error = "activation " + std::to_string(activation) + " is not one of 0 none, 1 relu, 2 "
-                                                      "gelu_tanh, 3 gelu_erf";
+                                                      "gelu_tanh, 3 gelu_erf, 4 hardswish";
   return false;
 }
 

@@ -96,7 +96,7 @@ func.func @reductions(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>
 // onednn's matmul_bias_act takes the result view, the bias and the ReLU; a different
 // elementwise op after them is refused by the pattern, and openblas has no pattern at all.
 // CHECK-LABEL: func.func @epilogue
-// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU, or relu(C + residual); not linalg.generic here"
+// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU or hardswish, or relu(C + residual); not linalg.generic here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
 // CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1
 // BLAS-LABEL: func.func @epilogue
@@ -295,8 +295,8 @@ func.func @max_pool_stays_named(%x: tensor<1x6x6x8xf32>) -> tensor<1x2x2x8xf32> 
 // (they commute), onto the NHWC result, and the transpose joins the reader's cluster. A clamp
 // to [0, 6] is not a ReLU: its conv takes nothing. Fusion off and codegen take no epilogue.
 // CHECK-LABEL: func.func @conv_relu
-// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
-// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish of the NHWC result; not linalg.transpose here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", plevel = 15 : i64, reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); takes the ReLU after it as its epilogue; 2 ops fused"}
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: linalg.generic
@@ -358,6 +358,133 @@ func.func @conv_relu(%x: tensor<1x7x7x2xf32>, %w: tensor<4x3x3x2xf32>) -> (tenso
       linalg.yield %hi : f32
   } -> tensor<1x4x5x5xf32> loc("relu6")
   return %n, %r6 : tensor<1x4x5x5xf32>, tensor<1x4x5x5xf32>
+}
+
+// -----
+
+// Hardswish as the ONNX importer lowers it, x * clamp(x * 1/6 + 1/2, 0, 1), four ops reading
+// x twice: onednn's conv_bias_act takes it after a conv's NHWC result and matmul_bias_act
+// after a matmul's bias (MobileNetV3's convs and 1x1 convs); fuse-clusters makes it one
+// generic. cuDNN and cuBLASLt have no hardswish epilogue. The matmul starts from its bias
+// broadcast (TOSA's fully_connected): that becomes a zero fill and `C + bias`; a zero bias
+// (the second matmul's) only the fill.
+// CHECK-LABEL: func.func @hardswish_epilogues
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", {{.*}}takes the hardswish after it as its epilogue; 5 ops fused"}
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 1 : i64, pattern = "matmul_bias_act", {{.*}}takes the bias and hardswish after it as its epilogue; 6 ops fused"}
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32)
+// CHECK-NEXT: linalg.matmul
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 2 : i64, pattern = "matmul_bias_act", {{.*}}takes the ReLU after it as its epilogue; 2 ops fused"}
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32)
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.maximumf
+// FUSED-LABEL: func.func @hardswish_epilogues
+// FUSED: linalg.conv_2d_nhwc_fhwc
+// FUSED-NEXT: tensor.empty
+// FUSED-NEXT: linalg.generic
+// FUSED-NEXT: ^bb0
+// FUSED-NEXT: arith.mulf
+// FUSED-NEXT: arith.addf
+// FUSED-NEXT: arith.minimumf
+// FUSED-NEXT: arith.maximumf
+// FUSED-NEXT: arith.mulf
+// FUSED-NEXT: linalg.yield
+// FUSED: linalg.matmul
+// FUSED: linalg.generic
+// FUSED-NEXT: ^bb0
+// FUSED: arith.addf
+// FUSED: arith.minimumf
+// FUSED: linalg.yield
+// GPU-LABEL: func.func @hardswish_epilogues
+// GPU-SAME: producer = "conv", {{.*}}rule = "cudnn linalg.conv_2d_nhwc_fhwc: conv_bias_act has no hardswish; not linalg.generic here"
+// GPU-SAME: producer = "bias", {{.*}}rule = "cublas linalg.matmul: matmul_bias_act has no hardswish; not linalg.generic here"
+#hs4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#hs2 = affine_map<(d0, d1) -> (d0, d1)>
+#hsbias = affine_map<(d0, d1) -> (d1)>
+func.func @hardswish_epilogues(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>, %a: tensor<8x16xf32>, %b: tensor<16x4xf32>, %bias: tensor<4xf32>) -> (tensor<1x5x5x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sixth = arith.constant 0.166666672 : f32
+  %e = tensor.empty() : tensor<1x5x5x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x4xf32>, tensor<4x1x1x4xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv")
+  %s = linalg.generic {indexing_maps = [#hs4, #hs4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %sixth : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x4xf32> loc("scale")
+  %p = linalg.generic {indexing_maps = [#hs4, #hs4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.addf %in, %half : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x4xf32> loc("plus")
+  %g = linalg.generic {indexing_maps = [#hs4, #hs4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%p : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %lo = arith.minimumf %in, %one : f32
+      %hi = arith.maximumf %lo, %zero : f32
+      linalg.yield %hi : f32
+  } -> tensor<1x5x5x4xf32> loc("clamp")
+  %h = linalg.generic {indexing_maps = [#hs4, #hs4, #hs4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %g : tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.mulf %in, %in2 : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x4xf32> loc("times")
+  %em = tensor.empty() : tensor<8x4xf32>
+  %bb = linalg.generic {indexing_maps = [#hsbias, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %mb = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%bb : tensor<8x4xf32>) -> tensor<8x4xf32> loc("bias")
+  %ms = linalg.generic {indexing_maps = [#hs2, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%mb : tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.mulf %in, %sixth : f32
+      linalg.yield %m : f32
+  } -> tensor<8x4xf32> loc("mscale")
+  %mp = linalg.generic {indexing_maps = [#hs2, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%ms : tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.addf %in, %half : f32
+      linalg.yield %m : f32
+  } -> tensor<8x4xf32> loc("mplus")
+  %mg = linalg.generic {indexing_maps = [#hs2, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%mp : tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %hi = arith.maximumf %in, %zero : f32
+      %lo = arith.minimumf %hi, %one : f32
+      linalg.yield %lo : f32
+  } -> tensor<8x4xf32> loc("mclamp")
+  %mh = linalg.generic {indexing_maps = [#hs2, #hs2, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%mg, %mb : tensor<8x4xf32>, tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.mulf %in, %in2 : f32
+      linalg.yield %m : f32
+  } -> tensor<8x4xf32> loc("mtimes")
+  %zb = arith.constant dense<0.0> : tensor<4xf32>
+  %zbb = linalg.generic {indexing_maps = [#hsbias, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%zb : tensor<4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+  } -> tensor<8x4xf32>
+  %zmm = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%zbb : tensor<8x4xf32>) -> tensor<8x4xf32> loc("zmm")
+  %zr = linalg.generic {indexing_maps = [#hs2, #hs2], iterator_types = ["parallel", "parallel"]}
+      ins(%zmm : tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
+  } -> tensor<8x4xf32> loc("zrelu")
+  return %h, %mh, %zr : tensor<1x5x5x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
 }
 
 // -----

@@ -580,6 +580,98 @@ func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memr
 
 // -----
 
+// Hardswish, x * clamp(x * 1/6 + 1/2, 0, 1) (ONNX's HardSwish as the importer lowers it, one
+// generic after fusion), is oneDNN's eltwise_hardswish post-op (activation 4): after a 1x1
+// convolution's bias (the GEMM epilogue) and on a conv's NHWC result (params[9] = 4, the
+// clamp here max then min). A gate of x * 1/5 is not hardswish: that conv takes nothing.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_1_4 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1, 4]>
+// CHECK-LABEL: func.func @conv1x1_bias_hardswish
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[HS:.*]] = arith.constant 4 : i32
+// CHECK: ral.dispatch {{.*}}, %[[HS]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the bias and activation after it (matmul_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv_hardswish
+// CHECK-NOT: linalg.
+// CHECK: ral.dispatch {{.*}}callee = "ral_conv_onednn"{{.*}}fused with the hardswish after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv_not_hardswish
+// CHECK: ral.dispatch {{.*}}callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+#hsa = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#hsi = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#hsc = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv1x1_bias_hardswish(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sixth = arith.constant 0.166666672 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#hsa, #hsc, #hsi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %bias : memref<1x8x8x32xf32>, memref<32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.mulf %s, %sixth : f32
+    %p = arith.addf %t, %half : f32
+    %lo = arith.minimumf %p, %one : f32
+    %g = arith.maximumf %lo, %zero : f32
+    %h = arith.mulf %s, %g : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+func.func @conv_hardswish(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memref<4x3x3x2xf32>, %d: memref<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sixth = arith.constant 0.166666672 : f32
+  %out = memref.alloc() : memref<1x5x5x4xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x4xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x2xf32>, memref<4x3x3x2xf32>) outs(%out : memref<1x5x5x4xf32>)
+  linalg.generic {indexing_maps = [#hsa, #hsi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x5x5x4xf32>) outs(%d : memref<1x5x5x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = arith.mulf %sixth, %x : f32
+    %p = arith.addf %half, %t : f32
+    %hi = arith.maximumf %p, %zero : f32
+    %g = arith.minimumf %hi, %one : f32
+    %h = arith.mulf %g, %x : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %out : memref<1x5x5x4xf32>
+  return
+}
+func.func @conv_not_hardswish(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memref<4x3x3x2xf32>, %d: memref<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %fifth = arith.constant 0.2 : f32
+  %out = memref.alloc() : memref<1x5x5x4xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x4xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x2xf32>, memref<4x3x3x2xf32>) outs(%out : memref<1x5x5x4xf32>)
+  linalg.generic {indexing_maps = [#hsa, #hsi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x5x5x4xf32>) outs(%d : memref<1x5x5x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = arith.mulf %x, %fifth : f32
+    %p = arith.addf %t, %half : f32
+    %lo = arith.minimumf %p, %one : f32
+    %g = arith.maximumf %lo, %zero : f32
+    %h = arith.mulf %x, %g : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %out : memref<1x5x5x4xf32>
+  return
+}
+
+// -----
+
 // TOSA's clamp to [0, max f32] after a zero-initialised conv: an empty bias.
 
 // CHECK-LABEL: func.func @conv_clamp_nhwc

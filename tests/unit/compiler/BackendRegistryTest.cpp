@@ -177,9 +177,13 @@ TEST(BackendRegistry, DefaultFusePatterns) {
   EXPECT_EQ(kernel("cublas", "matmul_bias_act"), "ral_gemm_epilogue_cublaslt 15");
   EXPECT_EQ(r.findFusePattern("cublas", "matmul_bias_act")->ops,
             (std::vector<std::string>{"matmul", "add", "relu"})); // no exact GELU in cuBLASLt
+  EXPECT_EQ(r.findFusePattern("onednn", "matmul_bias_act")->ops,
+            (std::vector<std::string>{"matmul", "add", "relu", "gelu_erf", "hardswish"}));
   const FusePattern *conv = r.findFusePattern("onednn", "conv_bias_act");
   ASSERT_NE(conv, nullptr);
-  EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "add", "relu"}));
+  EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "add", "relu", "hardswish"}));
+  EXPECT_EQ(r.findFusePattern("cudnn", "conv_bias_act")->ops,
+            (std::vector<std::string>{"conv2d", "add", "relu"})); // no hardswish in cuDNN
 }
 
 TEST(BackendRegistry, ParsesBackendLists) {

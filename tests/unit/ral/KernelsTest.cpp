@@ -66,6 +66,8 @@ float applyActivation(float x, int32_t act) {
     return 0.5f * x * (1 + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
   case Activation::kGeluErf:
     return 0.5f * x * (1 + std::erf(x / std::sqrt(2.f)));
+  case Activation::kHardSwish:
+    return x * std::clamp(x / 6 + 0.5f, 0.f, 1.f);
   default:
     return x;
   }
@@ -217,7 +219,7 @@ TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
   std::vector<float> a = random(m * k, 7), b = random(k * n, 8), bias = random(n, 9),
                      shortcut = random(m * n, 10);
   enum Residual { kNone, kOwnBuffer, kInC };
-  for (int32_t act : {0, 1, 2, 3})
+  for (int32_t act : {0, 1, 2, 3, 4})
     for (bool withBias : {true, false})
       for (Residual residual : {kNone, kOwnBuffer, kInC}) {
         std::vector<float> c = residual == kInC ? shortcut : std::vector<float>(m * n);
@@ -312,6 +314,8 @@ TEST_F(RalKernels, ConvOneDnnNchwAgainstNaiveLoop) {
       {1, 3, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, 1},
       // depthwise (groups = channels), stride 2, no bias
       {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, false, 0},
+      // MobileNetV3's stem: stride 2, bias + hardswish
+      {1, 3, 12, 12, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, 4},
       // 1x1 with dilation 3 (no effect) and GELU
       {3, 2, 4, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3, 3, 1, true, 3},
   };

@@ -32,6 +32,7 @@ enum class Activation : int32_t {
   kRelu = 1,
   kGeluTanh = 2, ///< 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
   kGeluErf = 3,  ///< 0.5x(1 + erf(x/sqrt(2)))
+  kHardSwish = 4, ///< x * clamp(x/6 + 1/2, 0, 1) (MobileNetV3; ONNX HardSwish)
 };
 
 /// Entries of the convolution params memref (i64).

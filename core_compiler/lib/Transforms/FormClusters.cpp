@@ -42,7 +42,7 @@ enum class EpilogueStage { kNone, kView, kBias, kChain, kActivation };
 struct ActivationChain {
   llvm::SmallPtrSet<Operation *, 8> ops;
   const char *name = ""; ///< "gelu_erf" or "hardswish" (the fuse patterns' op names).
-  const char *title = ""; ///< For reasons: "exact (erf) GELU", "hardswish".
+  const char *title = ""; ///< For reasons: "GELU", "hardswish".
 };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
@@ -179,7 +179,7 @@ ActivationChain activationAfter(Operation *x) {
     Operation *half = onlyUser(times);
     if (is(next, math::ErfOp()) && is(plus, arith::AddFOp()) && onlyUser(plus) == times &&
         is(half, arith::MulFOp()))
-      return {{scale, next, plus, times, half}, "gelu_erf", "exact (erf) GELU"};
+      return {{scale, next, plus, times, half}, "gelu_erf", "GELU"};
     Operation *clamp = plus;
     if (is(next, arith::AddFOp()) && isClamp(clamp) && onlyUser(clamp) == times)
       return {{scale, next, clamp, times}, "hardswish", "hardswish"};
@@ -296,7 +296,9 @@ std::optional<std::string> Clusterer::chainRule(const ClusterState &lib, const N
     return std::nullopt;
   if (llvm::is_contained(pattern.ops, chain.name))
     return ""; // oneDNN's eltwise_gelu_erf / eltwise_hardswish post-op.
-  return who + ": " + pattern.name + " has no " + chain.title + "; not " + what + " here";
+  return who + ": " + pattern.name + " has no " +
+         (chain.name == llvm::StringRef("gelu_erf") ? "exact (erf) GELU" : chain.title) +
+         "; not " + what + " here";
 }
 
 /// The rule that refuses merging a library cluster with its consumer, or "".

@@ -1,6 +1,7 @@
 //===- RalExternalizeConstants.cpp - Weights into the artifact's blob -------===//
 //
-// Large constant globals leave the code: each gets a slot in one weight blob that the artifact
+// Large constant globals, and every constant a contraction or convolution reads (a library
+// kernel's weights), leave the code: each gets a slot in one weight blob that the artifact
 // carries as a section and the runtime maps at load; the entry reads them with `ral.constant`
 // (seed document 000, "Constant Loading"). LLVM never sees their bytes.
 //
@@ -9,6 +10,7 @@
 #include "loupe/Dialect/Ral/IR/RalDialect.h"
 #include "../Support/ConstantBytes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -46,6 +48,30 @@ FailureOr<std::optional<ArrayRef<char>>> blobBytes(memref::GlobalOp global, int6
   return bytes;
 }
 
+/// The globals that the contractions and convolutions of `entry` read, directly or through
+/// views: a library kernel's weights, which the runtime packs into its layout once per
+/// Context only when they come from the blob (a small depthwise filter left in the code was
+/// reordered on every call).
+llvm::DenseSet<StringAttr> contractionOperands(func::FuncOp entry) {
+  llvm::DenseSet<StringAttr> names;
+  entry.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(op.getOperation()))
+      return;
+    for (Value v : op.getDpsInputs()) {
+      while (Operation *def = v.getDefiningOp()) {
+        if (auto read = dyn_cast<memref::GetGlobalOp>(def)) {
+          names.insert(read.getNameAttr().getAttr());
+          break;
+        }
+        if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::TransposeOp>(def))
+          break;
+        v = def->getOperand(0);
+      }
+    }
+  });
+  return names;
+}
+
 struct RalExternalizeConstantsPass
     : loupe::impl::RalExternalizeConstantsBase<RalExternalizeConstantsPass> {
   using RalExternalizeConstantsBase::RalExternalizeConstantsBase;
@@ -66,12 +92,14 @@ struct RalExternalizeConstantsPass
     SmallVector<Attribute> table;
     int64_t bytes = 0;
     SmallVector<memref::GetGlobalOp> reads;
+    llvm::DenseSet<StringAttr> weights = contractionOperands(entry);
     WalkResult walk = entry.walk([&](memref::GetGlobalOp read) {
       auto global = symbols.lookup<memref::GlobalOp>(read.getName());
       if (!global || !read.getType().getLayout().isIdentity())
         return WalkResult::advance();
       if (!offsets.count(global)) {
-        FailureOr<std::optional<ArrayRef<char>>> data = blobBytes(global, minBytes);
+        FailureOr<std::optional<ArrayRef<char>>> data =
+            blobBytes(global, weights.contains(global.getSymNameAttr()) ? 0 : minBytes);
         if (failed(data))
           return WalkResult::interrupt();
         if (!*data)

@@ -63,3 +63,32 @@ func.func @main(%ctx: !ral.context) {
   "test.use"(%0) : (memref<2x2xf32>) -> ()
   return
 }
+
+// -----
+
+// A contraction's or convolution's constant operand gets a slot whatever its size (the
+// runtime packs a library kernel's weights once only when they come from the blob), read
+// directly or through a view; a small constant nothing contracts stays a global.
+// CHECK: module attributes {ral.weights = {bytes = 72 : i64, constants = [{name = "filter", {{.*}}}, {name = "b", offset = 64 : i64, {{.*}}}]}}
+// CHECK-NOT: memref.global "private" constant @filter
+// CHECK-NOT: memref.global "private" constant @b
+// CHECK: memref.global "private" constant @other
+// CHECK: ral.constant %{{.*}}, 0 : memref<1x3x3x1xf32>
+// CHECK: ral.constant %{{.*}}, 64 : memref<2x1xf32>
+// CHECK: memref.get_global @other
+memref.global "private" constant @filter : memref<1x3x3x1xf32> = dense<[[[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]], [[7.0], [8.0], [9.0]]]]>
+memref.global "private" constant @b : memref<2x1xf32> = dense<[[1.0], [2.0]]>
+memref.global "private" constant @other : memref<2xf32> = dense<[1.0, 2.0]>
+func.func @main(%ctx: !ral.context, %x: memref<1x5x5x1xf32>, %y: memref<1x3x3x1xf32>, %a: memref<4x2xf32>, %c: memref<4x1xf32>) {
+  %f = memref.get_global @filter : memref<1x3x3x1xf32>
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %f : memref<1x5x5x1xf32>, memref<1x3x3x1xf32>) outs(%y : memref<1x3x3x1xf32>)
+  %b = memref.get_global @b : memref<2x1xf32>
+  %bt = memref.transpose %b (d0, d1) -> (d1, d0) : memref<2x1xf32> to memref<1x2xf32, strided<[1, 1]>>
+  %bv = memref.collapse_shape %b [[0, 1]] : memref<2x1xf32> into memref<2xf32>
+  %bm = memref.expand_shape %bv [[0, 1]] output_shape [2, 1] : memref<2xf32> into memref<2x1xf32>
+  linalg.matmul ins(%a, %bm : memref<4x2xf32>, memref<2x1xf32>) outs(%c : memref<4x1xf32>)
+  %o = memref.get_global @other : memref<2xf32>
+  "test.use"(%o, %bt) : (memref<2xf32>, memref<1x2xf32, strided<[1, 1]>>) -> ()
+  return
+}

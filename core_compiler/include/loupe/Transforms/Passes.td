@@ -86,7 +86,10 @@ def RalExternalizeConstants : Pass<"ral-externalize-constants", "mlir::ModuleOp"
     Runs after `ral-inject-execution-context`. Every constant `memref.global`
     whose initial value is a `dense_resource` blob (the ONNX importer makes one of
     every initializer of at least `min-bytes` bytes) or a dense value of at least
-    `min-bytes` bytes gets a 64-byte aligned slot in the weight blob, and each
+    `min-bytes` bytes, or of any size when a contraction or convolution reads it
+    (directly or through a reshape or transpose view: a library kernel's weights, which
+    the runtime packs into the kernel's layout once only when they come from the
+    blob), gets a 64-byte aligned slot in the weight blob, and each
     `memref.get_global` of it in the entry becomes
 
     ```mlir

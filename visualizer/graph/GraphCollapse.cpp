@@ -53,8 +53,11 @@ std::shared_ptr<const GraphModel> collapseClusters(const GraphModel &model) {
       mapped.insert(of[v]);
     nodes.assign(mapped.begin(), mapped.end());
   };
-  for (ClusterEntry &c : out->clusters)
-    remap(c.nodes);
+  // A cluster is its own box, even when it also holds part of an op drawn in another (a Gemm
+  // whose matmul and bias add run in two clusters).
+  for (size_t c = 0; c < out->clusters.size(); ++c)
+    byCluster[c] >= 0 ? (void)(out->clusters[c].nodes = {byCluster[c]})
+                      : remap(out->clusters[c].nodes);
   for (DispatchEntry &d : out->dispatches)
     remap(d.nodes);
   for (size_t i = 0; i < out->nodes.size(); ++i)

@@ -83,6 +83,35 @@ TEST(BackendRegistry, TunedSignaturesWinOverPreferencesNotOverOverrides) {
   EXPECT_NE(s.reason.find("tuned openblas cannot run conv2d"), std::string::npos) << s.reason;
 }
 
+// The cost rule: on the CPU a GEMV (one row) whose B fits in 512 KiB goes to openblas rather
+// than the higher-plevel onednn; more rows, a larger B, a batch, the GPU or a preference list
+// keep the usual choice.
+TEST(BackendRegistry, SmallGemvsGoToOpenBlas) {
+  const BackendRegistry &r = BackendRegistry::global();
+  Preferences prefs;
+  Selection s = r.select("matmul", "fc1", prefs, "matmul:1x288xf32:288x72xf32:1x72xf32");
+  EXPECT_EQ(s.backend, "openblas");
+  EXPECT_NE(s.reason.find("a small GEMV (one row, B of 82944 bytes)"), std::string::npos)
+      << s.reason;
+  EXPECT_EQ(r.select("batch_matmul", "fc", prefs,
+                     "batch_matmul:1x1x64xf32:1x64x32xf32:1x1x32xf32").backend,
+            "openblas");
+  for (const char *other : {"matmul:2x288xf32:288x72xf32:2x72xf32",        // two rows
+                            "matmul:1x1024xf32:1024x1000xf32:1x1000xf32",  // B of 4 MB
+                            "batch_matmul:2x1x64xf32:2x64x32xf32:2x1x32xf32", // a batch
+                            "matmul:1x?xf32:?x72xf32:1x72xf32"})            // dynamic
+    EXPECT_EQ(r.select(other[0] == 'b' ? "batch_matmul" : "matmul", "fc", prefs, other).backend,
+              "onednn")
+        << other;
+  prefs.order = {"onednn", "openblas"};
+  EXPECT_EQ(r.select("matmul", "fc", prefs, "matmul:1x288xf32:288x72xf32:1x72xf32").backend,
+            "onednn");
+  Preferences gpu;
+  gpu.device = "gpu";
+  EXPECT_EQ(r.select("matmul", "fc", gpu, "matmul:1x288xf32:288x72xf32:1x72xf32").backend,
+            "cublas");
+}
+
 TEST(BackendRegistry, UnusablePreferencesFallBackAndSaySo) {
   BackendRegistry r = makeRegistry();
   Preferences prefs;

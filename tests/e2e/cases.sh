@@ -191,9 +191,9 @@ PY
 # fallback is printed, stored with the run and shown in the replay report. With the whole chain
 # failing, the run fails with every kernel's message.
 case_run_fallback() {
-  # The classifier's batch matmul, unfused (with fusion on, its bias is the kernel's epilogue,
-  # which only oneDNN runs): one dispatch with an OpenBLAS fallback.
-  local failing=ral_batch_gemm_onednn fallback=ral_batch_gemm_openblas
+  # The classifier's batch matmul, a small GEMV (OpenBLAS by the cost rule), unfused: one
+  # dispatch with a oneDNN fallback.
+  local failing=ral_batch_gemm_openblas fallback=ral_batch_gemm_onednn
   LOUPE_RAL_FAIL_KERNEL=$failing "$LOUPE" run "$MODELS/cnn.onnx" --inputs "$MODELS/cnn/test_data_set_0" \
     --check "$MODELS/cnn/test_data_set_0" --fusion off --warmup 2 --reps 5 --db "$WORK/p.db" >"$WORK/out" ||
     { cat "$WORK/out"; fail "run with a failing $failing did not pass"; }

@@ -240,6 +240,24 @@ static bool isGeluErf(llvm::ArrayRef<Operation *> ops, Value s, Value yielded) {
          yielded == ops[4]->getResult(0);
 }
 
+/// The fuse-pattern op (BackendRegistry's `set_ops`) that stands for `activation`.
+static const char *patternOp(abi::Activation activation) {
+  switch (activation) {
+  case abi::Activation::kRelu: return "relu";
+  case abi::Activation::kGeluTanh: return "gelu_tanh";
+  case abi::Activation::kGeluErf: return "gelu_erf";
+  case abi::Activation::kHardSwish: return "hardswish";
+  case abi::Activation::kNone: break;
+  }
+  return "";
+}
+
+/// True when the epilogue kernel of `pattern` computes `activation` (none always).
+static bool covers(const loupe::backends::FusePattern &pattern, abi::Activation activation) {
+  return activation == abi::Activation::kNone ||
+         llvm::is_contained(pattern.ops, patternOp(activation));
+}
+
 /// The activation `ops` compute from `x` and yield: ReLU (isReluOf), the exact GELU
 /// (isGeluErf) or hardswish (isHardSwishOf); nullopt for anything else.
 static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> ops, Value x,
@@ -342,7 +360,8 @@ static Value asMatrix(OpBuilder &b, Location loc, Value v) {
 /// `kernel(ctx, A, B, bias, residual, D, false, false, act)` at the elementwise op (D is its
 /// output, as a matrix; no bias or residual is an empty one); the fill, matmul and elementwise
 /// op go away.
-FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringRef kernel,
+FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx,
+                                               const loupe::backends::FusePattern &pattern,
                                                StringRef device, std::string &what) {
   int64_t rank = isa<linalg::MatmulOp>(op) ? 2 : 3;
   if (!llvm::all_of(op->getOperands(), [&](Value v) { return isLibraryOperand(v, rank); }))
@@ -351,7 +370,7 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
     return failure(); // The epilogue kernels are 2-D.
   Operation *init = initializerOf(op, op->getOperand(2));
   std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
-  if (!initializesZeros(init) || !epilogue)
+  if (!initializesZeros(init) || !epilogue || !covers(pattern, epilogue->activation))
     return failure();
   // The cluster phase decides what is fused: both ops must be in one cluster.
   if (Attribute cluster = op->getAttr("loupe.cluster"))
@@ -388,7 +407,7 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx, StringR
                   noTranspose,
                   noTranspose,
                   activation};
-  DispatchOp dispatch = createDispatch(b, loc, ctx, args, kernel, device);
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, pattern.kernel, device);
   what = epilogue->residual ? "residual add and activation" : "bias and activation";
   epilogue->generic->erase();
   init->erase();
@@ -562,11 +581,11 @@ static std::optional<ConvActivation> matchConvActivation(Operation *conv, Operat
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
 /// output, params[, input zero point]) with NCHW/OIHW views; the initialisation goes away (the
 /// kernel adds bias).
-/// With an activation reader in its cluster (matchConvActivation) and an `epilogueKernel`,
-/// that kernel at the reader instead, writing the reader's output with
+/// With an activation reader in its cluster (matchConvActivation) that `pattern` covers, the
+/// pattern's kernel at the reader instead, writing the reader's output with
 /// params[kConvActivation] = the activation.
 FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringRef kernel,
-                                       StringRef epilogueKernel, StringRef device,
+                                       const loupe::backends::FusePattern *pattern, StringRef device,
                                        std::string &why, std::string &fused) {
   fused.clear();
   Value input = conv.getDpsInputs()[0], filter = conv.getDpsInputs()[1],
@@ -624,9 +643,10 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   // Pattern fusion (conv_bias_act): the activation reading the output, when the cluster phase
   // put it in the conv's cluster; the dispatch goes there, so the operands must not change.
   std::optional<ConvActivation> epilogue;
-  if (!epilogueKernel.empty() && !depthwise)
+  if (pattern && !depthwise)
     epilogue = matchConvActivation(conv, init, output);
-  linalg::GenericOp act = epilogue ? epilogue->generic : nullptr;
+  linalg::GenericOp act =
+      epilogue && covers(*pattern, epilogue->activation) ? epilogue->generic : nullptr;
   if (act) {
     Attribute cluster = conv->getAttr("loupe.cluster");
     llvm::SmallVector<Value> reads = {input, filter, act.getDpsInits()[0]};
@@ -653,7 +673,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   llvm::SmallVector<Value, 6> args = {channelsFirst(b, loc, input), weights, bias, result, params};
   if (quantized)
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
-  DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? epilogueKernel : kernel, device);
+  DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? pattern->kernel : kernel, device);
   if (act) {
     fused = epilogue->activation == abi::Activation::kRelu ? "ReLU" : "hardswish";
     act->erase();

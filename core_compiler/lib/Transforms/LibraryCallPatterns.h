@@ -8,6 +8,7 @@
 #ifndef LOUPE_TRANSFORMS_LIBRARYCALLPATTERNS_H
 #define LOUPE_TRANSFORMS_LIBRARYCALLPATTERNS_H
 
+#include "loupe/Backends/BackendRegistry.h"
 #include "loupe/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -28,10 +29,11 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ct
 /// seen through one reshape) -> kernel(ctx, A, B, bias, residual, D, false, false, act) at that
 /// reader, no bias or residual being an empty memref (epilogue kernels, e.g.
 /// ral_gemm_epilogue_onednn); the fill and the reader go away. When the matmul has a
-/// `loupe.cluster`, the reader must be in the same cluster. `what` names the fused ops for the
-/// dispatch's reason ("bias and activation", "residual add and activation").
+/// `loupe.cluster`, the reader must be in the same cluster. The kernel is `pattern`'s, and its
+/// ops must name the activation ("relu", "gelu_erf", "hardswish"). `what` names the fused ops
+/// for the dispatch's reason ("bias and activation", "residual add and activation").
 mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::Value ctx,
-                                                     llvm::StringRef kernel,
+                                                     const backends::FusePattern &pattern,
                                                      llvm::StringRef device, std::string &what);
 
 /// NHWC conv on an output holding zeros or a broadcast per-channel bias -> kernel(ctx, input,
@@ -40,10 +42,11 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::
 /// (tensor.pad bufferized: a zero fill, then the source copied into its interior, read by the
 /// conv alone) is replaced by its source and the padding passed to the kernel: fill, copy and
 /// buffer go. Pattern fusion (conv_bias_act):
-/// when `epilogueKernel` is not empty and the output's first reader computes its ReLU
-/// (isReluOf) or hardswish (isHardSwishOf) elementwise into an NHWC buffer D (the output
-/// itself, or another one when nothing else reads the output), in the same `loupe.cluster`
-/// when the conv has one, the dispatch is `epilogueKernel` at that reader, writing D with
+/// when `pattern` is given, its ops name the activation and the output's first reader
+/// computes its ReLU (isReluOf) or hardswish (isHardSwishOf) elementwise into an NHWC buffer D
+/// (the output itself, or another one when nothing else reads the output), in the same
+/// `loupe.cluster` when the conv has one, the dispatch is `pattern`'s kernel at that reader,
+/// writing D with
 /// params[kConvActivation] = the activation; the reader goes away and `fused` names it
 /// ("ReLU", "hardswish"; empty when nothing was fused). `conv` remains for the caller. An int8 conv_2d_nhwc_fhwc_q
 /// (int32 output and bias, weight zero point 0) -> kernel(ctx, input, filter, bias, output,
@@ -52,7 +55,7 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemmEpilogue(mlir::Operation *op, mlir::
 /// (C*M) x 1 x KH x KW and the output as N x (C*M) x OH x OW; no activation fusion.
 mlir::FailureOr<ralir::DispatchOp> lowerConv(mlir::linalg::LinalgOp conv, mlir::Value ctx,
                                              llvm::StringRef kernel,
-                                             llvm::StringRef epilogueKernel,
+                                             const backends::FusePattern *pattern,
                                              llvm::StringRef device, std::string &why,
                                              std::string &fused);
 

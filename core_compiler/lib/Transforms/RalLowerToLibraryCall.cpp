@@ -79,15 +79,15 @@ struct RalLowerToLibraryCallPass
           bool fused = false;
           std::string fusedOps; // What the pattern's kernel takes after the op.
           if (kind == "conv2d" || kind == "depthwise_conv2d" || kind == "quantized_conv2d") {
-            dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel,
-                                        pattern ? pattern->kernel : "", device, why, fusedOps);
+            dispatch = loupe::lowerConv(cast<linalg::LinalgOp>(op), ctx, sel.kernel, pattern,
+                                        device, why, fusedOps);
             fused = !fusedOps.empty();
           } else if (kind == "max_pool2d") {
             dispatch = loupe::lowerMaxPool(cast<linalg::PoolingNhwcMaxOp>(op), ctx, sel.kernel,
                                            device, why);
           } else {
             fused = pattern && succeeded(dispatch = loupe::lowerGemmEpilogue(
-                                             op, ctx, pattern->kernel, device, fusedOps));
+                                             op, ctx, *pattern, device, fusedOps));
             if (!fused)
               dispatch = loupe::lowerGemm(op, ctx, sel.kernel, device, why);
           }

@@ -1,6 +1,7 @@
 // RUN: loupe-opt --ral-lower-to-library-call --split-input-file %s | FileCheck %s
 // RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,codegen" --split-input-file %s | FileCheck %s --check-prefix=BLAS
 // RUN: loupe-opt --ral-lower-to-library-call="backends=codegen" --split-input-file %s | FileCheck %s --check-prefix=CODEGEN
+// RUN: loupe-opt --ral-lower-to-library-call="device=gpu" --split-input-file %s | FileCheck %s --check-prefix=GPU
 // RUN: loupe-opt --ral-lower-to-library-call="overrides=fc=openblas,conv=codegen" --split-input-file %s | FileCheck %s --check-prefix=OVERRIDE
 // RUN: loupe-opt --ral-lower-to-library-call="backends=openblas,onednn" --split-input-file %s | FileCheck %s --check-prefix=ORDER
 // RUN: loupe-opt --ral-lower-to-library-call="backends=auto tuned=matmul:4x8xf32:8x16xf32:4x16xf32=openblas" --split-input-file %s | FileCheck %s --check-prefix=TUNED
@@ -581,9 +582,10 @@ func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memr
 // -----
 
 // Hardswish, x * clamp(x * 1/6 + 1/2, 0, 1) (ONNX's HardSwish as the importer lowers it, one
-// generic after fusion), is oneDNN's eltwise_hardswish post-op (activation 4): after a 1x1
-// convolution's bias (the GEMM epilogue) and on a conv's NHWC result (params[9] = 4, the
-// clamp here max then min). A gate of x * 1/5 is not hardswish: that conv takes nothing.
+// generic after fusion), is oneDNN's eltwise_hardswish post-op (activation 4) where the fuse
+// pattern lists it: after a 1x1 convolution's bias (the GEMM epilogue) and on a conv's NHWC
+// result (params[9] = 4, the clamp here max then min). A gate of x * 1/5 is not hardswish:
+// that conv takes nothing.
 
 // CHECK: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_1_4 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1, 4]>
 // CHECK-LABEL: func.func @conv1x1_bias_hardswish
@@ -599,6 +601,12 @@ func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memr
 // CHECK: ral.dispatch {{.*}}callee = "ral_conv_onednn"
 // CHECK-NOT: fused with
 // CHECK: linalg.generic
+// cuDNN's conv_bias_act covers the ReLU only: on the GPU the hardswish stays a generic, even
+// where no cluster phase ran to keep it apart.
+// GPU-LABEL: func.func @conv_hardswish
+// GPU: ral.dispatch {{.*}}callee = "ral_conv_cudnn"
+// GPU-NOT: fused with
+// GPU: linalg.generic
 #hsa = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
 #hsi = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #hsc = affine_map<(d0, d1, d2, d3) -> (d3)>

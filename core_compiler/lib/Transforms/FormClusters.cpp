@@ -342,7 +342,9 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isRelu(consumer.op) && lib.epilogue <= EpilogueStage::kBias)
     return "";
-  if (isResidualAdd(consumer.op) && lib.epilogue < EpilogueStage::kBias)
+  // A residual after the bias too: a trained ResNet's relu(conv3 + bias + shortcut).
+  if (isResidualAdd(consumer.op) && !lib.residual &&
+      (lib.epilogue < EpilogueStage::kBias || (lib.epilogue == EpilogueStage::kBias && lib.bias)))
     return "";
   std::string activations = "ReLU";
   for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"}})
@@ -529,7 +531,8 @@ void Clusterer::merge(int producer, int consumer) {
     else if (isBiasAdd(next))
       ps.epilogue = EpilogueStage::kBias, ps.bias = true, ps.chain = activationAfter(next);
     else if (bool relu = false; isResidualAdd(next, &relu))
-      ps.epilogue = relu ? EpilogueStage::kActivation : EpilogueStage::kBias, ps.residual = true;
+      ps.epilogue = relu ? EpilogueStage::kActivation : EpilogueStage::kBias, ps.residual = true,
+      ps.chain = ActivationChain(); // Only a ReLU after a residual.
     else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(next))
       ps.epilogue = EpilogueStage::kView, ps.chain = activationAfter(next);
     else
@@ -748,9 +751,10 @@ void Clusterer::materialize() {
       const char *activation = s.epilogue == EpilogueStage::kActivation ? "ReLU"
                                : s.epilogue == EpilogueStage::kChain    ? s.chain.title
                                                                         : nullptr;
-      std::string what = s.bias       ? "the bias"
-                         : s.residual ? "the residual add"
-                                      : "";
+      std::string what = s.bias && s.residual ? "the bias and the residual add"
+                         : s.bias              ? "the bias"
+                         : s.residual          ? "the residual add"
+                                               : "";
       if (activation)
         what += std::string(what.empty() ? "the " : " and ") + activation;
       reason += "; takes " + what + " after it as its epilogue";

@@ -273,8 +273,9 @@ static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> o
 
 /// Matches the only reader of C (or of its one reshape: a collapse, or the NHWC expand of a
 /// 1x1 convolution's [H*W, N] result) as an elementwise generic that reads it in place and
-/// computes `C + bias` or `act(C + bias)` (act: ReLU, the exact GELU or hardswish; the bias
-/// along the last dim) or `act(C)` into a separate buffer of its shape.
+/// computes `act(C + bias + residual)` into a buffer of its shape: the bias along the last dim,
+/// the residual a buffer of the output's shape read in place, each optional and added in
+/// either order; act none, ReLU, the exact GELU or hardswish (`act(C)` alone too).
 static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
   auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
@@ -290,13 +291,14 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   auto generic = dyn_cast<linalg::GenericOp>(users[0]);
   auto viewType = cast<MemRefType>(view.getType());
   auto cType = cast<MemRefType>(c.getType());
-  if (!generic || generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 2 ||
+  if (!generic || generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 3 ||
       generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
       generic.getNumLoops() != viewType.getRank() || generic->getBlock() != matmul->getBlock())
     return std::nullopt;
-  // C's operand: the first, or the second of a residual add (`shortcut + C`).
-  unsigned at = generic.getDpsInputs()[0] == view ? 0 : 1;
-  if (generic.getDpsInputs()[at] != view)
+  // C's operand: any (a residual add may read it second, `shortcut + C`).
+  auto inputs = generic.getDpsInputs();
+  unsigned at = llvm::find(inputs, view) - inputs.begin();
+  if (at == inputs.size() || llvm::count(inputs, view) != 1)
     return std::nullopt;
   // D is C's shape seen through the view: [..., N] with N C's last dim, row-major.
   Value out = generic.getDpsInits()[0];
@@ -316,33 +318,42 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
       return BiasActivation{generic, Value(), Value(), *act};
     return std::nullopt;
   }
-  // Body: %s = addf(in, bias or residual) [, then ReLU or the exact GELU of %s], yield.
-  auto isArgPair = [&](Operation *op) {
-    llvm::SmallPtrSet<Value, 2> operands(op->operand_begin(), op->operand_end());
-    return operands.contains(body->getArgument(0)) && operands.contains(body->getArgument(1));
-  };
-  if (ops.empty() || !isa<arith::AddFOp>(ops[0]) || !isArgPair(ops[0]))
-    return std::nullopt;
-  Value second = generic.getDpsInputs()[1 - at];
-  // A residual: the output's shape, read in place, row-major (it may be D itself: the kernels
-  // then accumulate into D).
-  if (second.getType() == out.getType() &&
-      loupe::readsAtOutputIndex(maps[1 - at], cast<MemRefType>(out.getType()))) {
-    if (ops.size() == 1 && yielded == ops[0]->getResult(0))
-      return BiasActivation{generic, Value(), second, abi::Activation::kNone};
-    if (ops.size() <= 3 && loupe::isReluOf(yielded, ops[0]->getResult(0)))
-      return BiasActivation{generic, Value(), second, abi::Activation::kRelu};
-    return std::nullopt;
+  // The other inputs: a bias along the last dim and/or a residual (the output's shape, read in
+  // place, row-major; it may be D itself: the kernels then accumulate into D).
+  Value bias, residual, biasArg, residualArg;
+  for (auto [i, input] : llvm::enumerate(generic.getDpsInputs())) {
+    if (i == at)
+      continue;
+    auto type = dyn_cast<MemRefType>(input.getType());
+    if (!residual && input.getType() == out.getType() &&
+        loupe::readsAtOutputIndex(maps[i], cast<MemRefType>(out.getType()))) {
+      residual = input, residualArg = body->getArgument(i);
+    } else if (!bias && type && type.getElementType().isF32() && type.hasStaticShape() &&
+               type.getLayout().isIdentity() && loupe::readsLastDimBias(maps[i], type)) {
+      bias = input, biasArg = body->getArgument(i);
+    } else {
+      return std::nullopt;
+    }
   }
-  Value bias = second;
-  auto biasType = dyn_cast<MemRefType>(bias.getType());
-  if (at != 0 || !biasType || !biasType.getElementType().isF32() || !biasType.hasStaticShape() ||
-      !biasType.getLayout().isIdentity() || !loupe::readsLastDimBias(maps[1], biasType))
+  // Body: %s = C, then `%s = addf(%s, bias or residual)` for each, then act(%s), yield.
+  Value sum = body->getArgument(at);
+  size_t adds = 0;
+  for (; adds < ops.size() && isa<arith::AddFOp>(ops[adds]); ++adds) {
+    Operation *add = ops[adds];
+    Value other = add->getOperand(0) == sum ? add->getOperand(1) : add->getOperand(0);
+    if (!llvm::is_contained(add->getOperands(), sum) ||
+        (other != biasArg && other != residualArg))
+      break;
+    (other == biasArg ? biasArg : residualArg) = Value(); // Each is added once.
+    sum = add->getResult(0);
+  }
+  if (biasArg || residualArg) // An input not added to C.
     return std::nullopt;
-  if (ops.size() == 1 && yielded == ops[0]->getResult(0))
-    return BiasActivation{generic, bias, Value(), abi::Activation::kNone};
-  if (auto act = activationOf(llvm::ArrayRef(ops).drop_front(), ops[0]->getResult(0), yielded))
-    return BiasActivation{generic, bias, Value(), *act};
+  llvm::ArrayRef<Operation *> rest = llvm::ArrayRef(ops).drop_front(adds);
+  if (rest.empty() && yielded == sum)
+    return BiasActivation{generic, bias, residual, abi::Activation::kNone};
+  if (auto act = activationOf(rest, sum, yielded))
+    return BiasActivation{generic, bias, residual, *act};
   return std::nullopt;
 }
 

@@ -23,10 +23,10 @@ mlir::FailureOr<ralir::DispatchOp> lowerGemm(mlir::Operation *op, mlir::Value ct
                                              llvm::StringRef kernel, llvm::StringRef device,
                                              std::string &why);
 
-/// A batch-1 matmul whose only reader computes `C + bias[j]`, `max(C + bias[j], 0)`, the exact
-/// GELU of `C + bias[j]` (oneDNN gelu_erf), `max(C, 0)`, or `C + R` / `max(C + R, 0)` with R a
-/// buffer of the reader's output shape read in place (a residual), into a buffer D (C may be
-/// seen through one reshape) -> kernel(ctx, A, B, bias, residual, D, false, false, act) at that
+/// A batch-1 matmul whose only reader computes `act(C + bias[j] + R)` — the bias, the residual R
+/// (a buffer of the reader's output shape read in place) and the activation (ReLU, the exact
+/// GELU, hardswish) each optional — into a buffer D (C may be seen through one reshape) ->
+/// kernel(ctx, A, B, bias, residual, D, false, false, act) at that
 /// reader, no bias or residual being an empty memref (epilogue kernels, e.g.
 /// ral_gemm_epilogue_onednn); the fill and the reader go away. When the matmul has a
 /// `loupe.cluster`, the reader must be in the same cluster. The kernel is `pattern`'s, and its

@@ -489,6 +489,41 @@ func.func @hardswish_epilogues(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>,
 
 // -----
 
+// A trained ResNet's conv3: its bias leaves the matmul's init, then the block's shortcut is
+// added and the ReLU taken; matmul_bias_act takes all three.
+// CHECK-LABEL: func.func @bias_residual_relu
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", {{.*}}takes the bias and the residual add and ReLU after it as its epilogue; 5 ops fused"}
+#brm = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#brb = affine_map<(d0, d1) -> (d1)>
+#brn = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bias_residual_relu(%a: tensor<16x8xf32>, %b: tensor<8x4xf32>, %bias: tensor<4xf32>, %r: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x4xf32>
+  %bb = linalg.generic {indexing_maps = [#brb, #brn], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<4xf32>) outs(%e : tensor<16x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+  } -> tensor<16x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x8xf32>, tensor<8x4xf32>) outs(%bb : tensor<16x4xf32>) -> tensor<16x4xf32> loc("conv3")
+  %v = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [1, 4, 4, 4] : tensor<16x4xf32> into tensor<1x4x4x4xf32>
+  %e4 = tensor.empty() : tensor<1x4x4x4xf32>
+  %s = linalg.generic {indexing_maps = [#brm, #brm, #brm], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %r : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) outs(%e4 : tensor<1x4x4x4xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %t = arith.addf %x, %y : f32
+      linalg.yield %t : f32
+  } -> tensor<1x4x4x4xf32> loc("add")
+  %q = linalg.generic {indexing_maps = [#brm, #brm], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x4x4x4xf32>) outs(%e4 : tensor<1x4x4x4xf32>) {
+    ^bb0(%x: f32, %o: f32):
+      %t = arith.maximumf %x, %zero : f32
+      linalg.yield %t : f32
+  } -> tensor<1x4x4x4xf32> loc("relu")
+  return %q : tensor<1x4x4x4xf32>
+}
+
+// -----
+
 // TOSA's clamp to [0, max f32] is a ReLU too, here on the NHWC result; two convs reading the
 // ReLU's result do not stop that. A conv whose result has a second reader keeps it: no
 // epilogue.

@@ -680,6 +680,39 @@ func.func @conv_not_hardswish(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: 
 
 // -----
 
+// A trained ResNet's relu(conv3 + bias + shortcut): the bias and the residual in one epilogue,
+// in either order (here the residual read first).
+
+// CHECK-LABEL: func.func @conv1x1_bias_residual_relu
+// CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[A:.*]]: memref<64x16xf32>, %[[B:.*]]: memref<16x32xf32>, %[[BIAS:.*]]: memref<32xf32>, %[[R:.*]]: memref<1x8x8x32xf32>, %[[D:.*]]: memref<1x8x8x32xf32>)
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[R2:.*]] = memref.collapse_shape %[[R]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
+// CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
+// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[BIAS]], %[[R2]], %{{.*}}, %[[RELU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"
+// CHECK-NOT: linalg.
+#bri = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#brc = affine_map<(d0, d1, d2, d3) -> (d3)>
+#bra = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+func.func @conv1x1_bias_residual_relu(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<32xf32>, %r: memref<1x8x8x32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#bri, #bra, #brc, #bri], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%r, %v, %bias : memref<1x8x8x32xf32>, memref<1x8x8x32xf32>, memref<32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%sc: f32, %x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %t = arith.addf %sc, %s : f32
+    %m = arith.maximumf %t, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+
+// -----
+
 // TOSA's clamp to [0, max f32] after a zero-initialised conv: an empty bias.
 
 // CHECK-LABEL: func.func @conv_clamp_nhwc

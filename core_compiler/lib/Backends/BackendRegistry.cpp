@@ -104,8 +104,9 @@ static std::optional<int64_t> smallGemvBytes(const std::string &op, const std::s
     for (std::string part; std::getline(parts, part, 'x');) {
       if (part == "f32")
         break;
-      if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-        return std::nullopt; // Dynamic ("?") or another element type.
+      if (part.empty() || part.size() > 18 ||
+          part.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt; // Dynamic ("?"), another element type, or past int64.
       dims.push_back(std::stoll(part));
     }
     shapes.push_back(dims);
@@ -115,10 +116,10 @@ static std::optional<int64_t> smallGemvBytes(const std::string &op, const std::s
       (rank == 3 && (shapes[0][0] != 1 || shapes[1][0] != 1)))
     return std::nullopt;
   int64_t m = shapes[0][rank - 2], k = shapes[1][rank - 2], n = shapes[1][rank - 1];
-  int64_t bytes = 4 * k * n;
-  if (m != 1 || bytes > (512 << 10))
+  constexpr int64_t kMaxBytes = 512 << 10;
+  if (m != 1 || k > kMaxBytes || n > kMaxBytes || 4 * k * n > kMaxBytes) // No overflow.
     return std::nullopt;
-  return bytes;
+  return 4 * k * n;
 }
 
 Selection BackendRegistry::select(const std::string &op, const std::string &loc,

@@ -99,7 +99,8 @@ TEST(BackendRegistry, SmallGemvsGoToOpenBlas) {
   for (const char *other : {"matmul:2x288xf32:288x72xf32:2x72xf32",        // two rows
                             "matmul:1x1024xf32:1024x1000xf32:1x1000xf32",  // B of 4 MB
                             "batch_matmul:2x1x64xf32:2x64x32xf32:2x1x32xf32", // a batch
-                            "matmul:1x?xf32:?x72xf32:1x72xf32"})            // dynamic
+                            "matmul:1x?xf32:?x72xf32:1x72xf32",             // dynamic
+                            "matmul:1x99999999999999999999xf32:9x9xf32:1x9xf32"}) // no int64
     EXPECT_EQ(r.select(other[0] == 'b' ? "batch_matmul" : "matmul", "fc", prefs, other).backend,
               "onednn")
         << other;

@@ -207,6 +207,7 @@ private:
   void sinkReluThroughResultViews();
   void splitMatmulBias();
   void collectNodes();
+  backends::Selection selectBackend(Operation *op);
   std::string whyNot(int producer, int consumer);
   std::string libraryRule(const ClusterState &lib, const Node &consumer, int producer);
   ActivationChain chainOf(const ClusterState &lib);
@@ -237,19 +238,25 @@ private:
   std::vector<Refusal> refusals;
 };
 
+/// The registry's backend for `op` (codegen for an op no library runs); a library backend
+/// also needs static f32 operands, else codegen, saying so.
+backends::Selection Clusterer::selectBackend(Operation *op) {
+  std::string kind = libraryOpKind(op);
+  if (kind.empty())
+    return {backends::kCodegen, "", 10, ""};
+  backends::Selection sel = backends::BackendRegistry::global().select(
+      kind, describeLoc(op->getLoc()), prefs, opSignature(op, kind));
+  if (!sel.kernel.empty() && !hasStaticF32Operands(op))
+    return {backends::kCodegen, "", 10,
+            sel.backend + " needs static f32 operands (" + sel.reason + ")"};
+  return sel;
+}
+
 void Clusterer::collectNodes() {
-  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
   for (Operation &op : entry.getBody().front().without_terminator()) {
     if (op.hasTrait<OpTrait::ConstantLike>() || isCheapProducer(&op))
       continue;
-    Node node{&op, classifyOp(&op), {backends::kCodegen, "", 10, ""}};
-    if (std::string kind = libraryOpKind(&op); !kind.empty()) {
-      node.backend = registry.select(kind, describeLoc(op.getLoc()), prefs, opSignature(&op, kind));
-      if (!node.backend.kernel.empty() && !hasStaticF32Operands(&op))
-        node.backend = {backends::kCodegen, "", 10,
-                        node.backend.backend + " needs static f32 operands (" +
-                            node.backend.reason + ")"};
-    }
+    Node node{&op, classifyOp(&op), selectBackend(&op)};
     int id = nodes.size();
     nodes.push_back(node);
     nodeOf[&op] = id;
@@ -565,10 +572,9 @@ void Clusterer::sinkReluThroughResultViews() {
     Operation *view = onlyUser(conv);
     auto relu = dyn_cast_or_null<linalg::GenericOp>(
         view && isChannelsFirstView(view) ? onlyUser(view) : nullptr);
-    if (!relu || !isRelu(relu) || !hasStaticF32Operands(conv))
+    if (!relu || !isRelu(relu))
       continue;
-    backends::Selection sel = registry.select("conv2d", describeLoc(conv.getLoc()), prefs,
-                                              opSignature(conv, "conv2d"));
+    backends::Selection sel = selectBackend(conv);
     if (sel.kernel.empty() || !registry.findFusePattern(sel.backend, fusePatternName("conv2d")))
       continue;
     // relu(transpose(C)) -> transpose(relu(C)), the ReLU's body cloned onto the NHWC result.
@@ -603,7 +609,6 @@ void Clusterer::sinkReluThroughResultViews() {
 /// matmul_bias_act, which the GEMM then takes as its epilogue. The add goes after the
 /// matmul's one reshape (the NHWC expand of a 1x1 convolution), where the pattern expects it.
 void Clusterer::splitMatmulBias() {
-  const backends::BackendRegistry &registry = backends::BackendRegistry::global();
   llvm::SmallVector<linalg::LinalgOp> matmuls;
   for (Operation &op : entry.getBody().front())
     if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
@@ -622,10 +627,7 @@ void Clusterer::splitMatmulBias() {
         !readsLastDimBias(init.getMatchingIndexingMap(bias),
                           cast<ShapedType>(bias->get().getType())))
       continue;
-    std::string kind = libraryOpKind(matmul);
-    backends::Selection sel = registry.select(kind, describeLoc(matmul.getLoc()), prefs,
-                                              opSignature(matmul, kind));
-    if (sel.kernel.empty() || !hasStaticF32Operands(matmul))
+    if (selectBackend(matmul).kernel.empty())
       continue;
     OpBuilder b(matmul);
     Location loc = matmul.getLoc();

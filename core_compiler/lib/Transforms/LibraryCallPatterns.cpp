@@ -258,6 +258,12 @@ static bool covers(const loupe::backends::FusePattern &pattern, abi::Activation 
          llvm::is_contained(pattern.ops, patternOp(activation));
 }
 
+/// The ops of an elementwise body, its yield left out.
+static llvm::SmallVector<Operation *> bodyOps(Block *body) {
+  return llvm::to_vector(
+      llvm::map_range(body->without_terminator(), [](Operation &op) { return &op; }));
+}
+
 /// The activation `ops` compute from `x` and yield: ReLU (isReluOf), the exact GELU
 /// (isGeluErf) or hardswish (isHardSwishOf); nullopt for anything else.
 static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> ops, Value x,
@@ -310,8 +316,7 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   if (!loupe::readsAtOutputIndex(maps[at], viewType) || !maps.back().isIdentity())
     return std::nullopt;
   Block *body = generic.getBlock();
-  auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
-                                             [](Operation &op) { return &op; }));
+  llvm::SmallVector<Operation *> ops = bodyOps(body);
   Value yielded = body->getTerminator()->getOperand(0);
   if (generic.getNumDpsInputs() == 1) { // act(C)
     if (auto act = activationOf(ops, body->getArgument(0), yielded))
@@ -580,8 +585,7 @@ static std::optional<ConvActivation> matchConvActivation(Operation *conv, Operat
       !loupe::readsAtOutputIndex(generic.getIndexingMapsArray()[0], oType))
     return std::nullopt;
   Block *body = generic.getBlock();
-  auto ops = llvm::to_vector(llvm::map_range(body->without_terminator(),
-                                             [](Operation &op) { return &op; }));
+  llvm::SmallVector<Operation *> ops = bodyOps(body);
   std::optional<abi::Activation> act =
       activationOf(ops, body->getArgument(0), body->getTerminator()->getOperand(0));
   if (act != abi::Activation::kRelu && act != abi::Activation::kHardSwish)

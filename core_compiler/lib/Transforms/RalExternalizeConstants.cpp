@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace loupe {
@@ -58,15 +59,10 @@ llvm::DenseSet<StringAttr> contractionOperands(func::FuncOp entry) {
     if (!isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(op.getOperation()))
       return;
     for (Value v : op.getDpsInputs()) {
-      while (Operation *def = v.getDefiningOp()) {
-        if (auto read = dyn_cast<memref::GetGlobalOp>(def)) {
-          names.insert(read.getNameAttr().getAttr());
-          break;
-        }
-        if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::TransposeOp>(def))
-          break;
-        v = def->getOperand(0);
-      }
+      while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+        v = view.getViewSource();
+      if (auto read = v.getDefiningOp<memref::GetGlobalOp>())
+        names.insert(read.getNameAttr().getAttr());
     }
   });
   return names;

@@ -423,20 +423,21 @@ static std::string renderRunBody(const json &r, const std::string &h) {
             (pass["changed"].get<bool>() ? "yes" : "") + " |\n";
   }
 
-  // cuda: the GPU thread mapping and launch sizes of each code-generated kernel.
-  bool gpu = std::any_of(r["dispatches"].begin(), r["dispatches"].end(),
-                         [](const json &d) { return !d.value("schedule", "").empty(); });
+  // How each code-generated kernel was compiled: cpu, its vector tiles or why scalar loops
+  // (loupe-vectorize-cpu); cuda, its GPU thread mapping and launch sizes.
+  bool scheduled = std::any_of(r["dispatches"].begin(), r["dispatches"].end(),
+                               [](const json &d) { return !d.value("schedule", "").empty(); });
   md += "\n" + h + " Dispatches\n\n| id | name | op | kind | backend | " +
-        std::string(gpu ? "GPU schedule | launch | " : "") +
+        std::string(scheduled ? "schedule | launch | " : "") +
         "cluster | source (loc) | calls | median | IQR | share |\n"
-        "|---:|---|---|---|---|" + std::string(gpu ? "---|---|" : "") + "---:|---|---:|---:|---:|---:|\n";
+        "|---:|---|---|---|---|" + std::string(scheduled ? "---|---|" : "") + "---:|---|---:|---:|---:|---:|\n";
   for (const json &d : r["dispatches"]) {
     char share[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * d["share"].get<double>());
     md += "| " + std::to_string(d["id"].get<int64_t>()) + " | `" + d["name"].get<std::string>() +
           "` | `" + d["op"].get<std::string>() + "` | " + d.value("kind", "") + " | " +
           d.value("backend", "") + " | " +
-          (gpu ? d.value("schedule", "") + " | " + d.value("launch", "") + " | " : "") +
+          (scheduled ? text(d.value("schedule", "")) + " | " + d.value("launch", "") + " | " : "") +
           clusterText(d.value("cluster", int64_t(-1))) + " | " + text(d["loc"].get<std::string>()) +
           " | " + std::to_string(d["calls"].get<int64_t>()) + " | " + formatNs(d["median_ns"]) +
           " | " + formatNs(d["iqr_ns"]) + " | " + share + " |\n";

@@ -237,6 +237,8 @@ case_replay_sessions() {
     grep -q "^- Transient memory: arena" "$WORK/$name.md" || fail "$name: report lacks the buffer plan"
     # A session with variants reports each of them.
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); runs=r.get('variants', [r]); assert all(v['correctness']['passed'] and v['dispatches'] and v['pipeline']['passes'] for v in runs)" "$WORK/$name.json"
+    # Every code-generated CPU dispatch says how it was compiled (loupe-vectorize-cpu).
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); bad=[(d['name'], d['schedule']) for v in r.get('variants', [r]) for d in v['dispatches'] if d['backend'] == 'codegen' and d['op'] != 'memref.copy' and not d['schedule'].startswith(('vectorised: ', 'scalar loops for '))]; assert not bad, bad" "$WORK/$name.json"
     echo "replayed $name"
   done
 }

@@ -207,7 +207,7 @@ void DispatchPanel::drawTable(ViewModel &vm) {
   ImGui::TableSetupColumn("kind");
   ImGui::TableSetupColumn("cluster");
   ImGui::TableSetupColumn("backend");
-  ImGui::TableSetupColumn("GPU schedule");
+  ImGui::TableSetupColumn("schedule");
   ImGui::TableSetupColumn("plevel");
   ImGui::TableSetupColumn("override");
   ImGui::TableSetupColumn("why");
@@ -263,9 +263,9 @@ void DispatchPanel::drawTable(ViewModel &vm) {
       else
         showText(s.schedule);
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s", s.schedule.empty()
-                                    ? "not a code-generated GPU kernel (cuda target only)"
-                                    : (s.schedule + ": " + s.launch).c_str());
+        ImGui::SetTooltip("%s", s.schedule.empty() ? "not a code-generated kernel"
+                                : s.launch.empty() ? s.schedule.c_str()
+                                                   : (s.schedule + ": " + s.launch).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%d", d.plevel);
       ImGui::TableNextColumn();

@@ -95,7 +95,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
-           "func.func(loupe-reassociate-reductions,loupe-interchange-reductions,loupe-linearize-elementwise,scf-forall-to-parallel,"
+           "func.func(loupe-reassociate-reductions,loupe-interchange-reductions,loupe-linearize-elementwise,loupe-vectorize-cpu,scf-forall-to-parallel,"
            "convert-linalg-to-parallel-loops),"
            "ral-outline-cpu-kernels,"
            "loupe-dedup-executables,canonicalize,cse,ral-plan-buffers";
@@ -104,7 +104,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
     return std::string("loupe-approximate-math") + (options.exactMath ? "{exact=true}" : "") +
            ",lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,"
            "ral-to-llvm" + std::string(options.target == "cuda" ? "{device=gpu}" : "") + ","
-           "finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm,"
+           "convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,finalize-memref-to-llvm,"
            "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,"
            "convert-cf-to-llvm,reconcile-unrealized-casts";
   return "";

@@ -37,6 +37,8 @@ static constexpr int64_t kVectorLanes = 16;
 static constexpr int64_t kRowStreamFactor = 16;
 /// A serial loop of at least this many iterations streams a row (a pooling window does not).
 static constexpr int64_t kMinStreamedRow = 256;
+/// A loop with this many times min-workgroup-work is split into at least this many workgroups.
+static constexpr int64_t kMinWorkgroups = 8;
 /// Leading parallel dimensions are linearised until their iterations reach this.
 static constexpr int64_t kMinDistributedIterations = 64;
 
@@ -57,7 +59,11 @@ static std::optional<int64_t> staticTripCount(scf::ParallelOp loop, size_t d) {
 static int64_t estimateWork(Block &block) {
   int64_t work = 0;
   for (Operation &op : block.without_terminator()) {
+    // A vector op (loupe-vectorize-cpu) costs one unit per vector register it spans.
     int64_t trips = 1;
+    for (Type type : op.getResultTypes())
+      if (auto vector = dyn_cast<VectorType>(type))
+        trips = std::max(trips, vector.getNumElements() / kVectorLanes);
     if (auto loop = dyn_cast<scf::ForOp>(op))
       trips = staticTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())
                   .value_or(kDynamicTripCount);
@@ -232,15 +238,36 @@ private:
                           .value_or(kDynamicTripCount);
     bool streamsRows = false;
     loop.getBody()->walk([&](scf::ForOp row) {
+      // Elements per trip: the widest vector the loop carries or loads (vector-dialect code).
+      int64_t lanes = 1;
+      row.getBody()->walk([&](Operation *op) {
+        for (Type type : op->getResultTypes())
+          if (auto vector = dyn_cast<VectorType>(type))
+            lanes = std::max(lanes, vector.getNumElements());
+      });
       streamsRows |= staticTripCount(row.getLowerBound(), row.getUpperBound(), row.getStep())
-                         .value_or(0) >= kMinStreamedRow;
+                             .value_or(0) * lanes >= kMinStreamedRow;
     });
-    // When every dimension is distributed (a 1-D loop), the kernel's own loop over a workgroup
-    // is the one LLVM vectorises: its work units cost a vector's share each.
-    bool vectorised = distributed == loop.getNumLoops();
+    // When every dimension is distributed (a 1-D loop) of scalar code, the kernel's own loop
+    // over a workgroup is the one LLVM vectorises: its work units cost a vector's share each.
+    // Vector-dialect code (loupe-vectorize-cpu) already counts one unit per vector op.
+    bool vectorOps = false;
+    loop.getBody()->walk([&](Operation *op) {
+      vectorOps |= llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
+    });
+    bool vectorised = distributed == loop.getNumLoops() && !vectorOps;
     int64_t target = minWorkgroupWork * (streamsRows ? kRowStreamFactor : 1) *
                      (vectorised ? kVectorLanes : 1);
-    return std::max<int64_t>(1, llvm::divideCeil(target, std::max<int64_t>(1, perIteration)));
+    int64_t block = llvm::divideCeil(target, std::max<int64_t>(1, perIteration));
+    // Enough work for several workgroups each: at least kMinWorkgroups of them, so that the
+    // threads end together (a 224-iteration column reduction of 64-float vectors otherwise
+    // made two workgroups of 146 and 78 iterations).
+    int64_t iterations = 1;
+    for (size_t d = 0; d < distributed; ++d)
+      iterations *= staticTripCount(loop, d).value_or(0);
+    if (iterations * perIteration >= kMinWorkgroups * minWorkgroupWork)
+      block = std::min<int64_t>(block, llvm::divideCeilSigned(iterations, kMinWorkgroups));
+    return std::max<int64_t>(1, block);
   }
 
   /// An iteration's small scratch buffer (a kStitch row's reduction result: allocated and

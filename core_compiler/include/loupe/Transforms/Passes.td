@@ -189,14 +189,16 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
     reused by the iterations of one call in turn: no malloc per row.
 
     `block` (iterations per workgroup) is chosen so that a workgroup does about
-    `min-workgroup-work` units of work (one unit per op of the loop body, times
-    the trip counts of the loops inside it; 16 for a dynamic trip count): small
-    loops become one workgroup that the runtime runs inline on the calling thread. A
-    loop whose iterations each stream a row through a serial loop of 256 or more
-    iterations (row reductions, kStitch rows) gets 16 times that, so each thread reads
-    runs of consecutive rows and the hardware prefetcher keeps its stream. A 1-D loop
-    (every dimension distributed: the kernel's own loop is the one LLVM vectorises) gets
-    16 times it too, one f32 AVX-512 vector's worth per unit.
+    `min-workgroup-work` units of work (one unit per op of the loop body, a vector op one
+    per 16 lanes, times the trip counts of the loops inside it; 16 for a dynamic trip
+    count): small loops become one workgroup that the runtime runs inline on the calling
+    thread. A loop whose iterations each stream a row through a serial loop of 256 or more
+    elements (row reductions, kStitch rows) gets 16 times that, so each thread reads
+    runs of consecutive rows and the hardware prefetcher keeps its stream. A 1-D loop of
+    scalar code (every dimension distributed: the kernel's own loop is the one LLVM
+    vectorises) gets 16 times it too, one f32 AVX-512 vector's worth per unit. A loop with
+    8 times `min-workgroup-work` in all is split into at least 8 workgroups, so the
+    threads end together.
   }];
   let options = [
     Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"16384",
@@ -398,9 +400,9 @@ def ApproximateMath : Pass<"loupe-approximate-math", "mlir::ModuleOp"> {
   let description = [{
     f32 `math.exp`, `expm1`, `log`, `log1p`, `log2`, `tanh` and `erf` (scalars and vectors)
     become MLIR's polynomial approximations (upstream `PolynomialApproximation.cpp`): range
-    reduction, a polynomial and bit casts, all arith ops, so LLVM's loop vectorizer turns the
-    loops of a kernel into
-    AVX-512/AVX2 code instead of calling libm per element (`convert-math-to-libm` lowers
+    reduction, a polynomial and bit casts, all arith ops, on loupe-vectorize-cpu's vectors
+    (or in scalar loops LLVM's loop vectorizer takes), so a kernel runs AVX-512/AVX2 code
+    instead of calling libm per element (`convert-math-to-libm` lowers
     `tanh` and `erf` to calls; `llvm.exp` is a call to `expf` without a vector library).
     Measured against glibc on a dense sweep (docs/pipeline.md, "Math"): within 1-5 ulps.
     sin, cos, atan, cbrt, asin and acos stay with libm: their approximations lose up to
@@ -427,6 +429,34 @@ def ReassociateReductions : Pass<"loupe-reassociate-reductions", "mlir::func::Fu
     up to rounding, in another order. Nothing else is relaxed (no `fast`, no `nnan`).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def VectorizeCpu : Pass<"loupe-vectorize-cpu", "mlir::func::FuncOp"> {
+  let summary = "Tile code-generated CPU kernels to vectors and vectorise them (vector dialect)";
+  let description = [{
+    After IREE's LLVMCPU pipeline. Every linalg op on static buffers is tiled so that one
+    tile is one vector along a loop every operand reads with unit stride (the last
+    parallel loop: elementwise ops, broadcasts, column reductions, matrix-vector loops): a
+    dim of up to 64 elements whole, a longer one in tiles of 64 (`vector<64xf32>`, four
+    AVX-512 registers, eight AVX2 ones), else 32, 16 or 8, whichever divides it. Parallel tile loops are `scf.parallel` (ral-outline-cpu-kernels
+    spreads them over the cores), reduction tile loops `scf.for` innermost, so the
+    accumulator tile is read once, kept in registers and written once
+    (`linalg::hoistRedundantVectorTransfers`). A row reduction (its innermost loop is its
+    one reduction, read contiguously: softmax's max and sum, LayerNorm's mean) becomes a
+    fill of up to 64 partial results, an elementwise update of them per tile of the row and
+    a final tree combine of the lanes (split reduction on a small scratch buffer): four
+    independent vector chains, float sums reordered as `reassoc` allows. Tiles are
+    vectorised by upstream `linalg::vectorize` and lowered to 1-D vector ops (multi-reductions
+    as inner reductions, transfers as loads and stores).
+
+    An op that does not fit stays scalar loops for LLVM, and the dispatch's `schedule` in
+    `loupe.dispatches` (a GPU kernel's thread mapping on the cuda target) says why
+    ("scalar loops for linalg.transpose: operand 0 is not read along its rows by loop 3");
+    a vectorised dispatch's schedule names its tiles ("vectorised: vector<64xf32>, row
+    reduction into vector<64xf32> partial results").
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
+                           "mlir::affine::AffineDialect", "mlir::memref::MemRefDialect"];
 }
 
 def LinearizeElementwise : Pass<"loupe-linearize-elementwise", "mlir::func::FuncOp"> {

@@ -1,0 +1,461 @@
+//===- VectorizeCpu.cpp - Code-generated CPU kernels in MLIR's vector dialect -----===//
+//
+// See Passes.td. After IREE's LLVMCPU pipeline (compiler/src/iree/compiler/Codegen/LLVMCPU,
+// "CPUDoubleTilingExpert"): tile each op to one vector along a unit-stride loop, vectorise
+// the tile with upstream `linalg::vectorize`, keep accumulators in registers across the
+// reduction loops (`linalg::hoistRedundantVectorTransfers`), split row reductions into
+// several vector accumulators (upstream `splitReduction`'s idea, on buffers), and lower to
+// 1-D vector ops that LLVM maps onto AVX-512 / AVX2 registers.
+//
+//===----------------------------------------------------------------------===//
+#include "loupe/Transforms/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+namespace loupe {
+#define GEN_PASS_DEF_VECTORIZECPU
+#include "loupe/Transforms/Passes.h.inc"
+} // namespace loupe
+
+using namespace mlir;
+
+/// f32 lanes of an AVX-512 register (two AVX2 registers), and of an AVX2 one.
+static constexpr int64_t kLanes = 16;
+static constexpr int64_t kHalfLanes = 8;
+/// Registers per tile at most: an accumulating tile is this many independent chains, which
+/// hide the latency of the combining op (4 cycles on two ports, Skylake-X and later).
+static constexpr int64_t kAccumulators = 4;
+
+namespace {
+/// How one linalg op is tiled, or why it stays scalar loops.
+struct TilePlan {
+  std::optional<unsigned> vectorDim; // the loop whose tile is one vector
+  int64_t width = 0;                 // elements of that vector
+  bool rowReduction = false;         // the vector dim is the op's innermost reduction
+  std::string refusal;               // set: scalar loops, and why
+};
+} // namespace
+
+/// A type as MLIR prints it.
+static std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
+}
+
+/// The vector type a plan's tile computes in, as text (`vector<16xf32>`).
+static std::string vectorText(int64_t width, Type element) {
+  return typeText(VectorType::get({width}, element));
+}
+
+/// The stride of `type`'s last dim is 1 (identity layouts and row subviews).
+static bool unitInnerStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
+}
+
+/// Empty when every memref operand reads loop `dim` as its last, unit-stride index or not
+/// at all (a broadcast): a tile along `dim` is then one contiguous vector per operand.
+static std::string contiguousAlong(linalg::LinalgOp op, unsigned dim) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      continue; // a scalar (linalg.fill's value)
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      if (!expr.isFunctionOfDim(dim))
+        continue;
+      if (i + 1 != map.getNumResults() || !isa<AffineDimExpr>(expr) || !unitInnerStride(type))
+        return "operand " + std::to_string(operand.getOperandNumber()) +
+               " is not read along its rows by loop " + std::to_string(dim);
+    }
+  }
+  return "";
+}
+
+/// The combining op of a one-output reduction (`out = combine(f(ins), out)`).
+static Operation *combinerOf(linalg::LinalgOp op) {
+  SmallVector<Operation *> combiners;
+  if (op.getNumDpsInits() != 1 || !matchReduction(op.getRegionOutputArgs(), 0, combiners) ||
+      combiners.size() != 1 || !arith::getNeutralElement(combiners.front()))
+    return nullptr;
+  return combiners.front();
+}
+
+/// Elements of one tile along a dim of `extent`: the whole dim up to 64 (four AVX-512
+/// registers of f32: four independent accumulator chains), else the largest of 64, 32, 16
+/// and 8 that divides it; 0 when none does.
+static int64_t vectorWidth(int64_t extent) {
+  if (extent <= kLanes * kAccumulators)
+    return extent;
+  for (int64_t width = kLanes * kAccumulators; width >= kHalfLanes; width /= 2)
+    if (extent % width == 0)
+      return width;
+  return 0;
+}
+
+/// The tile plan of `op`: the vector dim is the last parallel loop when every operand reads
+/// it contiguously (elementwise ops, broadcasts, column reductions, matrix-vector loops),
+/// else the innermost loop when it is the op's one reduction and read contiguously (rows).
+static TilePlan planTiles(linalg::LinalgOp op) {
+  TilePlan plan;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.empty())
+    return plan.refusal = "no loops", plan;
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return plan.refusal = "dynamic loop bounds", plan;
+  if (op.hasIndexSemantics())
+    return plan.refusal = "its body reads the loop indices", plan;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return plan.refusal = "it reads through windows (pooling maps like d1 * 2 + d4)", plan;
+  for (Operation &inner : op.getBlock()->without_terminator())
+    if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
+      return plan.refusal = "its body has " + inner.getName().getStringRef().str(), plan;
+  for (Value operand : op->getOperands()) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    // i1 vectors are bit-packed in memory, i1 memrefs a byte per element.
+    if (!element.isF32() && !element.isF64() &&
+        !(element.isSignlessInteger() && element.getIntOrFloatBitWidth() >= 8))
+      return plan.refusal = "no vector rule for " + typeText(element), plan;
+  }
+
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned last = ranges.size() - 1;
+  auto lastParallel = llvm::find(llvm::reverse(iterators), utils::IteratorType::parallel);
+  if (lastParallel != iterators.rend()) {
+    unsigned dim = last - std::distance(iterators.rbegin(), lastParallel);
+    plan.refusal = contiguousAlong(op, dim);
+    if (plan.refusal.empty())
+      plan.vectorDim = dim;
+  }
+  if (!plan.vectorDim && iterators[last] == utils::IteratorType::reduction &&
+      op.getNumReductionLoops() == 1 && combinerOf(op) && contiguousAlong(op, last).empty()) {
+    plan.vectorDim = last;
+    plan.rowReduction = true;
+    plan.refusal.clear();
+  }
+  if (!plan.vectorDim) {
+    if (plan.refusal.empty())
+      plan.refusal = "no loop is read contiguously by every operand";
+    return plan;
+  }
+  int64_t extent = ranges[*plan.vectorDim];
+  plan.width = vectorWidth(extent);
+  if (plan.width == 0) {
+    plan.vectorDim.reset();
+    plan.refusal = "its vector dim has " + std::to_string(extent) +
+                   " elements: above 64 and not a multiple of 8";
+  }
+  return plan;
+}
+
+/// Tiles `op` to one vector along the plan's dim, unit tiles elsewhere, reduction loops
+/// innermost (so an accumulator tile stays put across them). Returns the tile op, which
+/// replaces `op`; `op` itself when nothing needs a loop.
+static FailureOr<linalg::LinalgOp> tileToVectors(RewriterBase &rewriter, linalg::LinalgOp op,
+                                                 unsigned vectorDim, int64_t width) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  for (auto [d, extent] : llvm::enumerate(ranges))
+    if (d == vectorDim ? extent != width : extent != 1)
+      sizes[d] = d == vectorDim ? width : 1;
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  SmallVector<unsigned> order;
+  for (auto kind : {utils::IteratorType::parallel, utils::IteratorType::reduction})
+    for (auto [d, iterator] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (iterator == kind)
+        order.push_back(d);
+  linalg::LinalgTilingOptions options;
+  options.setTileSizes(sizes).setInterchange(order).setLoopType(
+      linalg::LinalgTilingLoopType::ParallelLoops);
+  FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
+  if (failed(tiled))
+    return failure();
+  rewriter.eraseOp(op);
+  return tiled->op;
+}
+
+/// Rewrites a row reduction `out = combine(f(x[.., r]), out)` (loops: parallel ones of extent
+/// 1, then the row) as three ops on a scratch buffer `acc` of `width` lanes: fill `acc` with the
+/// combiner's neutral element; `acc[l] = combine(f(x[.., k, l]), acc[l])` over the row seen as [r /
+/// width, width] (an elementwise update per vector: `width` independent partial results); `out =
+/// combine(acc[l], out)` over the lanes. Float sums change order as with
+/// loupe-reassociate-reductions' `reassoc`.
+static LogicalResult splitRowReduction(RewriterBase &rewriter, linalg::LinalgOp op, int64_t width) {
+  Location loc = op.getLoc();
+  Operation *combiner = combinerOf(op);
+  unsigned loops = op.getNumLoops(), row = loops - 1;
+  int64_t extent = op.getStaticLoopRanges()[row];
+  OpOperand *init = op.getDpsInitOperand(0);
+  Type element = getElementTypeOrSelf(init->get().getType());
+  MLIRContext *context = op.getContext();
+  rewriter.setInsertionPoint(op);
+
+  // One lane vector per row: [1, ..., 1, width] over the op's (unit) parallel loops.
+  SmallVector<int64_t> accShape(row, 1);
+  accShape.push_back(width);
+  auto accType = MemRefType::get(accShape, element);
+  SmallVector<AffineExpr> rowDims;
+  for (unsigned d = 0; d < row; ++d)
+    rowDims.push_back(getAffineDimExpr(d, context));
+  Value acc = rewriter.create<memref::AllocOp>(loc, accType, rewriter.getI64IntegerAttr(64));
+  Value neutral = rewriter.create<arith::ConstantOp>(loc, *arith::getNeutralElement(combiner));
+  rewriter.create<linalg::FillOp>(loc, neutral, acc);
+
+  // Loops of the lane update: the op's loops with the row split into (chunk, lane).
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    SmallVector<AffineExpr> results(map.getResults());
+    Value value = input->get();
+    if (map.isFunctionOfDim(row)) { // contiguousAlong: the row is the last index
+      auto type = cast<MemRefType>(value.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      shape.back() = extent / width;
+      shape.push_back(width);
+      SmallVector<ReassociationIndices> groups;
+      for (int64_t i = 0; i + 1 < type.getRank(); ++i)
+        groups.push_back({i});
+      groups.push_back({type.getRank() - 1, type.getRank()});
+      value = rewriter.create<memref::ExpandShapeOp>(loc, shape, value, groups);
+      results.push_back(getAffineDimExpr(loops, context));
+    }
+    inputs.push_back(value);
+    maps.push_back(AffineMap::get(loops + 1, 0, results, context));
+  }
+  SmallVector<AffineExpr> accIndex = rowDims;
+  accIndex.push_back(getAffineDimExpr(loops, context));
+  maps.push_back(AffineMap::get(loops + 1, 0, accIndex, context));
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  iterators.push_back(utils::IteratorType::parallel);
+  auto update = rewriter.create<linalg::GenericOp>(loc, TypeRange{}, inputs, ValueRange{acc}, maps,
+                                                   iterators);
+  rewriter.cloneRegionBefore(op->getRegion(0), update.getRegion(), update.getRegion().begin());
+
+  // The lanes into the op's output: a reduction over the one lane loop.
+  accIndex.back() = getAffineDimExpr(row, context);
+  SmallVector<AffineMap> finalMaps = {AffineMap::get(loops, 0, accIndex, context),
+                                      op.getMatchingIndexingMap(init)};
+  rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{}, ValueRange{acc}, ValueRange{init->get()}, finalMaps,
+      op.getIteratorTypesArray(), [&](OpBuilder &b, Location at, ValueRange args) {
+        OperationState state(at, combiner->getName().getStringRef(), {args[0], args[1]}, {element},
+                             combiner->getAttrs());
+        b.create<linalg::YieldOp>(at, b.create(state)->getResult(0));
+      });
+  rewriter.create<memref::DeallocOp>(loc, acc);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// A row reduction: one row per tile, the row split into `plan.width` lanes, and the three
+/// new ops vectorised whole (the fill, the lane combine) or per chunk of the row (the update).
+static LogicalResult vectorizeRowReduction(RewriterBase &rewriter, linalg::LinalgOp op,
+                                           const TilePlan &plan) {
+  FailureOr<linalg::LinalgOp> row =
+      tileToVectors(rewriter, op, *plan.vectorDim, op.getStaticLoopRanges()[*plan.vectorDim]);
+  if (failed(row))
+    return failure();
+  Block *block = (*row)->getBlock();
+  Operation *before = (*row)->getPrevNode(), *after = (*row)->getNextNode();
+  if (failed(splitRowReduction(rewriter, *row, plan.width)))
+    return failure();
+  SmallVector<linalg::LinalgOp> parts;
+  for (Operation &part :
+       llvm::make_range(before ? std::next(before->getIterator()) : block->begin(),
+                        after ? after->getIterator() : block->end()))
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(part))
+      parts.push_back(linalgOp);
+  for (linalg::LinalgOp part : parts) {
+    TilePlan lanes = planTiles(part);
+    FailureOr<linalg::LinalgOp> tile = part;
+    if (lanes.vectorDim)
+      tile = tileToVectors(rewriter, part, *lanes.vectorDim,
+                           part.getStaticLoopRanges()[*lanes.vectorDim]);
+    if (failed(tile) || failed(linalg::vectorize(rewriter, *tile)))
+      return failure();
+  }
+  return success();
+}
+
+namespace {
+/// What the ops of one dispatch became, each text once.
+struct Outcome {
+  SmallVector<std::string> vectors, scalar;
+  void add(SmallVector<std::string> &list, std::string text) {
+    if (!llvm::is_contained(list, text))
+      list.push_back(std::move(text));
+  }
+  /// "vectorised: vector<16xf32>, ...; scalar loops for linalg.transpose: ..."
+  std::string text() const {
+    SmallVector<std::string> parts;
+    if (!vectors.empty())
+      parts.push_back("vectorised: " + llvm::join(vectors, ", "));
+    parts.append(scalar.begin(), scalar.end());
+    return llvm::join(parts, "; ");
+  }
+};
+} // namespace
+
+/// The dispatch `op` belongs to: the id of the `ral_dispatch_begin` that
+/// loupe-instrument-dispatches put before its top-level op (which a rewrite such as
+/// loupe-linearize-elementwise may have replaced since).
+static std::optional<int64_t> dispatchOf(Operation *op, func::FuncOp func) {
+  while (op && op->getParentOp() != func)
+    op = op->getParentOp();
+  for (; op; op = op->getPrevNode()) {
+    auto marker = dyn_cast<loupe::ralir::DispatchOp>(op);
+    if (!marker)
+      continue;
+    if (marker.getCallee() != "ral_dispatch_begin" || marker.getArgs().empty())
+      return std::nullopt;
+    return getConstantIntValue(marker.getArgs().front());
+  }
+  return std::nullopt;
+}
+
+namespace {
+struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    // Per dispatch: the vectors its ops became and why others stayed scalar loops.
+    std::map<int64_t, Outcome> outcomes;
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics())
+        ops.push_back(op);
+    });
+    for (linalg::LinalgOp op : ops) {
+      std::optional<int64_t> id = dispatchOf(op, func);
+      Outcome &outcome = outcomes[id.value_or(-1)];
+      std::string name = op->getName().getStringRef().str();
+      TilePlan plan = planTiles(op);
+      if (plan.vectorDim && failed(linalg::vectorizeOpPrecondition(op))) {
+        plan.vectorDim.reset();
+        plan.refusal = "upstream linalg::vectorize does not take it";
+      }
+      if (!plan.vectorDim) {
+        outcome.add(outcome.scalar, "scalar loops for " + name + ": " + plan.refusal);
+        continue;
+      }
+      Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+      if (plan.rowReduction) {
+        if (failed(vectorizeRowReduction(rewriter, op, plan))) {
+          outcome.add(outcome.scalar,
+                      "scalar loops for " + name + ": its row split did not vectorise");
+          continue;
+        }
+        outcome.add(outcome.vectors,
+                    "row reduction into " + vectorText(plan.width, element) + " partial results");
+        continue;
+      }
+      FailureOr<linalg::LinalgOp> tile = tileToVectors(rewriter, op, *plan.vectorDim, plan.width);
+      if (failed(tile) || failed(linalg::vectorize(rewriter, *tile))) {
+        outcome.add(outcome.scalar,
+                    "scalar loops for " + name + ": the vector tile did not vectorise");
+        continue;
+      }
+      outcome.add(outcome.vectors, vectorText(plan.width, element));
+    }
+
+    // Views into the transfers (so an accumulator's read and write match and leave the
+    // reduction loops), then 1-D vector ops for LLVM.
+    {
+      RewritePatternSet patterns(&getContext());
+      memref::populateFoldMemRefAliasOpPatterns(patterns);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+      vector::MultiDimReductionOp::getCanonicalizationPatterns(patterns, &getContext());
+      vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
+      vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
+      affine::AffineApplyOp::getCanonicalizationPatterns(patterns, &getContext());
+      if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
+        return signalPassFailure();
+    }
+    linalg::hoistRedundantVectorTransfers(func);
+    // 1-D vectors: unit dims cast away, multi-reductions as inner reductions, transfers as
+    // loads and stores, broadcasts and shape casts as element moves.
+    auto lower = [&](llvm::function_ref<void(RewritePatternSet &)> populate) {
+      RewritePatternSet patterns(&getContext());
+      populate(patterns);
+      return applyPatternsAndFoldGreedily(func, std::move(patterns));
+    };
+    if (failed(lower([](RewritePatternSet &patterns) {
+          vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
+          vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+        })))
+      return signalPassFailure();
+    if (failed(lower([](RewritePatternSet &patterns) {
+          vector::populateVectorMultiReductionLoweringPatterns(
+              patterns, vector::VectorMultiReductionLowering::InnerReduction);
+        })))
+      return signalPassFailure();
+    if (failed(lower([](RewritePatternSet &patterns) {
+          vector::populateVectorBroadcastLoweringPatterns(patterns);
+          vector::populateVectorShapeCastLoweringPatterns(patterns);
+          vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);
+          // Constant vectors folded (kernels then recompute them instead of taking them).
+          vector::ExtractOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+          vector::BroadcastOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+          // What is left (a 1-D transfer across rows): element by element.
+          populateVectorToSCFConversionPatterns(
+              patterns, VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1));
+        })))
+      return signalPassFailure();
+    // The lanes of a split row are summed as a tree: the order loupe-reassociate-reductions
+    // already allowed (linalg::vectorize's multi-reductions carry no fast-math flags).
+    func.walk([](vector::ReductionOp reduction) {
+      if (isa<FloatType>(reduction.getType()))
+        reduction.setFastmath(arith::FastMathFlags::reassoc);
+    });
+    recordOutcomes(func, outcomes);
+  }
+
+  /// Each code-generated dispatch's `schedule` says how it was compiled (the CPU's
+  /// counterpart of ral-outline-gpu-kernels' GPU thread mappings).
+  static void recordOutcomes(func::FuncOp func, const std::map<int64_t, Outcome> &outcomes) {
+    auto table = func->getAttrOfType<ArrayAttr>("loupe.dispatches");
+    if (!table)
+      return;
+    Builder b(func.getContext());
+    SmallVector<Attribute> rows;
+    for (Attribute row : table) {
+      auto dict = cast<DictionaryAttr>(row);
+      auto id = dict.getAs<IntegerAttr>("id");
+      auto found = id ? outcomes.find(id.getInt()) : outcomes.end();
+      if (found == outcomes.end()) {
+        rows.push_back(row);
+        continue;
+      }
+      NamedAttrList fields(dict);
+      fields.set("schedule", b.getStringAttr(found->second.text()));
+      rows.push_back(fields.getDictionary(func.getContext()));
+    }
+    func->setAttr("loupe.dispatches", b.getArrayAttr(rows));
+  }
+};
+} // namespace

@@ -104,12 +104,13 @@ static Operation *combinerOf(linalg::LinalgOp op) {
 }
 
 /// Elements of one tile along a dim of `extent`: the whole dim up to 64 (four AVX-512
-/// registers of f32: four independent accumulator chains), else the largest of 64, 32, 16
-/// and 8 that divides it; 0 when none does.
+/// registers of f32: four independent accumulator chains), else the largest multiple of 8 up
+/// to 64 that divides it (1000 -> 40); 0 when none does.
 static int64_t vectorWidth(int64_t extent) {
-  if (extent <= kLanes * kAccumulators)
+  int64_t most = kLanes * kAccumulators;
+  if (extent <= most)
     return extent;
-  for (int64_t width = kLanes * kAccumulators; width >= kHalfLanes; width /= 2)
+  for (int64_t width = most; width >= kHalfLanes; width -= kHalfLanes)
     if (extent % width == 0)
       return width;
   return 0;

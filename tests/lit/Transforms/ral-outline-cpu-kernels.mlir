@@ -151,3 +151,32 @@ func.func @main(%ctx: !ral.context, %x: memref<1x3x4x4xf32>, %y: memref<64x1x1x3
   }
   return
 }
+
+// -----
+
+// A column reduction in vector-dialect code (loupe-vectorize-cpu): a vector<64xf32> op counts
+// one unit per 16 lanes, so an iteration is 224 x (4 + 4) = 1792 units and the loop streams
+// rows of 224 x 64 floats (16 x 16384 units per workgroup: 147 iterations). With 224 x 1792
+// units in all, over 8 x 16384, the loop is split into at least 8 workgroups: 28 iterations
+// each, so both threads end together (at 147, one of two workgroups ran half as long).
+// CHECK-LABEL: func.func @column_sum
+// CHECK: ral.cpu_launch %{{.*}}, @column_sum_kernel_0, %c224{{(_[0-9]+)?}}, %c28{{(_[0-9]+)?}},
+func.func @column_sum(%ctx: !ral.context) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c224 = arith.constant 224 : index
+  %in = ral.recv_input %ctx, 0 : memref<224x224x64xf32>
+  %out = memref.alloc() : memref<224x64xf32>
+  scf.parallel (%w) = (%c0) to (%c224) step (%c1) {
+    %init = vector.load %out[%w, %c0] : memref<224x64xf32>, vector<64xf32>
+    %sum = scf.for %h = %c0 to %c224 step %c1 iter_args(%acc = %init) -> (vector<64xf32>) {
+      %x = vector.load %in[%h, %w, %c0] : memref<224x224x64xf32>, vector<64xf32>
+      %s = arith.addf %acc, %x : vector<64xf32>
+      scf.yield %s : vector<64xf32>
+    }
+    vector.store %sum, %out[%w, %c0] : memref<224x64xf32>, vector<64xf32>
+    scf.reduce
+  }
+  ral.send_output %ctx, 0, %out : memref<224x64xf32>
+  return
+}

@@ -49,6 +49,7 @@ struct TilePlan {
   std::optional<unsigned> vectorDim; // the loop whose tile is one vector
   int64_t width = 0;                 // elements of that vector
   bool rowReduction = false;         // the vector dim is the op's innermost reduction
+  int64_t splitAt = 0;               // > 0: no width divides the vector dim; split it here
   std::string refusal;               // set: scalar loops, and why
 };
 } // namespace
@@ -164,12 +165,43 @@ static TilePlan planTiles(linalg::LinalgOp op) {
   }
   int64_t extent = ranges[*plan.vectorDim];
   plan.width = vectorWidth(extent);
-  if (plan.width == 0) {
-    plan.vectorDim.reset();
-    plan.refusal = "its vector dim has " + std::to_string(extent) +
-                   " elements: above 64 and not a multiple of 8";
-  }
+  if (plan.width == 0) // a multiple of 64, then the rest as one tile (197 -> 192 + 5)
+    plan.splitAt = extent - extent % (kLanes * kAccumulators);
   return plan;
+}
+
+/// `op` as two ops over [0, at) and [at, extent) of loop `dim`, in that order. Every operand
+/// reads `dim` as its last index or not at all (contiguousAlong), so each part reads subviews
+/// of the same buffers; a reduction's second part continues from the first's result.
+static FailureOr<std::pair<linalg::LinalgOp, linalg::LinalgOp>>
+splitAlong(RewriterBase &rewriter, linalg::LinalgOp op, unsigned dim, int64_t at) {
+  int64_t extent = op.getStaticLoopRanges()[dim];
+  for (Value operand : op->getOperands())
+    if (auto type = dyn_cast<MemRefType>(operand.getType()); type && !type.hasStaticShape())
+      return failure();
+  rewriter.setInsertionPoint(op);
+  auto part = [&](int64_t offset, int64_t size) {
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      auto type = dyn_cast<MemRefType>(value.getType());
+      if (type && op.getMatchingIndexingMap(&operand).isFunctionOfDim(dim)) {
+        SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+        SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+        SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(op.getContext(), type.getShape());
+        offsets.back() = rewriter.getIndexAttr(offset);
+        sizes.back() = rewriter.getIndexAttr(size);
+        value = rewriter.create<memref::SubViewOp>(op.getLoc(), value, offsets, sizes, strides);
+      }
+      operands.push_back(value);
+    }
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperands(operands);
+    return cast<linalg::LinalgOp>(clone);
+  };
+  std::pair<linalg::LinalgOp, linalg::LinalgOp> parts = {part(0, at), part(at, extent - at)};
+  rewriter.eraseOp(op);
+  return parts;
 }
 
 /// Tiles `op` to one vector along the plan's dim, unit tiles elsewhere, reduction loops
@@ -351,7 +383,9 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
       if (op.hasPureBufferSemantics())
         ops.push_back(op);
     });
-    for (linalg::LinalgOp op : ops) {
+    std::reverse(ops.begin(), ops.end()); // a stack, in program order
+    while (!ops.empty()) {
+      linalg::LinalgOp op = ops.pop_back_val();
       std::optional<int64_t> id = dispatchOf(op, func);
       Outcome &outcome = outcomes[id.value_or(-1)];
       std::string name = op->getName().getStringRef().str();
@@ -362,6 +396,18 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
       }
       if (!plan.vectorDim) {
         outcome.add(outcome.scalar, "scalar loops for " + name + ": " + plan.refusal);
+        continue;
+      }
+      if (plan.splitAt) {
+        auto parts = splitAlong(rewriter, op, *plan.vectorDim, plan.splitAt);
+        if (failed(parts)) {
+          outcome.add(outcome.scalar, "scalar loops for " + name + ": its vector dim has " +
+                                          std::to_string(op.getStaticLoopRanges()[*plan.vectorDim]) +
+                                          " elements and a dynamic shape");
+          continue;
+        }
+        ops.push_back(parts->second);
+        ops.push_back(parts->first);
         continue;
       }
       Type element = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());

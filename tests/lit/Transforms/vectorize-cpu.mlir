@@ -76,16 +76,18 @@ func.func @row_max(%x: memref<1x4096xf32>, %m: memref<1xf32>) {
 // -----
 
 // Each dispatch's schedule says what its ops became: the vectors, or scalar loops and why (a
-// transpose reads across rows; i1 vectors are bit-packed in memory; 100 is above 64 and no multiple of 8).
+// transpose reads across rows; i1 vectors are bit-packed in memory). A dim of 100, which no
+// vector width divides, is split into 64 + 36.
 // CHECK-LABEL: func.func @reasons
 // CHECK-SAME: schedule = "vectorised: vector<5xf32>"
 // CHECK-SAME: schedule = "scalar loops for linalg.transpose: operand 0 is not read along its rows by loop 1"
 // CHECK-SAME: schedule = "scalar loops for linalg.generic: no vector rule for i1"
-// CHECK-SAME: schedule = "scalar loops for linalg.generic: its vector dim has 100 elements: above 64 and not a multiple of 8"
+// CHECK-SAME: schedule = "vectorised: vector<64xf32>, vector<36xf32>"
 // CHECK: vector.store {{.*}} vector<5xf32>
 // CHECK: linalg.transpose
 // CHECK: linalg.generic
-// CHECK: linalg.generic
+// CHECK: vector.load %arg7[%c0] : memref<100xf32>, vector<64xf32>
+// CHECK: vector.load %arg7[%c64] : memref<100xf32>, vector<36xf32>
 #id = affine_map<(d0) -> (d0)>
 func.func @reasons(%ctx: !ral.context, %a: memref<5xf32>, %b: memref<5xf32>, %t: memref<16x32xf32>,
                    %u: memref<32x16xf32>, %p: memref<16xi1>, %q: memref<16xi1>,

@@ -438,7 +438,8 @@ def VectorizeCpu : Pass<"loupe-vectorize-cpu", "mlir::func::FuncOp"> {
     tile is one vector along a loop every operand reads with unit stride (the last
     parallel loop: elementwise ops, broadcasts, column reductions, matrix-vector loops): a
     dim of up to 64 elements whole, a longer one in tiles of the largest multiple of 8 up to
-    64 that divides it (`vector<64xf32>`: four AVX-512 registers, eight AVX2 ones). Parallel tile loops are `scf.parallel` (ral-outline-cpu-kernels
+    64 that divides it (`vector<64xf32>`: four AVX-512 registers, eight AVX2 ones); a dim
+    none divides is first split in two ops over subviews (197 -> 192 + 5). Parallel tile loops are `scf.parallel` (ral-outline-cpu-kernels
     spreads them over the cores), reduction tile loops `scf.for` innermost, so the
     accumulator tile is read once, kept in registers and written once
     (`linalg::hoistRedundantVectorTransfers`). A row reduction (its innermost loop is its

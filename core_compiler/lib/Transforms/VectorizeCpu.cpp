@@ -131,7 +131,8 @@ static TilePlan planTiles(linalg::LinalgOp op) {
     return plan.refusal = "its body reads the loop indices", plan;
   if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap map) { return map.isProjectedPermutation(); }))
-    return plan.refusal = "it reads through windows (pooling maps like d1 * 2 + d4)", plan;
+    return plan.refusal = "it reads through windows (convolution or pooling maps like d1 * 2 + d4)",
+           plan;
   for (Operation &inner : op.getBlock()->without_terminator())
     if (!isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))
       return plan.refusal = "its body has " + inner.getName().getStringRef().str(), plan;
@@ -401,9 +402,10 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
       if (plan.splitAt) {
         auto parts = splitAlong(rewriter, op, *plan.vectorDim, plan.splitAt);
         if (failed(parts)) {
-          outcome.add(outcome.scalar, "scalar loops for " + name + ": its vector dim has " +
-                                          std::to_string(op.getStaticLoopRanges()[*plan.vectorDim]) +
-                                          " elements and a dynamic shape");
+          outcome.add(outcome.scalar,
+                      "scalar loops for " + name + ": its vector dim has " +
+                          std::to_string(op.getStaticLoopRanges()[*plan.vectorDim]) +
+                          " elements and a dynamic shape");
           continue;
         }
         ops.push_back(parts->second);

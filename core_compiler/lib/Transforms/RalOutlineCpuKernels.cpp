@@ -55,15 +55,28 @@ static std::optional<int64_t> staticTripCount(scf::ParallelOp loop, size_t d) {
   return staticTripCount(loop.getLowerBound()[d], loop.getUpperBound()[d], loop.getStep()[d]);
 }
 
+/// Elements of the widest vector `op` defines (loupe-vectorize-cpu's code); 0 for scalar ops.
+static int64_t vectorElements(Operation *op) {
+  int64_t widest = 0;
+  for (Type type : op->getResultTypes())
+    if (auto vector = dyn_cast<VectorType>(type))
+      widest = std::max(widest, vector.getNumElements());
+  return widest;
+}
+
+/// The widest vector anything in `block` defines; 0 when all of it is scalar code.
+static int64_t widestVector(Block &block) {
+  int64_t widest = 0;
+  block.walk([&](Operation *op) { widest = std::max(widest, vectorElements(op)); });
+  return widest;
+}
+
 /// Work units of one execution of `block`: one per op, loops weighted by their trip counts.
 static int64_t estimateWork(Block &block) {
   int64_t work = 0;
   for (Operation &op : block.without_terminator()) {
-    // A vector op (loupe-vectorize-cpu) costs one unit per vector register it spans.
-    int64_t trips = 1;
-    for (Type type : op.getResultTypes())
-      if (auto vector = dyn_cast<VectorType>(type))
-        trips = std::max(trips, vector.getNumElements() / kVectorLanes);
+    // A vector op costs one unit per vector register it spans.
+    int64_t trips = std::max<int64_t>(1, vectorElements(&op) / kVectorLanes);
     if (auto loop = dyn_cast<scf::ForOp>(op))
       trips = staticTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())
                   .value_or(kDynamicTripCount);
@@ -239,23 +252,14 @@ private:
     bool streamsRows = false;
     loop.getBody()->walk([&](scf::ForOp row) {
       // Elements per trip: the widest vector the loop carries or loads (vector-dialect code).
-      int64_t lanes = 1;
-      row.getBody()->walk([&](Operation *op) {
-        for (Type type : op->getResultTypes())
-          if (auto vector = dyn_cast<VectorType>(type))
-            lanes = std::max(lanes, vector.getNumElements());
-      });
+      int64_t lanes = std::max<int64_t>(1, widestVector(*row.getBody()));
       streamsRows |= staticTripCount(row.getLowerBound(), row.getUpperBound(), row.getStep())
                              .value_or(0) * lanes >= kMinStreamedRow;
     });
     // When every dimension is distributed (a 1-D loop) of scalar code, the kernel's own loop
     // over a workgroup is the one LLVM vectorises: its work units cost a vector's share each.
     // Vector-dialect code (loupe-vectorize-cpu) already counts one unit per vector op.
-    bool vectorOps = false;
-    loop.getBody()->walk([&](Operation *op) {
-      vectorOps |= llvm::any_of(op->getResultTypes(), llvm::IsaPred<VectorType>);
-    });
-    bool vectorised = distributed == loop.getNumLoops() && !vectorOps;
+    bool vectorised = distributed == loop.getNumLoops() && widestVector(*loop.getBody()) == 0;
     int64_t target = minWorkgroupWork * (streamsRows ? kRowStreamFactor : 1) *
                      (vectorised ? kVectorLanes : 1);
     int64_t block = llvm::divideCeil(target, std::max<int64_t>(1, perIteration));

@@ -301,13 +301,18 @@ constexpr size_t kResourceMinBytes = 1024;
 /// after its tensor, as torch-mlir and IREE import weights: passes, snapshots and hashes then
 /// handle a handle, not the bytes, and ral-externalize-constants puts the bytes in the
 /// artifact's weight blob. The blob shares the attribute's storage when it is aligned to the
-/// element size (the context owns both), else it holds a copy.
+/// element size (the context owns both), else it holds a copy. Equal constants (attributes are
+/// uniqued) share one blob: a converter that reshapes a weight once per unrolled step (LSTM's R,
+/// 50 steps) would otherwise put 50 copies of it into the artifact.
 static void moveWeightsToResources(func::FuncOp func) {
-  func.walk([](tosa::ConstOp op) {
+  llvm::DenseMap<Attribute, Attribute> resources;
+  func.walk([&](tosa::ConstOp op) {
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
     std::optional<ArrayRef<char>> bytes = loupe::elementBytes(dense);
     if (!bytes || bytes->size() < kResourceMinBytes)
       return;
+    if (Attribute shared = resources.lookup(dense))
+      return op.setValueAttr(cast<ElementsAttr>(shared));
     ArrayRef<char> raw = *bytes;
     size_t align = dense.getElementType().getIntOrFloatBitWidth() / 8;
     AsmResourceBlob blob =
@@ -321,7 +326,9 @@ static void moveWeightsToResources(func::FuncOp func) {
         if (!llvm::isAlnum(c) && c != '_' && c != '.')
           c = '_';
     }
-    op.setValueAttr(DenseResourceElementsAttr::get(dense.getType(), key, std::move(blob)));
+    auto resource = DenseResourceElementsAttr::get(dense.getType(), key, std::move(blob));
+    resources[dense] = resource;
+    op.setValueAttr(resource);
   });
 }
 

@@ -15,6 +15,8 @@
 #include "loupe/Frontends/OnnxImporter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include "onnx/onnx_pb.h"
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -227,6 +230,30 @@ TEST_F(OnnxRecurrentTest, ExplicitActivationsWithParameters) {
   EXPECT_EQ(resultType(*module, 1), "tensor<2x1x2xf32>");
   EXPECT_EQ(loupe::test::countOps(*module, "tosa.sigmoid"), 0);
   EXPECT_EQ(loupe::test::countOps(*module, "tosa.tanh"), 0);
+  expectLowers(*module);
+}
+
+TEST_F(OnnxRecurrentTest, UnrolledStepsShareOneRecurrenceWeight) {
+  // Each of the 6 steps reshapes R^T ([1, 64, 16], 4 KiB: a resource blob) for its matmul;
+  // the steps must share one blob, not carry 6 copies of the weight into the artifact.
+  ModelBuilder mb;
+  mb.input("x", {6, 1, 8}).weights("w", {1, 64, 8}).weights("r", {1, 64, 16});
+  mb.output("y", {6, 1, 1, 16});
+  setInt(mb.node("LSTM", {"x", "w", "r"}, {"y"}, "lstm"), "hidden_size", 16);
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  std::map<std::string, Attribute> blobs; // bytes -> the one attribute holding them
+  int resourceConsts = 0;
+  module->walk([&](tosa::ConstOp op) {
+    auto r = dyn_cast<DenseResourceElementsAttr>(op.getValue());
+    if (!r || !r.getRawHandle().getBlob())
+      return;
+    ++resourceConsts;
+    ArrayRef<char> data = r.getRawHandle().getBlob()->getData();
+    Attribute first = blobs.try_emplace(std::string(data.data(), data.size()), r).first->second;
+    EXPECT_EQ(first, r) << "a second copy of " << r.getRawHandle().getKey().str();
+  });
+  EXPECT_GE(resourceConsts, 6); // R^T in each step
   expectLowers(*module);
 }
 

@@ -130,7 +130,7 @@ static TilePlan planTiles(linalg::LinalgOp op) {
   if (op.hasIndexSemantics())
     return plan.refusal = "its body reads the loop indices", plan;
   if (!llvm::all_of(op.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isProjectedPermutation(); }))
+                    [](AffineMap map) { return map.isProjectedPermutation(/*allowZeroInResults=*/true); }))
     return plan.refusal = "it reads through windows (convolution or pooling maps like d1 * 2 + d4)",
            plan;
   for (Operation &inner : op.getBlock()->without_terminator())

@@ -75,6 +75,26 @@ func.func @row_max(%x: memref<1x4096xf32>, %m: memref<1xf32>) {
 
 // -----
 
+// A map with a constant 0 (a unit dim read at index 0, as unit-dim folding leaves an LSTM
+// step's gate add) is a broadcast, not a window: vectorised.
+// CHECK-LABEL: func.func @zero_index
+// CHECK: scf.parallel
+// CHECK: vector.load %arg0[%c0, %{{.*}}] : memref<1x1024xf32>, vector<64xf32>
+// CHECK: arith.addf {{.*}} : vector<64xf32>
+#zero = affine_map<(d0, d1) -> (0, d1)>
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+func.func @zero_index(%x: memref<1x1024xf32>, %y: memref<4x1024xf32>, %z: memref<4x1024xf32>) {
+  linalg.generic {indexing_maps = [#zero, #rows, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : memref<1x1024xf32>, memref<4x1024xf32>) outs(%z : memref<4x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Each dispatch's schedule says what its ops became: the vectors, or scalar loops and why (a
 // transpose reads across rows; i1 vectors are bit-packed in memory). A dim of 100, which no
 // vector width divides, is split into 64 + 36.

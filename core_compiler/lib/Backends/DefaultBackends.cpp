@@ -40,9 +40,9 @@ LOUPE_REGISTER_BACKEND_OP("cublas", "batch_matmul", 15).set_kernel("ral_batch_ge
 LOUPE_REGISTER_BACKEND_OP("cudnn", "conv2d", 15).set_kernel("ral_conv_cudnn");
 
 // C = act(A * B + bias) as one oneDNN matmul with post-ops (ral-lower-to-library-call); the
-// activation is ReLU, the exact (erf) GELU or hardswish.
+// activation is ReLU, the exact (erf) GELU, hardswish or SiLU (eltwise_swish).
 LOUPE_REGISTER_FUSE_PATTERN("onednn", "matmul_bias_act", 15)
-    .set_ops({"matmul", "add", "relu", "gelu_erf", "hardswish"})
+    .set_ops({"matmul", "add", "relu", "gelu_erf", "hardswish", "silu"})
     .set_kernel("ral_gemm_epilogue_onednn");
 // The same as one cuBLASLt matmul with an epilogue (CUBLASLT_EPILOGUE_RELU_BIAS): cuBLASLt's
 // GELU is the tanh approximation, so the exact GELU stays a code-generated kernel.
@@ -50,9 +50,9 @@ LOUPE_REGISTER_FUSE_PATTERN("cublas", "matmul_bias_act", 15)
     .set_ops({"matmul", "add", "relu"})
     .set_kernel("ral_gemm_epilogue_cublaslt");
 // output = act(conv(input, filter) + bias): the conv kernel with params[kConvActivation], the
-// activation ReLU or (oneDNN) hardswish.
+// activation ReLU or (oneDNN) hardswish or SiLU.
 LOUPE_REGISTER_FUSE_PATTERN("onednn", "conv_bias_act", 15)
-    .set_ops({"conv2d", "add", "relu", "hardswish"})
+    .set_ops({"conv2d", "add", "relu", "hardswish", "silu"})
     .set_kernel("ral_conv_onednn");
 LOUPE_REGISTER_FUSE_PATTERN("cudnn", "conv_bias_act", 15)
     .set_ops({"conv2d", "add", "relu"})

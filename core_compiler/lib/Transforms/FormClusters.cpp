@@ -41,8 +41,8 @@ enum class EpilogueStage { kNone, kView, kBias, kChain, kActivation };
 /// elementwise ops, the value read twice): its ops and the fuse-pattern op covering it.
 struct ActivationChain {
   llvm::SmallPtrSet<Operation *, 8> ops;
-  const char *name = ""; ///< "gelu_erf" or "hardswish" (the fuse patterns' op names).
-  const char *title = ""; ///< For reasons: "GELU", "hardswish".
+  const char *name = ""; ///< "gelu_erf", "hardswish" or "silu" (the fuse patterns' op names).
+  const char *title = ""; ///< For reasons: "GELU", "hardswish", "SiLU".
 };
 
 /// What the rules need to know about a cluster (kept at its union-find leader).
@@ -157,11 +157,20 @@ bool isClamp(Operation *op) {
          (isa<arith::MaximumFOp>(first) && isa<arith::MinimumFOp>(second));
 }
 
+/// The sigmoid TOSA lowers to an elementwise generic of one input (isSigmoidOf).
+bool isSigmoid(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() || generic.getNumDpsInputs() != 1)
+    return false;
+  Block *body = generic.getBlock();
+  return isSigmoidOf(body->getTerminator()->getOperand(0), body->getArgument(0));
+}
+
 /// The activation read from `x`'s result as the ONNX importer lowers it, each op its own
 /// elementwise generic: the exact GELU `x * 0.5 * (1 + erf(x * 0.7071))` (mul, erf, add, mul
-/// by x, mul) or hardswish `x * clamp(x * 1/6 + 1/2, 0, 1)` (mul, add, clamp, mul by x). The
-/// ops are matched by kind; the constants are checked when the library call is lowered
-/// (LibraryCallPatterns). No ops when they form neither.
+/// by x, mul), hardswish `x * clamp(x * 1/6 + 1/2, 0, 1)` (mul, add, clamp, mul by x) or SiLU
+/// `x * sigmoid(x)` (sigmoid, mul by x). The ops are matched by kind; the constants are checked
+/// when the library call is lowered (LibraryCallPatterns). No ops when they form none.
 ActivationChain activationAfter(Operation *x) {
   llvm::SmallVector<Operation *> users(x->getUsers());
   if (users.size() != 2)
@@ -172,6 +181,8 @@ ActivationChain activationAfter(Operation *x) {
   };
   for (int first : {0, 1}) {
     Operation *scale = users[first], *times = users[1 - first];
+    if (isSigmoid(scale) && is(times, arith::MulFOp()) && onlyUser(scale) == times)
+      return {{scale, times}, "silu", "SiLU"};
     if (!is(scale, arith::MulFOp()) || !is(times, arith::MulFOp()))
       continue;
     Operation *next = onlyUser(scale);
@@ -302,7 +313,7 @@ std::optional<std::string> Clusterer::chainRule(const ClusterState &lib, const N
   if (!chain.ops.contains(consumer.op))
     return std::nullopt;
   if (llvm::is_contained(pattern.ops, chain.name))
-    return ""; // oneDNN's eltwise_gelu_erf / eltwise_hardswish post-op.
+    return ""; // oneDNN's eltwise_gelu_erf / eltwise_hardswish / eltwise_swish post-op.
   return who + ": " + pattern.name + " has no " +
          (chain.name == llvm::StringRef("gelu_erf") ? "exact (erf) GELU" : chain.title) +
          "; not " + what + " here";
@@ -329,8 +340,11 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
       return who + ": its result has other readers, so no epilogue can take it";
     if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kNone)
       return "";
-    return who + ": " + pattern->name + " covers the ReLU" +
-           (llvm::is_contained(pattern->ops, "hardswish") ? " or hardswish" : "") +
+    std::string activations = "ReLU";
+    for (auto [op, title] : {std::pair{"hardswish", "hardswish"}, std::pair{"silu", "SiLU"}})
+      if (llvm::is_contained(pattern->ops, op))
+        activations += std::string(" or ") + title;
+    return who + ": " + pattern->name + " covers the " + activations +
            " of the NHWC result; not " + what + " here";
   }
   // The epilogue kernels are 2-D: a batch matmul takes one only with a batch of 1.
@@ -354,7 +368,8 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
       (lib.epilogue < EpilogueStage::kBias || (lib.epilogue == EpilogueStage::kBias && lib.bias)))
     return "";
   std::string activations = "ReLU";
-  for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"}})
+  for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"},
+                           std::pair{"silu", "SiLU"}})
     if (llvm::is_contained(pattern->ops, op))
       activations += std::string(" or ") + title;
   return who + ": " + pattern->name + " covers a result view, C + bias, then " + activations +

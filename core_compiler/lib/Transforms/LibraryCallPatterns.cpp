@@ -206,7 +206,7 @@ struct BiasActivation {
   linalg::GenericOp generic;
   Value bias;         ///< [N] or [1, ..., 1, N]; null for relu(C) and a residual add.
   Value residual;     ///< A buffer of the generic's output shape read in place, or null.
-  abi::Activation activation; ///< None, ReLU, the exact GELU or hardswish.
+  abi::Activation activation; ///< None, ReLU, the exact GELU, hardswish or SiLU.
 };
 } // namespace
 
@@ -247,6 +247,20 @@ static const char *patternOp(abi::Activation activation) {
   case abi::Activation::kGeluTanh: return "gelu_tanh";
   case abi::Activation::kGeluErf: return "gelu_erf";
   case abi::Activation::kHardSwish: return "hardswish";
+  case abi::Activation::kSilu: return "silu";
+  case abi::Activation::kNone: break;
+  }
+  return "";
+}
+
+/// `activation` as reasons name it.
+static const char *activationTitle(abi::Activation activation) {
+  switch (activation) {
+  case abi::Activation::kRelu: return "ReLU";
+  case abi::Activation::kGeluTanh: return "tanh GELU";
+  case abi::Activation::kGeluErf: return "GELU";
+  case abi::Activation::kHardSwish: return "hardswish";
+  case abi::Activation::kSilu: return "SiLU";
   case abi::Activation::kNone: break;
   }
   return "";
@@ -265,7 +279,7 @@ static llvm::SmallVector<Operation *> bodyOps(Block *body) {
 }
 
 /// The activation `ops` compute from `x` and yield: ReLU (isReluOf), the exact GELU
-/// (isGeluErf) or hardswish (isHardSwishOf); nullopt for anything else.
+/// (isGeluErf), hardswish (isHardSwishOf) or SiLU (isSiluOf); nullopt for anything else.
 static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> ops, Value x,
                                                    Value yielded) {
   if (ops.size() <= 2 && loupe::isReluOf(yielded, x))
@@ -274,6 +288,8 @@ static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> o
     return abi::Activation::kGeluErf;
   if (ops.size() == 5 && loupe::isHardSwishOf(yielded, x))
     return abi::Activation::kHardSwish;
+  if (ops.size() == 5 && loupe::isSiluOf(yielded, x))
+    return abi::Activation::kSilu;
   return std::nullopt;
 }
 
@@ -281,7 +297,7 @@ static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> o
 /// 1x1 convolution's [H*W, N] result) as an elementwise generic that reads it in place and
 /// computes `act(C + bias + residual)` into a buffer of its shape: the bias along the last dim,
 /// the residual a buffer of the output's shape read in place, each optional and added in
-/// either order; act none, ReLU, the exact GELU or hardswish (`act(C)` alone too).
+/// either order; act none, ReLU, the exact GELU, hardswish or SiLU (`act(C)` alone too).
 static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
   auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
@@ -424,7 +440,16 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx,
                   noTranspose,
                   activation};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, pattern.kernel, device);
-  what = epilogue->residual ? "residual add and activation" : "bias and activation";
+  llvm::SmallVector<std::string, 3> parts;
+  if (epilogue->bias)
+    parts.push_back("bias");
+  if (epilogue->residual)
+    parts.push_back("residual add");
+  if (epilogue->activation != abi::Activation::kNone)
+    parts.push_back(activationTitle(epilogue->activation));
+  what = parts.size() > 1 ? llvm::join(llvm::ArrayRef(parts).drop_back(), ", ") + " and " +
+                                parts.back()
+                          : parts.empty() ? "" : parts.front();
   epilogue->generic->erase();
   init->erase();
   return dispatch;
@@ -554,7 +579,7 @@ struct ConvActivation {
 } // namespace
 
 /// Matches the first reader of the NHWC conv output `o` as an elementwise generic in the
-/// conv's block computing `relu(o)` (isReluOf) or `hardswish(o)` (isHardSwishOf) at the same
+/// conv's block computing `relu(o)`, `hardswish(o)` or `silu(o)` (activationOf) at the same
 /// index into a static f32 NHWC buffer D: in place (D = O; later readers see the activation)
 /// or into another buffer (then nothing but `init`, the conv and the activation uses O, not
 /// even through a view).
@@ -588,7 +613,8 @@ static std::optional<ConvActivation> matchConvActivation(Operation *conv, Operat
   llvm::SmallVector<Operation *> ops = bodyOps(body);
   std::optional<abi::Activation> act =
       activationOf(ops, body->getArgument(0), body->getTerminator()->getOperand(0));
-  if (act != abi::Activation::kRelu && act != abi::Activation::kHardSwish)
+  if (act != abi::Activation::kRelu && act != abi::Activation::kHardSwish &&
+      act != abi::Activation::kSilu)
     return std::nullopt;
   return ConvActivation{generic, *act};
 }
@@ -690,7 +716,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? pattern->kernel : kernel, device);
   if (act) {
-    fused = epilogue->activation == abi::Activation::kRelu ? "ReLU" : "hardswish";
+    fused = activationTitle(epilogue->activation);
     act->erase();
   }
   init->erase();

@@ -107,6 +107,23 @@ bool loupe::isHardSwishOf(Value result, Value x) {
   return scaled && otherThanConstant<arith::MulFOp>(scaled, near(1.0 / 6)) == x;
 }
 
+bool loupe::isSigmoidOf(Value result, Value x) {
+  auto one = [](const APFloat &v) { return v.isExactlyValue(1.0); };
+  auto gate = result.getDefiningOp<arith::DivFOp>();
+  if (!gate || !isFloatConstant(gate.getLhs(), one))
+    return false;
+  Value sum = otherThanConstant<arith::AddFOp>(gate.getRhs(), one);
+  auto exp = sum ? sum.getDefiningOp<math::ExpOp>() : nullptr;
+  auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : nullptr;
+  return neg && neg.getOperand() == x;
+}
+
+bool loupe::isSiluOf(Value result, Value x) {
+  auto times = result.getDefiningOp<arith::MulFOp>();
+  return times && llvm::is_contained(times->getOperands(), x) &&
+         isSigmoidOf(times.getLhs() == x ? times.getRhs() : times.getLhs(), x);
+}
+
 /// Matmuls and convolutions (not pooling, which reads a window of one input).
 static bool isContraction(linalg::LinalgOp op) {
   if (isa<linalg::ContractionOpInterface, linalg::QuantizedBatchMatmulOp>(op.getOperation()))
@@ -344,11 +361,12 @@ static int64_t product(llvm::ArrayRef<int64_t> dims) {
 /// Float ops per element of a fused activation (ral Activation code, Kernels.h), counted as
 /// the code-generated payload would: ReLU 1 (max); exact GELU 5 (x/sqrt(2), erf, 1 +, * x,
 /// * 0.5); tanh GELU 8 (x^3 as 2, * 0.044715, + x, * sqrt(2/pi), tanh, 1 +, * 0.5x);
-/// hardswish 5 (* 1/6, + 1/2, min, max, * x).
+/// hardswish 5 (* 1/6, + 1/2, min, max, * x); SiLU 5 (neg, exp, 1 +, 1 /, * x).
 static int64_t activationFlops(int64_t activation) {
   switch (static_cast<abi::Activation>(activation)) {
   case abi::Activation::kRelu: return 1;
   case abi::Activation::kHardSwish: return 5;
+  case abi::Activation::kSilu: return 5;
   case abi::Activation::kGeluTanh: return 8;
   case abi::Activation::kGeluErf: return 5;
   case abi::Activation::kNone: return 0;

@@ -40,6 +40,13 @@ bool isReluOf(mlir::Value result, mlir::Value x);
 /// commuted operands accepted).
 bool isHardSwishOf(mlir::Value result, mlir::Value x);
 
+/// True when `result` is sigmoid(`x`) computed by scalar ops as TOSA's sigmoid lowers:
+/// `1 / (1 + exp(-x))` (the add's operands commuted too).
+bool isSigmoidOf(mlir::Value result, mlir::Value x);
+
+/// True when `result` is SiLU(`x`) = `x * sigmoid(x)` (isSigmoidOf; commuted operands accepted).
+bool isSiluOf(mlir::Value result, mlir::Value x);
+
 /// True when `map` reads an operand of shape `type` at the index the op writes: the identity,
 /// except that unit dims may be pinned to 0 (TOSA reads a batch of 1 that way).
 bool readsAtOutputIndex(mlir::AffineMap map, mlir::ShapedType type);

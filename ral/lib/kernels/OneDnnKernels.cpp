@@ -1,7 +1,7 @@
 //===- OneDnnKernels.cpp - GEMM and convolution on the CPU through oneDNN (plugin) ----===//
 //
 // ral_gemm_onednn (also the CPU default ral_gemm), ral_batch_gemm_onednn,
-// ral_gemm_epilogue_onednn (bias, residual and ReLU/GELU post-ops), ral_conv_onednn and
+// ral_gemm_epilogue_onednn (bias, residual and ReLU/GELU/hardswish/SiLU post-ops), ral_conv_onednn and
 // ral_max_pool_onednn (Kernels.h), f32, and ral_qgemm_onednn / ral_qconv_onednn (int8 with
 // zero points, int32 result), with oneDNN 2.x's matmul, convolution_forward and
 // pooling_v2_forward primitives. Memory descriptors carry the
@@ -213,9 +213,12 @@ bool postOpFor(int32_t activation, dnnl::post_ops &ops, std::string &error) {
   case Activation::kHardSwish: // oneDNN 2.x fixes alpha = 1/6, beta = 1/2.
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6, 0.5f);
     return true;
+  case Activation::kSilu: // x * sigmoid(alpha x)
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
+    return true;
   }
   error = "activation " + std::to_string(activation) + " is not one of 0 none, 1 relu, 2 "
-                                                      "gelu_tanh, 3 gelu_erf, 4 hardswish";
+                                                      "gelu_tanh, 3 gelu_erf, 4 hardswish, 5 silu";
   return false;
 }
 

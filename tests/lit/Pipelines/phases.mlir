@@ -12,7 +12,7 @@
 // The matmul cluster takes its operand and result views; the clamp (min and max) is not the
 // ReLU of onednn's matmul_bias_act.
 // CLUSTER-LABEL: func.func @main
-// CLUSTER-SAME: rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU or hardswish, or relu(C + residual); not linalg.generic here"
+// CLUSTER-SAME: rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU or hardswish or SiLU, or relu(C + residual); not linalg.generic here"
 // CLUSTER-NOT: tosa.
 // CLUSTER: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "out_elemwise_fusable"
 // CLUSTER-NEXT: tensor.expand_shape

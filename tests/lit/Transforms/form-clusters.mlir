@@ -96,7 +96,7 @@ func.func @reductions(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>
 // onednn's matmul_bias_act takes the result view, the bias and the ReLU; a different
 // elementwise op after them is refused by the pattern, and openblas has no pattern at all.
 // CHECK-LABEL: func.func @epilogue
-// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU or hardswish, or relu(C + residual); not linalg.generic here"
+// CHECK-SAME: consumer = "twice", {{.*}}rule = "onednn linalg.batch_matmul: matmul_bias_act covers a result view, C + bias, then ReLU or GELU or hardswish or SiLU, or relu(C + residual); not linalg.generic here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "matmul_bias_act", plevel = 15 : i64, reason = "{{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
 // CHECK: loupe.fusion "kLoop" on "codegen" attributes {id = 1
 // BLAS-LABEL: func.func @epilogue
@@ -295,8 +295,8 @@ func.func @max_pool_stays_named(%x: tensor<1x6x6x8xf32>) -> tensor<1x2x2x8xf32> 
 // (they commute), onto the NHWC result, and the transpose joins the reader's cluster. A clamp
 // to [0, 6] is not a ReLU: its conv takes nothing. Fusion off and codegen take no epilogue.
 // CHECK-LABEL: func.func @conv_relu
-// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish of the NHWC result; not linalg.transpose here"
-// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "conv.view", consumer_cluster = 1 : i64, consumer_op = "linalg.transpose", producer = "relu", producer_cluster = 0 : i64, producer_op = "linalg.generic", rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish or SiLU of the NHWC result; not linalg.transpose here"
+// CHECK-SAME: consumer = "relu6.view", {{.*}}producer = "conv6", {{.*}}rule = "onednn linalg.conv_2d_nhwc_fhwc: conv_bias_act covers the ReLU or hardswish or SiLU of the NHWC result; not linalg.transpose here"
 // CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", plevel = 15 : i64, reason = "highest plevel for conv2d on cpu (onednn 15, codegen 10); takes the ReLU after it as its epilogue; 2 ops fused"}
 // CHECK-NEXT: tensor.empty
 // CHECK-NEXT: linalg.generic
@@ -561,4 +561,60 @@ func.func @conv_relu_readers(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>) -
       linalg.yield %m : f32
   } -> tensor<1x5x5x4xf32> loc("relu2")
   return %n1, %n2, %r2 : tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>
+}
+
+// -----
+
+// SiLU as torch exports it, x * sigmoid(x): TOSA's sigmoid (one generic, 1 / (1 + exp(-x)))
+// and the product reading x twice. onednn's conv_bias_act takes it after a conv's NHWC result
+// and matmul_bias_act after a matmul (EfficientNet's stem and expansion convs); cuDNN has no
+// SiLU epilogue.
+// CHECK-LABEL: func.func @silu_epilogues
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", {{.*}}takes the SiLU after it as its epilogue; 3 ops fused"}
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 1 : i64, pattern = "matmul_bias_act", {{.*}}takes the SiLU after it as its epilogue; 3 ops fused"}
+// GPU-LABEL: func.func @silu_epilogues
+// GPU-SAME: producer = "conv", {{.*}}rule = "cudnn linalg.conv_2d_nhwc_fhwc: conv_bias_act has no SiLU; not linalg.generic here"
+#si4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#si2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @silu_epilogues(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>, %a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> (tensor<1x5x5x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x5x5x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32>
+  %c = linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x5x5x4xf32>, tensor<4x1x1x4xf32>) outs(%z : tensor<1x5x5x4xf32>) -> tensor<1x5x5x4xf32> loc("conv")
+  %s = linalg.generic {indexing_maps = [#si4, #si4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %n = arith.negf %in : f32
+      %x1 = math.exp %n : f32
+      %p = arith.addf %x1, %one : f32
+      %g = arith.divf %one, %p : f32
+      linalg.yield %g : f32
+  } -> tensor<1x5x5x4xf32> loc("sigmoid")
+  %h = linalg.generic {indexing_maps = [#si4, #si4, #si4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %s : tensor<1x5x5x4xf32>, tensor<1x5x5x4xf32>) outs(%e : tensor<1x5x5x4xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.mulf %in, %in2 : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x4xf32> loc("times")
+  %em = tensor.empty() : tensor<8x4xf32>
+  %mz = linalg.fill ins(%zero : f32) outs(%em : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x4xf32>) outs(%mz : tensor<8x4xf32>) -> tensor<8x4xf32> loc("matmul")
+  %ms = linalg.generic {indexing_maps = [#si2, #si2], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %n = arith.negf %in : f32
+      %x1 = math.exp %n : f32
+      %p = arith.addf %x1, %one : f32
+      %g = arith.divf %one, %p : f32
+      linalg.yield %g : f32
+  } -> tensor<8x4xf32> loc("msigmoid")
+  %mh = linalg.generic {indexing_maps = [#si2, #si2, #si2], iterator_types = ["parallel", "parallel"]}
+      ins(%ms, %mm : tensor<8x4xf32>, tensor<8x4xf32>) outs(%em : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.mulf %in, %in2 : f32
+      linalg.yield %m : f32
+  } -> tensor<8x4xf32> loc("mtimes")
+  return %h, %mh : tensor<1x5x5x4xf32>, tensor<8x4xf32>
 }

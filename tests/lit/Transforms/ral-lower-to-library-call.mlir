@@ -380,7 +380,7 @@ func.func @no_context(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16
 // CHECK-DAG: %[[A2:.*]] = memref.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : memref<1x8x64xf32> into memref<8x64xf32>
 // CHECK-DAG: %[[B2:.*]] = memref.collapse_shape %[[B]] {{\[\[}}0, 1], [2]] : memref<1x64x32xf32> into memref<64x32xf32>
 // CHECK-DAG: %[[NORES:.*]] = memref.alloca() : memref<0x0xf32>
-// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[NORES]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and activation after it (matmul_bias_act)", loupe.candidates = {{.*}}, loupe.plevel
+// CHECK: ral.dispatch %[[CTX]], %[[A2]], %[[B2]], %[[BIAS1]], %[[NORES]], %[[D]], %{{.*}}, %{{.*}}, %[[RELU]] {abi = "ral_gemm_epilogue_onednn___cpu___pvoid_m2df32_m2df32_m1df32_m2df32_m2df32_i1_i1_i32___void", callee = "ral_gemm_epilogue_onednn"{{.*}}loupe.backend_reason = "highest plevel for batch_matmul on cpu (onednn 15, openblas 12, codegen 10); fused with the bias and ReLU after it (matmul_bias_act)", loupe.candidates = {{.*}}, loupe.plevel
 // CHECK-NOT: linalg.
 // CHECK: return
 // BLAS-LABEL: func.func @matmul_bias_relu
@@ -591,7 +591,7 @@ func.func @conv_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memr
 // CHECK-LABEL: func.func @conv1x1_bias_hardswish
 // CHECK-NOT: linalg.
 // CHECK-DAG: %[[HS:.*]] = arith.constant 4 : i32
-// CHECK: ral.dispatch {{.*}}, %[[HS]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the bias and activation after it (matmul_bias_act)
+// CHECK: ral.dispatch {{.*}}, %[[HS]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the bias and hardswish after it (matmul_bias_act)
 // CHECK-NOT: linalg.
 // CHECK-LABEL: func.func @conv_hardswish
 // CHECK-NOT: linalg.
@@ -878,7 +878,7 @@ func.func @conv_relu_transposed(%ctx: !ral.context, %in: memref<1x5x5x2xf32>, %w
 // CHECK-DAG: %[[R2:.*]] = memref.collapse_shape %[[R]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
 // CHECK-DAG: %[[D2:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1, 2], [3]] : memref<1x8x8x32xf32> into memref<64x32xf32>
 // CHECK-DAG: %[[RELU:.*]] = arith.constant 1 : i32
-// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[NOBIAS]], %[[R2]], %[[D2]], %{{.*}}, %{{.*}}, %[[RELU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the residual add and activation after it (matmul_bias_act)
+// CHECK: ral.dispatch %[[CTX]], %[[A]], %[[B]], %[[NOBIAS]], %[[R2]], %[[D2]], %{{.*}}, %{{.*}}, %[[RELU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the residual add and ReLU after it (matmul_bias_act)
 // CHECK-NOT: linalg.
 // CHECK-LABEL: func.func @conv1x1_residual_in_place
 // CHECK-SAME: %[[R:[^:]*]]: memref<1x8x8x32xf32>)
@@ -935,5 +935,92 @@ func.func @conv1x1_broadcast_is_no_residual(%ctx: !ral.context, %a: memref<64x16
     linalg.yield %s : f32
   }
   memref.dealloc %c : memref<64x32xf32>
+  return
+}
+
+// -----
+
+// SiLU, x * sigmoid(x) with TOSA's sigmoid 1 / (1 + exp(-x)) (torch's SiLU exported as Sigmoid
+// and Mul, one generic after fusion), is oneDNN's eltwise_swish post-op (activation 5): after a
+// 1x1 convolution's bias (EfficientNet's expansion convs) and on a conv's NHWC result (its
+// stem). x * sigmoid(2x) is not SiLU: that conv takes nothing.
+
+// CHECK: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_1_5 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 1, 5]>
+// CHECK-LABEL: func.func @conv1x1_bias_silu
+// CHECK-NOT: linalg.
+// CHECK-DAG: %[[SILU:.*]] = arith.constant 5 : i32
+// CHECK: ral.dispatch {{.*}}, %[[SILU]] {{{.*}}callee = "ral_gemm_epilogue_onednn"{{.*}}fused with the bias and SiLU after it (matmul_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv_silu
+// CHECK-NOT: linalg.
+// CHECK: ral.dispatch {{.*}}callee = "ral_conv_onednn"{{.*}}fused with the SiLU after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @conv_not_silu
+// CHECK: ral.dispatch {{.*}}callee = "ral_conv_onednn"
+// CHECK-NOT: fused with
+// CHECK: linalg.generic
+#sia = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#sii = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#sic = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @conv1x1_bias_silu(%ctx: !ral.context, %a: memref<64x16xf32>, %b: memref<16x32xf32>, %bias: memref<32xf32>, %d: memref<1x8x8x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x32xf32>)
+  linalg.matmul ins(%a, %b : memref<64x16xf32>, memref<16x32xf32>) outs(%c : memref<64x32xf32>)
+  %v = memref.expand_shape %c [[0, 1, 2], [3]] output_shape [1, 8, 8, 32] : memref<64x32xf32> into memref<1x8x8x32xf32>
+  linalg.generic {indexing_maps = [#sia, #sic, #sii], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v, %bias : memref<1x8x8x32xf32>, memref<32xf32>) outs(%d : memref<1x8x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %n = arith.negf %s : f32
+    %e = math.exp %n : f32
+    %p = arith.addf %e, %one : f32
+    %g = arith.divf %one, %p : f32
+    %h = arith.mulf %s, %g : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %c : memref<64x32xf32>
+  return
+}
+func.func @conv_silu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memref<4x3x3x2xf32>, %d: memref<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %out = memref.alloc() : memref<1x5x5x4xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x4xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x2xf32>, memref<4x3x3x2xf32>) outs(%out : memref<1x5x5x4xf32>)
+  linalg.generic {indexing_maps = [#sia, #sii], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x5x5x4xf32>) outs(%d : memref<1x5x5x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %n = arith.negf %x : f32
+    %e = math.exp %n : f32
+    %p = arith.addf %one, %e : f32
+    %g = arith.divf %one, %p : f32
+    %h = arith.mulf %g, %x : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %out : memref<1x5x5x4xf32>
+  return
+}
+func.func @conv_not_silu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memref<4x3x3x2xf32>, %d: memref<1x5x5x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %out = memref.alloc() : memref<1x5x5x4xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x4xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x2xf32>, memref<4x3x3x2xf32>) outs(%out : memref<1x5x5x4xf32>)
+  linalg.generic {indexing_maps = [#sia, #sii], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%out : memref<1x5x5x4xf32>) outs(%d : memref<1x5x5x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %x2 = arith.addf %x, %x : f32
+    %n = arith.negf %x2 : f32
+    %e = math.exp %n : f32
+    %p = arith.addf %e, %one : f32
+    %g = arith.divf %one, %p : f32
+    %h = arith.mulf %x, %g : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %out : memref<1x5x5x4xf32>
   return
 }

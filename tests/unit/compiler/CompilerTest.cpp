@@ -280,7 +280,7 @@ TEST(CompilerTest, ConvClustersTakeTheirRelu) {
   bool clipRefused = false;
   for (const RefusedMerge &r : result.refusedMerges)
     clipRefused |= r.producer == "conv2" &&
-                   r.rule.find("conv_bias_act covers the ReLU or hardswish of the NHWC result") !=
+                   r.rule.find("conv_bias_act covers the ReLU or hardswish or SiLU of the NHWC result") !=
                        std::string::npos;
   EXPECT_TRUE(clipRefused);
   std::vector<std::string> convs;

@@ -68,6 +68,8 @@ float applyActivation(float x, int32_t act) {
     return 0.5f * x * (1 + std::erf(x / std::sqrt(2.f)));
   case Activation::kHardSwish:
     return x * std::clamp(x / 6 + 0.5f, 0.f, 1.f);
+  case Activation::kSilu:
+    return x / (1 + std::exp(-x));
   default:
     return x;
   }
@@ -219,7 +221,7 @@ TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
   std::vector<float> a = random(m * k, 7), b = random(k * n, 8), bias = random(n, 9),
                      shortcut = random(m * n, 10);
   enum Residual { kNone, kOwnBuffer, kInC };
-  for (int32_t act : {0, 1, 2, 3, 4})
+  for (int32_t act : {0, 1, 2, 3, 4, 5})
     for (bool withBias : {true, false})
       for (Residual residual : {kNone, kOwnBuffer, kInC}) {
         std::vector<float> c = residual == kInC ? shortcut : std::vector<float>(m * n);
@@ -316,6 +318,8 @@ TEST_F(RalKernels, ConvOneDnnNchwAgainstNaiveLoop) {
       {1, 6, 10, 10, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6, false, 0},
       // MobileNetV3's stem: stride 2, bias + hardswish
       {1, 3, 12, 12, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, 4},
+      // EfficientNet's stem: stride 2, bias + SiLU
+      {1, 3, 12, 12, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, 5},
       // 1x1 with dilation 3 (no effect) and GELU
       {3, 2, 4, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3, 3, 1, true, 3},
   };

@@ -33,6 +33,7 @@ enum class Activation : int32_t {
   kGeluTanh = 2, ///< 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
   kGeluErf = 3,  ///< 0.5x(1 + erf(x/sqrt(2)))
   kHardSwish = 4, ///< x * clamp(x/6 + 1/2, 0, 1) (MobileNetV3; ONNX HardSwish)
+  kSilu = 5,      ///< x * sigmoid(x), a.k.a. swish (EfficientNet; torch's SiLU as Sigmoid, Mul)
 };
 
 /// Entries of the convolution params memref (i64).

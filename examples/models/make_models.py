@@ -6,7 +6,7 @@
 Outputs, next to this script:
   mlp.onnx, cnn.onnx, transformer_block.onnx,
   conv_relu.onnx, dynq_mlp.onnx, qop_cnn.onnx,
-  conv_hardswish.onnx                          ONNX opset 17 models with named nodes
+  conv_hardswish.onnx, dwconv_act.onnx         ONNX opset 17 models with named nodes
   mlp_tosa.mlir                                a TOSA model (MLIR 19.1) with a loc() per op
   <name>/test_data_set_0/input_0.pb, output_0.pb   ONNX backend-test layout (TensorProto)
 
@@ -68,12 +68,14 @@ def _windows(x, kernel, strides, pads, pad_value):
 def op_conv(node, x, w, b=None):
     a = _attrs(node)
     _require(_notset(a), "Conv auto_pad")
-    _require(a.get("group", 1) == 1, "grouped Conv")
     _require(all(d == 1 for d in a.get("dilations", [1])), "dilated Conv")
     kernel = list(w.shape[2:])
     strides = a.get("strides", [1] * len(kernel))
     win = _windows(x, kernel, strides, a.get("pads"), 0.0)  # N, C, OH, OW, KH, KW
-    y = np.einsum("nchwij,ocij->nohw", win, w)
+    groups = a.get("group", 1)
+    cg, og = x.shape[1] // groups, w.shape[0] // groups
+    y = np.concatenate([np.einsum("nchwij,ocij->nohw", win[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og])
+                        for g in range(groups)], axis=1)
     if b is not None:
         y = y + b.reshape(1, -1, 1, 1)
     return y
@@ -217,6 +219,7 @@ OPS = {
     "Div": lambda n, a, b: a / b,
     "Relu": lambda n, x: np.maximum(x, 0),
     "HardSwish": lambda n, x: x * np.clip(x / 6 + 0.5, 0, 1),
+    "Sigmoid": lambda n, x: 1 / (1 + np.exp(-x)),
     "Clip": lambda n, x, lo=None, hi=None: np.clip(
         x, -np.inf if lo is None else lo, np.inf if hi is None else hi),
     "Erf": lambda n, x: _erf(x),
@@ -279,7 +282,7 @@ def self_test():
         "matmul_2d", "matmul_3d", "matmul_4d", "transpose_all_permutations_*", "transpose_default",
         "concat_*", "reduce_mean_*", "layer_normalization_*", "dynamicquantizelinear*",
         "matmulinteger", "cast_DOUBLE_to_FLOAT", "cast_FLOAT16_to_FLOAT", "quantizelinear",
-        "convinteger_*", "basic_convinteger", "hardswish",
+        "convinteger_*", "basic_convinteger", "hardswish", "sigmoid", "sigmoid_example",
     ]
     dirs = sorted({d for p in patterns for d in glob.glob(os.path.join(ONNX_NODE_TESTS, "test_" + p))})
     checked = skipped = 0
@@ -480,6 +483,46 @@ def make_conv_hardswish(rng):
     )
     model = finish(graph, "Conv (stride 2)-HardSwish, Conv 1x1-HardSwish")
     return model, {"image": f32(2 * rng.standard_normal((1, 3, 64, 64)))}
+
+
+def make_dwconv_act(rng):
+    """Depthwise convs (group = channels) with trained, non-zero biases and the activations
+    MobileNetV3 and EfficientNet put after them, then a 1x1 conv with SiLU: `dw1` 3x3 -> `relu1`,
+    `dw2` 3x3 stride 2 -> `hs2` HardSwish, `dw3` 5x5 -> SiLU as torch exports it (`silu3_gate`
+    Sigmoid, `silu3` Mul), `pw` 1x1 16->32 -> SiLU (`silu4_gate`, `silu4`). Each activation
+    (and a depthwise conv's bias, which TOSA adds after the conv) is a oneDNN post-op. Large
+    enough (16x32x32 results) for the NCHW transposes to move out of the way."""
+    def silu(x, name):
+        return [helper.make_node("Sigmoid", [x], [name + "_gate.out"], name=name + "_gate"),
+                helper.make_node("Mul", [x, name + "_gate.out"], [name + ".out"], name=name)]
+    nodes = [
+        helper.make_node("Conv", ["image", "dw1.weight", "dw1.bias"], ["dw1.out"], name="dw1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=16),
+        helper.make_node("Relu", ["dw1.out"], ["relu1.out"], name="relu1"),
+        helper.make_node("Conv", ["relu1.out", "dw2.weight", "dw2.bias"], ["dw2.out"], name="dw2",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2], group=16),
+        helper.make_node("HardSwish", ["dw2.out"], ["hs2.out"], name="hs2"),
+        helper.make_node("Conv", ["hs2.out", "dw3.weight", "dw3.bias"], ["dw3.out"], name="dw3",
+                         kernel_shape=[5, 5], pads=[2, 2, 2, 2], group=16),
+        *silu("dw3.out", "silu3"),
+        helper.make_node("Conv", ["silu3.out", "pw.weight", "pw.bias"], ["pw.out"], name="pw",
+                         kernel_shape=[1, 1]),
+        *silu("pw.out", "silu4"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dwconv_act",
+        [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 16, 64, 64])],
+        [helper.make_tensor_value_info("silu4.out", TensorProto.FLOAT, [1, 32, 32, 32])],
+        initializer=[
+            init("dw1.weight", he(rng, (16, 1, 3, 3), 9)), init("dw1.bias", 0.5 * rng.standard_normal(16)),
+            init("dw2.weight", he(rng, (16, 1, 3, 3), 9)), init("dw2.bias", 0.5 * rng.standard_normal(16)),
+            init("dw3.weight", he(rng, (16, 1, 5, 5), 25)), init("dw3.bias", 0.5 * rng.standard_normal(16)),
+            init("pw.weight", he(rng, (32, 16, 1, 1), 16)), init("pw.bias", 0.5 * rng.standard_normal(32)),
+        ],
+    )
+    model = finish(graph, "depthwise Conv-Relu, -HardSwish, -SiLU, Conv 1x1-SiLU")
+    return model, {"image": f32(rng.standard_normal((1, 16, 64, 64)))}
 
 
 def make_dynq_mlp(rng):
@@ -728,7 +771,7 @@ def main():
     builders = [("mlp", make_mlp, 1001), ("cnn", make_cnn, 1002),
                 ("transformer_block", make_transformer_block, 1003), ("conv_relu", make_conv_relu, 1005),
                 ("dynq_mlp", make_dynq_mlp, 1006), ("qop_cnn", make_qop_cnn, 1007),
-                ("conv_hardswish", make_conv_hardswish, 1008)]
+                ("conv_hardswish", make_conv_hardswish, 1008), ("dwconv_act", make_dwconv_act, 1009)]
     for name, build, seed in builders:
         model, feeds = build(np.random.default_rng(seed))
         outputs = [f32(o) for o in run_graph(model, feeds)]

@@ -311,11 +311,11 @@ case_backend_variants() {
   "$LOUPE" backends list >"$WORK/backends"
   grep -Eq '^onednn +cpu +conv2d +15 +ral_conv_onednn +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN conv"; }
-  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+add\+relu\+hardswish +yes' "$WORK/backends" ||
+  grep -Eq '^onednn +cpu +conv_bias_act +15 +ral_conv_onednn +conv2d\+depthwise_conv2d\+add\+relu\+hardswish\+silu +yes' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks oneDNN's conv_bias_act fuse pattern"; }
   grep -Eq '^cudnn +gpu +conv_bias_act +15 +ral_conv_cudnn ' "$WORK/backends" ||
     { cat "$WORK/backends"; fail "backends list lacks cuDNN's conv_bias_act fuse pattern"; }
-  for model in mlp cnn transformer_block conv_relu dynq_mlp qop_cnn conv_hardswish; do
+  for model in mlp cnn transformer_block conv_relu dynq_mlp qop_cnn conv_hardswish dwconv_act; do
     data=$MODELS/$model/test_data_set_0
     for flags in "" "--backends openblas,codegen" "--backends codegen" "--fusion off" \
                  "--override fc1=openblas,conv1=codegen"; do
@@ -395,6 +395,22 @@ assert fused == [("ral_conv_onednn", "conv1,hs1"), ("ral_gemm_epilogue_onednn", 
 # What is left is generated layout work: the input's and output's NCHW transposes.
 assert [d["name"] for d in run["dispatches"] if d["backend"] == "codegen"] == [
     "dispatch_0_transpose", "dispatch_3_transpose"], run["dispatches"]
+PY
+  # Depthwise convs with trained (non-zero) biases, which TOSA adds after the conv: the bias
+  # and the ReLU, hardswish or SiLU after it become the conv's oneDNN post-ops; the 1x1 conv's
+  # GEMM takes its SiLU (Sigmoid, Mul) as eltwise_swish.
+  data=$MODELS/dwconv_act/test_data_set_0
+  "$LOUPE" run "$MODELS/dwconv_act.onnx" --inputs "$data" --check "$data" --rtol 1e-4 \
+    --reps 3 --json >"$WORK/dw.json" || fail "dwconv_act: run failed"
+  python3 - "$WORK/dw.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+assert run["check"] == "pass", run["check"]
+fused = [(d["name"].split("_", 2)[2], d["loc"]) for d in run["dispatches"] if d["backend"] == "onednn"]
+assert fused == [("ral_conv_onednn", "dw1,relu1"), ("ral_conv_onednn", "dw2,hs2,dw2.bias"),
+                 ("ral_conv_onednn", "dw3,silu3"), ("ral_gemm_epilogue_onednn", "pw,silu4")], fused
+assert [d["name"] for d in run["dispatches"] if d["backend"] == "codegen"] == [
+    "dispatch_0_transpose", "dispatch_5_transpose"], run["dispatches"]
 PY
 }
 

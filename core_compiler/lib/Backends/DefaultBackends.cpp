@@ -50,9 +50,10 @@ LOUPE_REGISTER_FUSE_PATTERN("cublas", "matmul_bias_act", 15)
     .set_ops({"matmul", "add", "relu"})
     .set_kernel("ral_gemm_epilogue_cublaslt");
 // output = act(conv(input, filter) + bias): the conv kernel with params[kConvActivation], the
-// activation ReLU or (oneDNN) hardswish or SiLU.
+// activation ReLU or (oneDNN) hardswish or SiLU; oneDNN's also for depthwise convs (their
+// bias comes after them in TOSA, through the channel view).
 LOUPE_REGISTER_FUSE_PATTERN("onednn", "conv_bias_act", 15)
-    .set_ops({"conv2d", "add", "relu", "hardswish", "silu"})
+    .set_ops({"conv2d", "depthwise_conv2d", "add", "relu", "hardswish", "silu"})
     .set_kernel("ral_conv_onednn");
 LOUPE_REGISTER_FUSE_PATTERN("cudnn", "conv_bias_act", 15)
     .set_ops({"conv2d", "add", "relu"})

@@ -74,21 +74,27 @@ bool readsInPlace(linalg::LinalgOp op, OpOperand *operand) {
          readsAtOutputIndex(op.getMatchingIndexingMap(operand), type);
 }
 
-/// `C + bias` with C read in place and the bias along the last dim (a 1x1 convolution's
-/// per-channel bias on the NHWC view of its matmul): the bias step of matmul_bias_act.
+/// `C + bias` (or `bias + C`, as TOSA adds a depthwise convolution's) with C read in place and
+/// the bias along the last dim (a 1x1 convolution's per-channel bias on the NHWC view of its
+/// matmul): the bias step of matmul_bias_act and of a depthwise conv's conv_bias_act.
 bool isBiasAdd(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInputs() != 2 || generic.getNumReductionLoops() ||
-      generic.getNumLoops() < 2 || !readsInPlace(generic, generic.getDpsInputOperand(0)))
-    return false;
-  OpOperand *bias = generic.getDpsInputOperand(1);
-  if (!readsLastDimBias(generic.getMatchingIndexingMap(bias),
-                        cast<ShapedType>(bias->get().getType())))
+      generic.getNumLoops() < 2)
     return false;
   Block *body = generic.getBlock();
   auto *add = &body->front();
-  return body->getOperations().size() == 2 && isa<arith::AddFOp>(add) &&
-         add->getOperand(0) == body->getArgument(0) && add->getOperand(1) == body->getArgument(1);
+  if (body->getOperations().size() != 2 || !isa<arith::AddFOp>(add) ||
+      add->getOperand(0) == add->getOperand(1))
+    return false;
+  for (unsigned c : {0u, 1u}) {
+    OpOperand *bias = generic.getDpsInputOperand(1 - c);
+    if (readsInPlace(generic, generic.getDpsInputOperand(c)) &&
+        readsLastDimBias(generic.getMatchingIndexingMap(bias),
+                         cast<ShapedType>(bias->get().getType())))
+      return true;
+  }
+  return false;
 }
 
 /// `C + R` or `relu(C + R)` (then `*relu` is set) with C and R read in place (a residual
@@ -363,8 +369,10 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     return "";
   if (isRelu(consumer.op) && lib.epilogue <= EpilogueStage::kBias)
     return "";
-  // A residual after the bias too: a trained ResNet's relu(conv3 + bias + shortcut).
-  if (isResidualAdd(consumer.op) && !lib.residual &&
+  // A residual after the bias too: a trained ResNet's relu(conv3 + bias + shortcut). The conv
+  // kernel takes none.
+  bool residuals = kind != "depthwise_conv2d";
+  if (residuals && isResidualAdd(consumer.op) && !lib.residual &&
       (lib.epilogue < EpilogueStage::kBias || (lib.epilogue == EpilogueStage::kBias && lib.bias)))
     return "";
   std::string activations = "ReLU";
@@ -373,7 +381,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
     if (llvm::is_contained(pattern->ops, op))
       activations += std::string(" or ") + title;
   return who + ": " + pattern->name + " covers a result view, C + bias, then " + activations +
-         ", or relu(C + residual); not " + what + " here";
+         (residuals ? ", or relu(C + residual)" : "") + "; not " + what + " here";
 }
 
 std::string Clusterer::whyNot(int producer, int consumer) {

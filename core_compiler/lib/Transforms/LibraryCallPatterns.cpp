@@ -293,12 +293,22 @@ static std::optional<abi::Activation> activationOf(llvm::ArrayRef<Operation *> o
   return std::nullopt;
 }
 
+/// The operand of `add` other than a constant float zero, or null.
+static Value otherThanZero(arith::AddFOp add) {
+  for (auto [mine, other] : {std::pair{add.getLhs(), add.getRhs()}, {add.getRhs(), add.getLhs()}})
+    if (matchPattern(other, m_AnyZeroFloat()))
+      return mine;
+  return nullptr;
+}
+
 /// Matches the only reader of C (or of its one reshape: a collapse, or the NHWC expand of a
 /// 1x1 convolution's [H*W, N] result) as an elementwise generic that reads it in place and
-/// computes `act(C + bias + residual)` into a buffer of its shape: the bias along the last dim,
-/// the residual a buffer of the output's shape read in place, each optional and added in
-/// either order; act none, ReLU, the exact GELU, hardswish or SiLU (`act(C)` alone too).
-static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c) {
+/// computes `act(C + bias + residual)` into a buffer of its shape, whose last dim is
+/// `channels`: the bias along the last dim, the residual a buffer of the output's shape read in
+/// place, each optional and added in either order; act none, ReLU, the exact GELU, hardswish or
+/// SiLU (`act(C)` alone too, perhaps after a zero bias folded into the body as `C + 0.0`).
+static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Value c,
+                                                         int64_t channels) {
   auto readers = [&](Value v) { return readersAfter(matmul, v); };
   auto users = readers(c);
   if (users.size() != 1)
@@ -312,7 +322,6 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   }
   auto generic = dyn_cast<linalg::GenericOp>(users[0]);
   auto viewType = cast<MemRefType>(view.getType());
-  auto cType = cast<MemRefType>(c.getType());
   if (!generic || generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 3 ||
       generic.getNumDpsInits() != 1 || generic.getNumReductionLoops() != 0 ||
       generic.getNumLoops() != viewType.getRank() || generic->getBlock() != matmul->getBlock())
@@ -326,7 +335,7 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   Value out = generic.getDpsInits()[0];
   if (!isLibraryOperand(out, viewType.getRank()) || out.getType() != MemRefType::get(
           viewType.getShape(), viewType.getElementType()) ||
-      viewType.getShape().back() != cType.getShape().back())
+      viewType.getShape().back() != channels)
     return std::nullopt;
   auto maps = generic.getIndexingMapsArray();
   if (!loupe::readsAtOutputIndex(maps[at], viewType) || !maps.back().isIdentity())
@@ -334,8 +343,13 @@ static std::optional<BiasActivation> matchBiasActivation(Operation *matmul, Valu
   Block *body = generic.getBlock();
   llvm::SmallVector<Operation *> ops = bodyOps(body);
   Value yielded = body->getTerminator()->getOperand(0);
-  if (generic.getNumDpsInputs() == 1) { // act(C)
-    if (auto act = activationOf(ops, body->getArgument(0), yielded))
+  if (generic.getNumDpsInputs() == 1) { // act(C), or act(C + 0.0): a zero bias folded in
+    Value x = body->getArgument(0);
+    llvm::ArrayRef<Operation *> rest = ops;
+    if (!rest.empty() && isa<arith::AddFOp>(rest[0]) &&
+        otherThanZero(cast<arith::AddFOp>(rest[0])) == x)
+      x = rest[0]->getResult(0), rest = rest.drop_front();
+    if (auto act = activationOf(rest, x, yielded))
       return BiasActivation{generic, Value(), Value(), *act};
     return std::nullopt;
   }
@@ -401,7 +415,9 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx,
   if (rank == 3 && cast<MemRefType>(op->getOperand(0).getType()).getDimSize(0) != 1)
     return failure(); // The epilogue kernels are 2-D.
   Operation *init = initializerOf(op, op->getOperand(2));
-  std::optional<BiasActivation> epilogue = matchBiasActivation(op, op->getOperand(2));
+  Value c = op->getOperand(2);
+  std::optional<BiasActivation> epilogue =
+      matchBiasActivation(op, c, cast<MemRefType>(c.getType()).getShape().back());
   if (!initializesZeros(init) || !epilogue || !covers(pattern, epilogue->activation))
     return failure();
   // The cluster phase decides what is fused: both ops must be in one cluster.
@@ -574,7 +590,8 @@ namespace {
 /// The elementwise op that applies an activation to a conv's output.
 struct ConvActivation {
   linalg::GenericOp generic;
-  abi::Activation activation; ///< ReLU or hardswish.
+  abi::Activation activation; ///< ReLU, hardswish or SiLU; none for a bias alone.
+  Value bias; ///< [O], added before the activation (a depthwise conv's), or null.
 };
 } // namespace
 
@@ -616,7 +633,21 @@ static std::optional<ConvActivation> matchConvActivation(Operation *conv, Operat
   if (act != abi::Activation::kRelu && act != abi::Activation::kHardSwish &&
       act != abi::Activation::kSilu)
     return std::nullopt;
-  return ConvActivation{generic, *act};
+  return ConvActivation{generic, *act, Value()};
+}
+
+/// Matches the reader of a depthwise conv's output `o` [N, OH, OW, C, M] through its channel
+/// view [N, OH, OW, C*M] as `act(view + bias)` into an NHWC buffer (matchBiasActivation, no
+/// residual): TOSA adds a depthwise conv's bias after it, where ReLU, hardswish or SiLU join
+/// it. The bias must be [C*M].
+static std::optional<ConvActivation> matchDepthwiseEpilogue(Operation *conv, Value o) {
+  auto type = cast<MemRefType>(o.getType());
+  std::optional<BiasActivation> e =
+      matchBiasActivation(conv, o, type.getDimSize(3) * type.getDimSize(4));
+  if (!e || e->residual || cast<MemRefType>(e->generic.getDpsInits()[0].getType()).getRank() != 4 ||
+      (e->bias && cast<MemRefType>(e->bias.getType()).getRank() != 1))
+    return std::nullopt;
+  return ConvActivation{e->generic, e->activation, e->bias};
 }
 
 /// Conv on an output holding zeros or a broadcast bias -> kernel(ctx, input, filter, bias,
@@ -681,18 +712,21 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     input = padded->source;
     padded->writePadding(values, abi::kConvPadTop);
   }
-  // Pattern fusion (conv_bias_act): the activation reading the output, when the cluster phase
-  // put it in the conv's cluster; the dispatch goes there, so the operands must not change.
+  // Pattern fusion (conv_bias_act): the activation reading the output (a depthwise conv's
+  // through its channel view, with the bias TOSA adds there), when the cluster phase put it in
+  // the conv's cluster; the dispatch goes there, so the operands must not change.
   std::optional<ConvActivation> epilogue;
   if (pattern && !depthwise)
     epilogue = matchConvActivation(conv, init, output);
+  else if (pattern && !bias)
+    epilogue = matchDepthwiseEpilogue(conv, output);
   linalg::GenericOp act =
       epilogue && covers(*pattern, epilogue->activation) ? epilogue->generic : nullptr;
   if (act) {
     Attribute cluster = conv->getAttr("loupe.cluster");
     llvm::SmallVector<Value> reads = {input, filter, act.getDpsInits()[0]};
-    if (bias)
-      reads.push_back(bias);
+    if (Value added = epilogue->bias ? epilogue->bias : bias)
+      reads.push_back(added);
     if ((cluster && act->getAttr("loupe.cluster") != cluster) || !canMoveTo(conv, act, reads))
       act = nullptr;
   }
@@ -700,6 +734,8 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
   OpBuilder b(at);
   Location loc = act ? FusedLoc::get(conv->getContext(), {conv.getLoc(), act.getLoc()})
                      : conv.getLoc();
+  if (act && epilogue->bias)
+    bias = epilogue->bias;
   if (!bias)
     bias = b.create<memref::AllocaOp>(
         loc, MemRefType::get({0}, quantized ? Type(b.getI32Type()) : b.getF32Type()));
@@ -716,7 +752,10 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? pattern->kernel : kernel, device);
   if (act) {
-    fused = activationTitle(epilogue->activation);
+    const char *activation = activationTitle(epilogue->activation);
+    fused = !epilogue->bias ? activation
+            : *activation   ? std::string("bias and ") + activation
+                            : "bias";
     act->erase();
   }
   init->erase();

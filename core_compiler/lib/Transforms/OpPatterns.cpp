@@ -51,7 +51,7 @@ std::string loupe::libraryOpKind(Operation *op) {
 std::string loupe::fusePatternName(StringRef kind) {
   if (kind == "matmul" || kind == "batch_matmul")
     return "matmul_bias_act";
-  if (kind == "conv2d")
+  if (kind == "conv2d" || kind == "depthwise_conv2d")
     return "conv_bias_act";
   return "";
 }

@@ -28,7 +28,8 @@ OpPattern classifyOp(mlir::Operation *op);
 std::string libraryOpKind(mlir::Operation *op);
 
 /// The fuse pattern a backend may register for a library op of `kind` (libraryOpKind):
-/// "matmul_bias_act" for matmul and batch_matmul, "conv_bias_act" for conv2d; "" otherwise.
+/// "matmul_bias_act" for matmul and batch_matmul, "conv_bias_act" for conv2d and
+/// depthwise_conv2d; "" otherwise.
 std::string fusePatternName(llvm::StringRef kind);
 
 /// True when `result` is ReLU(`x`) computed by scalar ops: `max(x, 0)`, or a clamp of `x` to

@@ -618,3 +618,35 @@ func.func @silu_epilogues(%x: tensor<1x5x5x4xf32>, %w: tensor<4x1x1x4xf32>, %a: 
   } -> tensor<8x4xf32> loc("mtimes")
   return %h, %mh : tensor<1x5x5x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// A depthwise conv's bias comes after it in TOSA, through its channel view, added bias first:
+// onednn's conv_bias_act takes the view, the bias and the ReLU (MobileNetV3's depthwise
+// convs). It takes no residual: the conv kernel has none.
+// CHECK-LABEL: func.func @depthwise_epilogue
+// CHECK: loupe.fusion "kLibrary" on "onednn" attributes {id = 0 : i64, pattern = "conv_bias_act", {{.*}}takes the bias and ReLU after it as its epilogue; 4 ops fused"}
+#dwb = affine_map<(d0, d1, d2, d3) -> (d3)>
+#dwi = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @depthwise_epilogue(%x: tensor<1x7x7x8xf32>, %w: tensor<3x3x8x1xf32>, %bias: tensor<8xf32>) -> tensor<1x5x5x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e5 = tensor.empty() : tensor<1x5x5x8x1xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e5 : tensor<1x5x5x8x1xf32>) -> tensor<1x5x5x8x1xf32>
+  %c = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x7x7x8xf32>, tensor<3x3x8x1xf32>) outs(%z : tensor<1x5x5x8x1xf32>) -> tensor<1x5x5x8x1xf32> loc("dw")
+  %v = tensor.collapse_shape %c [[0], [1], [2], [3, 4]] : tensor<1x5x5x8x1xf32> into tensor<1x5x5x8xf32>
+  %e = tensor.empty() : tensor<1x5x5x8xf32>
+  %b = linalg.generic {indexing_maps = [#dwb, #dwi, #dwi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias, %v : tensor<8xf32>, tensor<1x5x5x8xf32>) outs(%e : tensor<1x5x5x8xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %s = arith.addf %in, %in2 : f32
+      linalg.yield %s : f32
+  } -> tensor<1x5x5x8xf32> loc("bias")
+  %r = linalg.generic {indexing_maps = [#dwi, #dwi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : tensor<1x5x5x8xf32>) outs(%e : tensor<1x5x5x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
+  } -> tensor<1x5x5x8xf32> loc("relu")
+  return %r : tensor<1x5x5x8xf32>
+}

@@ -1024,3 +1024,66 @@ func.func @conv_not_silu(%ctx: !ral.context, %in: memref<1x7x7x2xf32>, %w: memre
   memref.dealloc %out : memref<1x5x5x4xf32>
   return
 }
+
+// -----
+
+// A depthwise conv's epilogue reads its [N, OH, OW, C, 1] output through the channel view: the
+// bias TOSA adds there becomes the kernel's bias and the activation its post-op, writing the
+// generic's NHWC buffer. A zero bias folded into the body (`x + 0.0`) is no bias.
+
+// CHECK-DAG: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_8_1 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 8, 1]>
+// CHECK-DAG: memref.global "private" constant @__loupe_conv_params_1_1_0_0_0_0_1_1_8_4 : memref<10xi64> = dense<[1, 1, 0, 0, 0, 0, 1, 1, 8, 4]>
+// CHECK-LABEL: func.func @depthwise_bias_relu
+// CHECK-SAME: %[[BIAS:[a-z0-9]+]]: memref<8xf32>
+// CHECK-NOT: linalg.
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[BIAS]], %{{.*}}, %{{.*}} {{{.*}}callee = "ral_conv_onednn"{{.*}}fused with the bias and ReLU after it (conv_bias_act)
+// CHECK-NOT: linalg.
+// CHECK-LABEL: func.func @depthwise_zero_bias_hardswish
+// CHECK-NOT: linalg.
+// CHECK: %[[NOBIAS:.*]] = memref.alloca() : memref<0xf32>
+// CHECK: ral.dispatch %{{.*}}, %{{.*}}, %{{.*}}, %[[NOBIAS]], {{.*}}callee = "ral_conv_onednn"{{.*}}fused with the hardswish after it (conv_bias_act)
+// CHECK-NOT: linalg.
+#dwv = affine_map<(d0, d1, d2, d3) -> (0, d1, d2, d3)>
+#dwi = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#dwc = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @depthwise_bias_relu(%ctx: !ral.context, %in: memref<1x7x7x8xf32>, %w: memref<3x3x8x1xf32>, %bias: memref<8xf32>, %d: memref<1x5x5x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = memref.alloc() : memref<1x5x5x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x8x1xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x8xf32>, memref<3x3x8x1xf32>) outs(%out : memref<1x5x5x8x1xf32>)
+  %v = memref.collapse_shape %out [[0], [1], [2], [3, 4]] : memref<1x5x5x8x1xf32> into memref<1x5x5x8xf32>
+  linalg.generic {indexing_maps = [#dwc, #dwv, #dwi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias, %v : memref<8xf32>, memref<1x5x5x8xf32>) outs(%d : memref<1x5x5x8xf32>) {
+  ^bb0(%b: f32, %x: f32, %o: f32):
+    %s = arith.addf %b, %x : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %out : memref<1x5x5x8x1xf32>
+  return
+}
+func.func @depthwise_zero_bias_hardswish(%ctx: !ral.context, %in: memref<1x7x7x8xf32>, %w: memref<3x3x8x1xf32>, %d: memref<1x5x5x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %sixth = arith.constant 0.166666672 : f32
+  %out = memref.alloc() : memref<1x5x5x8x1xf32>
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x5x5x8x1xf32>)
+  linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%in, %w : memref<1x7x7x8xf32>, memref<3x3x8x1xf32>) outs(%out : memref<1x5x5x8x1xf32>)
+  %v = memref.collapse_shape %out [[0], [1], [2], [3, 4]] : memref<1x5x5x8x1xf32> into memref<1x5x5x8xf32>
+  linalg.generic {indexing_maps = [#dwv, #dwi], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%v : memref<1x5x5x8xf32>) outs(%d : memref<1x5x5x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %zero : f32
+    %t = arith.mulf %s, %sixth : f32
+    %p = arith.addf %t, %half : f32
+    %lo = arith.minimumf %p, %one : f32
+    %g = arith.maximumf %lo, %zero : f32
+    %h = arith.mulf %s, %g : f32
+    linalg.yield %h : f32
+  }
+  memref.dealloc %out : memref<1x5x5x8x1xf32>
+  return
+}

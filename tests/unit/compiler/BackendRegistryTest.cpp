@@ -208,10 +208,10 @@ TEST(BackendRegistry, DefaultFusePatterns) {
   EXPECT_EQ(r.findFusePattern("cublas", "matmul_bias_act")->ops,
             (std::vector<std::string>{"matmul", "add", "relu"})); // no exact GELU in cuBLASLt
   EXPECT_EQ(r.findFusePattern("onednn", "matmul_bias_act")->ops,
-            (std::vector<std::string>{"matmul", "add", "relu", "gelu_erf", "hardswish"}));
+            (std::vector<std::string>{"matmul", "add", "relu", "gelu_erf", "hardswish", "silu"}));
   const FusePattern *conv = r.findFusePattern("onednn", "conv_bias_act");
   ASSERT_NE(conv, nullptr);
-  EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "add", "relu", "hardswish"}));
+  EXPECT_EQ(conv->ops, (std::vector<std::string>{"conv2d", "depthwise_conv2d", "add", "relu", "hardswish", "silu"}));
   EXPECT_EQ(r.findFusePattern("cudnn", "conv_bias_act")->ops,
             (std::vector<std::string>{"conv2d", "add", "relu"})); // no hardswish in cuDNN
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Loupe against its peers, interleaved in one run: issue 17's workloads a-f (workloads.py) and
-# the zoo's torchvision models, each timed by
+# every model of the zoo exported under BUILD/zoo (tests/zoo; torch times its torchvision ones
+# only), each timed by
 #   loupe     `loupe run MODEL.onnx --json` (its median over --reps)
 #   ort       ONNX Runtime, npm onnxruntime-node, CPU EP, 2 threads (ort_peer.js)
 #   torch     Debian's PyTorch eager, 2 threads, OMP_WAIT_POLICY=PASSIVE
@@ -36,7 +37,10 @@ fi
 gcc -O3 -march=native -ffast-math -fopenmp "$HERE/reference.c" -lm -o "$OUT/reference"
 
 items=("$@")
-[ ${#items[@]} -gt 0 ] || items=(a b c d e f resnet50 mobilenet_v3_small)
+if [ ${#items[@]} -eq 0 ]; then
+  items=(a b c d e f)
+  for m in "$BUILD"/zoo/*.onnx; do [ -f "$m" ] && items+=("$(basename "$m" .onnx)"); done
+fi
 
 # NAME=D0,... bindings of a workload or zoo model.
 bindings() {

@@ -260,10 +260,10 @@ CellState stepRNN(ImplicitLocOpBuilder &b, const Cell &cell, Value xw,
 CellState stepGRU(ImplicitLocOpBuilder &b, const Cell &cell, Value xw,
                   const CellState &prev) {
   int64_t hidden = cell.hidden;
-  Value zr = add(b, block(b, xw, 0, 2 * hidden),
-                 matmul(b, prev.h, cell.recurrence));
-  Value z = activate(b, cell, 0, block(b, zr, 0, hidden));
-  Value r = activate(b, cell, 0, block(b, zr, 1, hidden));
+  Value hr = matmul(b, prev.h, cell.recurrence);
+  auto gate = [&](int64_t g) { return add(b, block(b, xw, g, hidden), block(b, hr, g, hidden)); };
+  Value z = activate(b, cell, 0, gate(0));
+  Value r = activate(b, cell, 0, gate(1));
   Value recurrent;
   if (cell.linearBeforeReset) {
     recurrent = matmul(b, prev.h, cell.recurrenceH);
@@ -288,10 +288,15 @@ CellState stepGRU(ImplicitLocOpBuilder &b, const Cell &cell, Value xw,
 CellState stepLSTM(ImplicitLocOpBuilder &b, const Cell &cell, Value xw,
                    const CellState &prev) {
   int64_t hidden = cell.hidden;
-  Value gates = add(b, xw, matmul(b, prev.h, cell.recurrence));
-  // Pre-activation of gate `gate`, with peephole `peephole` times `c`.
+  Value hr = matmul(b, prev.h, cell.recurrence);
+  // Pre-activation of gate `gate`: its slices of X·W^T and H·R^T added (slicing the two
+  // buffers, not their sum, leaves the step one elementwise graph: one fused kernel, not four),
+  // with peephole `peephole` times `c`.
+  auto gateSum = [&](int64_t gate) {
+    return add(b, block(b, xw, gate, hidden), block(b, hr, gate, hidden));
+  };
   auto preActivation = [&](int64_t gate, int64_t peephole, Value c) {
-    Value x = block(b, gates, gate, hidden);
+    Value x = gateSum(gate);
     if (!cell.peepholes)
       return x;
     return add(b, x, createMul(b, block(b, cell.peepholes, peephole, hidden), c));
@@ -300,7 +305,7 @@ CellState stepLSTM(ImplicitLocOpBuilder &b, const Cell &cell, Value xw,
   Value f = cell.inputForget
                 ? sub(b, scalarLike(b, i, 1.0), i)
                 : activate(b, cell, 0, preActivation(2, 2, prev.c));
-  Value c = activate(b, cell, 1, block(b, gates, 3, hidden));
+  Value c = activate(b, cell, 1, gateSum(3));
   Value nextC = add(b, createMul(b, f, prev.c), createMul(b, i, c));
   Value o = activate(b, cell, 0, preActivation(1, 1, nextC));
   // h(Ct) is not clipped.

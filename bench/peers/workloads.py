@@ -94,9 +94,11 @@ def time_model(name, reps):
     torch.set_num_threads(2)
     if name in SHAPES:
         model, args = workload(name), inputs(name)
-    else:
+    elif hasattr(torchvision.models, name):
         model = getattr(torchvision.models, name)(weights=None)
         args = (torch.rand(1, 3, 224, 224),)
+    else:
+        return  # a zoo model torchvision does not have: no torch timing
     model.eval()
     times = []
     with torch.no_grad():

@@ -1,7 +1,8 @@
 //===- OnnxGraphRewrites.h - ONNX graph rewrites before import ---*- C++ -*-===//
 //
 // Rewrites of the ModelProto that the importer runs before converting it: constant work done
-// once (BatchNormalization into its convolution, shape computations evaluated).
+// once (BatchNormalization into its convolution, weight computations and shape computations
+// evaluated).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_FRONTENDS_ONNXGRAPHREWRITES_H
@@ -36,6 +37,13 @@ void nameUnnamedNodes(onnx::GraphProto &graph);
 /// and `<conv>.bias_bn_folded`, the BatchNormalization node removed (its name leaves the IR, as
 /// when an exporter folds it). Returns how many folded.
 int foldBatchNormIntoConv(onnx::GraphProto &graph);
+
+/// Evaluates every node whose inputs are all initializers or Constant nodes and that computes
+/// a weight (Add, Sub, Mul, Div, Abs, Neg, Clip, ReduceMax, ReduceMin on f32; QuantizeLinear;
+/// DequantizeLinear of int8, uint8 or int32): a quantization export's weight scales and
+/// fake-quantized weights. Each folded node goes; what remaining nodes read of the results
+/// becomes an initializer named as its output. Returns how many nodes folded.
+int foldConstantNodes(onnx::GraphProto &graph);
 
 /// Specializes the graph inputs that an op reads as a shape tensor (Reshape's shape, Slice's
 /// starts, Pad's pads, Resize's scales, TopK's k, ...) and whose value the run gives:

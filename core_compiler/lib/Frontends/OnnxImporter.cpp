@@ -1494,6 +1494,7 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     specialized = onnx_import::specializeShapeTensorInputs(*model.mutable_graph(), inputs.values);
     onnx_import::nameUnnamedNodes(*model.mutable_graph());
     onnx_import::foldBatchNormIntoConv(*model.mutable_graph());
+    onnx_import::foldConstantNodes(*model.mutable_graph());
     if (!onnx_import::foldShapeComputations(model, shapeData, attrError)) {
       error = name + ": " + attrError;
       return nullptr;

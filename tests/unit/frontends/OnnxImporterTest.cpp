@@ -20,6 +20,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -870,6 +872,50 @@ TEST_F(OnnxImporterTest, LargeInitializersBecomeResourceBlobs) {
   });
   EXPECT_EQ(resources, 1);
   EXPECT_EQ(dense, 1);
+}
+
+TEST_F(OnnxImporterTest, WeightQuantizationIsFoldedAtImport) {
+  // torch's per-channel weight fake quantization: scale = max|w| over each output channel /
+  // 127, then QuantizeLinear and DequantizeLinear of the weight. All constant: folded at
+  // import into the dequantized weight. The activation's QDQ (of a graph input) stays.
+  ModelBuilder mb(17);
+  mb.input("x", {1, 2, 4, 4}).output("y", {1, 2, 4, 4});
+  mb.initializer("w", {2, 2, 1, 1}, {0.1f, -0.3f, 0.26f, 0.05f})
+      .initializer("n127", {}, {127.f})
+      .initializer("xs", {}, {0.05f})
+      .initializerInt("wz", {2}, onnx::TensorProto::INT8, {0, 0})
+      .initializerInt("xz", {}, onnx::TensorProto::UINT8, {0});
+  mb.node("QuantizeLinear", {"x", "xs", "xz"}, {"xq"}, "xq");
+  mb.node("DequantizeLinear", {"xq", "xs", "xz"}, {"xdq"}, "xdq");
+  mb.node("Abs", {"w"}, {"wa"}, "abs");
+  onnx::NodeProto &max = mb.node("ReduceMax", {"wa"}, {"wm"}, "max");
+  setInts(max, "axes", {1, 2, 3});
+  setInt(max, "keepdims", 0);
+  mb.node("Div", {"wm", "n127"}, {"ws"}, "scale");
+  setInt(mb.node("QuantizeLinear", {"w", "ws", "wz"}, {"wq"}, "wq"), "axis", 0);
+  setInt(mb.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wdq"}, "wdq"), "axis", 0);
+  mb.node("Conv", {"xdq", "wdq"}, {"y"}, "conv");
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.abs"), 0);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.reduce_max"), 0);
+  EXPECT_EQ(loupe::test::countOps(*module, "linalg.generic"), 2); // the input's QDQ
+  // The weight, each value a multiple of its channel's scale: round(w / s) * s.
+  float s0 = 0.3f / 127, s1 = 0.26f / 127;
+  std::vector<float> want = {std::nearbyint(0.1f / s0) * s0, -127 * s0, 127 * s1,
+                             std::nearbyint(0.05f / s1) * s1};
+  std::sort(want.begin(), want.end());
+  bool found = false;
+  module->walk([&](tosa::ConstOp op) {
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.getElementType().isF32() || dense.getNumElements() != 4)
+      return;
+    std::vector<float> got(dense.getValues<float>().begin(), dense.getValues<float>().end());
+    std::sort(got.begin(), got.end());
+    found |= got == want;
+  });
+  EXPECT_TRUE(found) << "no constant holds the fake-quantized weight";
+  expectLowers(*module);
 }
 
 TEST_F(OnnxImporterTest, CheckerFailureIsReported) {

@@ -268,7 +268,8 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
   if (op == "QuantizeLinear") {
     const Constant *x = arg(0), *scale = arg(1), *zero = arg(2);
     if (!x || !scale || x->type != TensorProto::FLOAT || scale->type != TensorProto::FLOAT ||
-        (zero && zero->type == TensorProto::INT32) || intAttribute(node, "block_size", 0) ||
+        (zero && zero->type != TensorProto::INT8 && zero->type != TensorProto::UINT8) ||
+        intAttribute(node, "block_size", 0) ||
         !intAttribute(node, "saturate", 1))
       return std::nullopt;
     int64_t axis = intAttribute(node, "axis", 1);
@@ -282,6 +283,8 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
     int32_t lo = out.type == TensorProto::INT8 ? -128 : 0, hi = out.type == TensorProto::INT8 ? 127 : 255;
     for (int64_t k = 0; k < x->size(); ++k) {
       float q = std::nearbyint(x->f[k] / scale->f[(*si)(k)]); // ties to even
+      if (std::isnan(q))
+        return std::nullopt; // left to the kernel, whatever it makes of it
       double shifted = double(q) + (zero ? zero->i[(*zi)(k)] : 0);
       out.i.push_back(int32_t(std::clamp(shifted, double(lo), double(hi))));
     }

@@ -239,8 +239,8 @@ convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
 /// Rejects attribute values that crash (rather than fail) ONNX 1.12's own
 /// shape inference: negative dimensions, non-positive strides/kernels/
 /// dilations (division by zero in convPoolShapeInference), a negative
-/// batch_dims (GatherND) and a LayerNormalization axis outside the declared
-/// input rank.
+/// batch_dims (GatherND), a LayerNormalization axis outside the declared
+/// input rank and a convolution whose input and weight ranks differ.
 static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
                                                  std::string &error) {
   llvm::StringMap<int> ranks;
@@ -268,6 +268,17 @@ static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
     return failure();
   }
   for (const auto &node : graph.node()) {
+    StringRef op = node.op_type();
+    int weight = op == "QLinearConv" ? 3 : op == "Conv" || op == "ConvTranspose" ||
+                                               op == "ConvInteger" ? 1 : -1;
+    if (weight > 0 && node.input_size() > weight && ranks.count(node.input(0)) &&
+        ranks.count(node.input(weight)) &&
+        ranks.lookup(node.input(0)) != ranks.lookup(node.input(weight))) {
+      error = "node '" + node.name() + "' (" + node.op_type() + "): input rank " +
+              std::to_string(ranks.lookup(node.input(0))) + " and weight rank " +
+              std::to_string(ranks.lookup(node.input(weight))) + " differ";
+      return failure();
+    }
     for (const auto &attr : node.attribute()) {
       StringRef name = attr.name();
       bool positive = name == "strides" || name == "kernel_shape" ||
@@ -1494,7 +1505,12 @@ OwningOpRef<ModuleOp> importOnnxBytes(const std::string &bytes,
     specialized = onnx_import::specializeShapeTensorInputs(*model.mutable_graph(), inputs.values);
     onnx_import::nameUnnamedNodes(*model.mutable_graph());
     onnx_import::foldBatchNormIntoConv(*model.mutable_graph());
-    onnx_import::foldConstantNodes(*model.mutable_graph());
+    // Folded weights are initializers now, their ranks known: checked again.
+    if (onnx_import::foldConstantNodes(*model.mutable_graph()) &&
+        failed(onnx_import::checkAttributesForInference(model.graph(), attrError))) {
+      error = name + ": invalid ONNX model: " + attrError;
+      return nullptr;
+    }
     if (!onnx_import::foldShapeComputations(model, shapeData, attrError)) {
       error = name + ": " + attrError;
       return nullptr;

@@ -936,6 +936,14 @@ TEST_F(OnnxImporterTest, ValuesThatCrashOnnxShapeInferenceAreRejected) {
   EXPECT_NE(importError(conv).find("node 'c' (Conv): attribute 'strides'"),
             std::string::npos) << error;
 
+  // Found by fuzzing: an input of rank 3 for a weight of rank 4 read past the input's shape.
+  ModelBuilder ranks(13);
+  ranks.input("x", {2, 4, 4}).output("y", {1, 2, 4, 4});
+  ranks.rawInitializer("w", {2, 2, 1, 1});
+  ranks.node("Conv", {"x", "w"}, {"y"}, "c");
+  EXPECT_NE(importError(ranks).find("node 'c' (Conv): input rank 3 and weight rank 4 differ"),
+            std::string::npos) << error;
+
   ModelBuilder ln(17);
   ln.input("x", {2, 3}).input("scale", {3}).output("y", {2, 3});
   setInt(ln.node("LayerNormalization", {"x", "scale"}, {"y"}, "ln"), "axis", -7);

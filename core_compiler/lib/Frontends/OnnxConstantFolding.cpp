@@ -220,6 +220,26 @@ std::optional<std::function<int64_t(int64_t)>> paramIndex(const Constant &x, con
   return [=](int64_t k) { return (k / inner) % channels; };
 }
 
+/// A (de)quantization's scale and zero point (0 when absent) for each element of x.
+struct Quantization {
+  std::function<float(int64_t)> scale;
+  std::function<int32_t(int64_t)> zero;
+};
+
+/// The parameters of QuantizeLinear or DequantizeLinear `node` on `x`: per tensor or per slice
+/// along its `axis`; nullopt for blocked ones or shapes that are neither.
+std::optional<Quantization> quantization(const onnx::NodeProto &node, const Constant &x,
+                                         const Constant &scale, const Constant *zero) {
+  int64_t axis = intAttribute(node, "axis", 1);
+  auto si = paramIndex(x, scale, axis);
+  auto zi = zero ? paramIndex(x, *zero, axis) : std::nullopt;
+  if (scale.type != TensorProto::FLOAT || intAttribute(node, "block_size", 0) || !si ||
+      (zero && (!zi || zero->type == TensorProto::FLOAT)))
+    return std::nullopt;
+  return Quantization{[&scale, si = *si](int64_t k) { return scale.f[si(k)]; },
+                      [zero, zi](int64_t k) { return zero ? zero->i[(*zi)(k)] : 0; }};
+}
+
 /// Evaluates `node` on constant `in` (empty optional inputs as null), or nullopt.
 std::optional<Constant> evaluate(const onnx::NodeProto &node,
                                  const std::vector<const Constant *> &in) {
@@ -266,44 +286,33 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
                   : std::nullopt;
   }
   if (op == "QuantizeLinear") {
-    const Constant *x = arg(0), *scale = arg(1), *zero = arg(2);
-    if (!x || !scale || x->type != TensorProto::FLOAT || scale->type != TensorProto::FLOAT ||
+    const Constant *x = arg(0), *zero = arg(2);
+    auto params = arg(1) && x ? quantization(node, *x, *in[1], zero) : std::nullopt;
+    if (!params || x->type != TensorProto::FLOAT ||
         (zero && zero->type != TensorProto::INT8 && zero->type != TensorProto::UINT8) ||
-        intAttribute(node, "block_size", 0) ||
         !intAttribute(node, "saturate", 1))
-      return std::nullopt;
-    int64_t axis = intAttribute(node, "axis", 1);
-    auto si = paramIndex(*x, *scale, axis);
-    auto zi = zero ? paramIndex(*x, *zero, axis) : std::nullopt;
-    if (!si || (zero && !zi))
       return std::nullopt;
     Constant out;
     out.type = zero ? zero->type : TensorProto::UINT8;
     out.dims = x->dims;
     int32_t lo = out.type == TensorProto::INT8 ? -128 : 0, hi = out.type == TensorProto::INT8 ? 127 : 255;
     for (int64_t k = 0; k < x->size(); ++k) {
-      float q = std::nearbyint(x->f[k] / scale->f[(*si)(k)]); // ties to even
+      float q = std::nearbyint(x->f[k] / params->scale(k)); // ties to even
       if (std::isnan(q))
         return std::nullopt; // left to the kernel, whatever it makes of it
-      double shifted = double(q) + (zero ? zero->i[(*zi)(k)] : 0);
-      out.i.push_back(int32_t(std::clamp(shifted, double(lo), double(hi))));
+      out.i.push_back(int32_t(std::clamp(double(q) + params->zero(k), double(lo), double(hi))));
     }
     return out;
   }
   if (op == "DequantizeLinear") {
-    const Constant *x = arg(0), *scale = arg(1), *zero = arg(2);
-    if (!x || !scale || !isInteger(x->type) || scale->type != TensorProto::FLOAT ||
-        (zero && zero->type != x->type) || intAttribute(node, "block_size", 0))
-      return std::nullopt;
-    int64_t axis = intAttribute(node, "axis", 1);
-    auto si = paramIndex(*x, *scale, axis);
-    auto zi = zero ? paramIndex(*x, *zero, axis) : std::nullopt;
-    if (!si || (zero && !zi))
+    const Constant *x = arg(0), *zero = arg(2);
+    auto params = arg(1) && x ? quantization(node, *x, *in[1], zero) : std::nullopt;
+    if (!params || !isInteger(x->type) || (zero && zero->type != x->type))
       return std::nullopt;
     Constant out;
     out.dims = x->dims;
     for (int64_t k = 0; k < x->size(); ++k)
-      out.f.push_back(float(x->i[k] - (zero ? zero->i[(*zi)(k)] : 0)) * scale->f[(*si)(k)]);
+      out.f.push_back(float(x->i[k] - params->zero(k)) * params->scale(k));
     return out;
   }
   return std::nullopt;

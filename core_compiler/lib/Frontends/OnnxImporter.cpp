@@ -240,7 +240,10 @@ convertTensor(const onnx::TensorProto &tensor, MLIRContext *ctx,
 /// shape inference: negative dimensions, non-positive strides/kernels/
 /// dilations (division by zero in convPoolShapeInference), a negative
 /// batch_dims (GatherND), a LayerNormalization axis outside the declared
-/// input rank and a convolution whose input and weight ranks differ.
+/// input rank and a convolution whose input and weight ranks differ (ONNX reads
+/// past the shorter of the two: onnx/onnx#8036). A weight's rank is known when it
+/// is declared or an initializer, or computed from those by elementwise ops
+/// (a quantization export's QuantizeLinear -> DequantizeLinear of it).
 static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
                                                  std::string &error) {
   llvm::StringMap<int> ranks;
@@ -267,8 +270,28 @@ static LogicalResult checkAttributesForInference(const onnx::GraphProto &graph,
     error = "a tensor has a negative dimension";
     return failure();
   }
+  // Elementwise ops: their output has the highest rank of their inputs.
+  static const llvm::StringSet<> elementwise = {
+      "Abs", "Neg", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal",
+      "Identity", "Cast", "Clip", "QuantizeLinear", "DequantizeLinear", "Add", "Sub",
+      "Mul", "Div", "Pow", "Max", "Min", "Where"};
   for (const auto &node : graph.node()) {
     StringRef op = node.op_type();
+    if (elementwise.contains(op) && node.output_size() == 1 && node.input_size() > 0 &&
+        !ranks.count(node.output(0))) {
+      // QuantizeLinear and DequantizeLinear: x's (their parameters are per tensor or axis).
+      int read = op == "QuantizeLinear" || op == "DequantizeLinear" ? 1 : node.input_size();
+      int rank = 0;
+      bool known = true;
+      for (int k = 0; k < read; ++k) {
+        if (node.input(k).empty())
+          continue;
+        known &= ranks.count(node.input(k)) > 0;
+        rank = std::max(rank, ranks.lookup(node.input(k)));
+      }
+      if (known)
+        ranks[node.output(0)] = rank;
+    }
     int weight = op == "QLinearConv" ? 3 : op == "Conv" || op == "ConvTranspose" ||
                                                op == "ConvInteger" ? 1 : -1;
     if (weight > 0 && node.input_size() > weight && ranks.count(node.input(0)) &&

@@ -943,6 +943,14 @@ TEST_F(OnnxImporterTest, ValuesThatCrashOnnxShapeInferenceAreRejected) {
   ranks.node("Conv", {"x", "w"}, {"y"}, "c");
   EXPECT_NE(importError(ranks).find("node 'c' (Conv): input rank 3 and weight rank 4 differ"),
             std::string::npos) << error;
+  // The same with a weight computed by elementwise ops (a rank the importer derives).
+  ModelBuilder computed(13);
+  computed.input("x", {2, 4, 4}).output("y", {1, 2, 4, 4});
+  computed.rawInitializer("w", {2, 2, 1, 1});
+  computed.node("Relu", {"w"}, {"wr"}, "r");
+  computed.node("Conv", {"x", "wr"}, {"y"}, "c");
+  EXPECT_NE(importError(computed).find("node 'c' (Conv): input rank 3 and weight rank 4 differ"),
+            std::string::npos) << error;
 
   ModelBuilder ln(17);
   ln.input("x", {2, 3}).input("scale", {3}).output("y", {2, 3});

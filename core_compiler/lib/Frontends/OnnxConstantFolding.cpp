@@ -36,7 +36,9 @@ struct Constant {
   std::vector<int64_t> dims;
   std::vector<float> f;
   std::vector<int32_t> i;
-  int64_t size() const { return type == TensorProto::FLOAT ? int64_t(f.size()) : int64_t(i.size()); }
+  int64_t size() const {
+    return type == TensorProto::FLOAT ? int64_t(f.size()) : int64_t(i.size());
+  }
 };
 
 int64_t product(const std::vector<int64_t> &dims) {
@@ -119,55 +121,19 @@ TensorProto write(const std::string &name, const Constant &c) {
   return t;
 }
 
-const onnx::AttributeProto *attribute(const onnx::NodeProto &node, const char *name) {
-  for (const auto &a : node.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-
-int64_t intAttribute(const onnx::NodeProto &node, const char *name, int64_t otherwise) {
-  const onnx::AttributeProto *a = attribute(node, name);
-  return a ? a->i() : otherwise;
-}
-
 /// Numpy broadcasting of two float tensors through `op`.
 std::optional<Constant> binary(const Constant &a, const Constant &b,
                                const std::function<float(float, float)> &op) {
   if (a.type != TensorProto::FLOAT || b.type != TensorProto::FLOAT)
     return std::nullopt;
-  size_t rank = std::max(a.dims.size(), b.dims.size());
-  auto padded = [&](const std::vector<int64_t> &dims) {
-    std::vector<int64_t> out(rank - dims.size(), 1);
-    out.insert(out.end(), dims.begin(), dims.end());
-    return out;
-  };
-  std::vector<int64_t> da = padded(a.dims), db = padded(b.dims);
+  std::optional<std::vector<int64_t>> dims = broadcastDims({a.dims, b.dims});
+  if (!dims || product(*dims) > kMaxFoldedElements)
+    return std::nullopt;
   Constant out;
-  for (size_t d = 0; d < rank; ++d) {
-    if (da[d] != db[d] && da[d] != 1 && db[d] != 1)
-      return std::nullopt;
-    out.dims.push_back(std::max(da[d], db[d]));
-  }
-  // Row-major strides, 0 along broadcast dims.
-  auto strides = [&](const std::vector<int64_t> &dims) {
-    std::vector<int64_t> s(rank, 0);
-    for (int64_t d = int64_t(rank) - 1, step = 1; d >= 0; step *= dims[d], --d)
-      s[d] = dims[d] == 1 ? 0 : step;
-    return s;
-  };
-  std::vector<int64_t> sa = strides(da), sb = strides(db);
-  int64_t n = product(out.dims);
-  out.f.resize(n);
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t ia = 0, ib = 0;
-    for (size_t d = 0; d < rank; ++d)
-      ia += index[d] * sa[d], ib += index[d] * sb[d];
-    out.f[k] = op(a.f[ia], b.f[ib]);
-    for (int64_t d = int64_t(rank) - 1; d >= 0 && ++index[d] == out.dims[d]; --d)
-      index[d] = 0;
-  }
+  out.dims = *dims;
+  forEachBroadcast({a.dims, b.dims}, out.dims, [&](llvm::ArrayRef<int64_t> at) {
+    out.f.push_back(op(a.f[at[0]], b.f[at[1]]));
+  });
   return out;
 }
 
@@ -263,7 +229,8 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
   }
   if (op == "Clip") { // min and max as inputs (opset 11+), either may be absent
     const Constant *x = arg(0), *lo = arg(1), *hi = arg(2);
-    if (!x || x->type != TensorProto::FLOAT || attribute(node, "min") || attribute(node, "max") ||
+    if (!x || x->type != TensorProto::FLOAT || findAttribute(node, "min") ||
+        findAttribute(node, "max") ||
         (lo && (lo->type != TensorProto::FLOAT || lo->size() != 1)) ||
         (hi && (hi->type != TensorProto::FLOAT || hi->size() != 1)))
       return std::nullopt;
@@ -274,7 +241,7 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
   }
   if (op == "ReduceMax" || op == "ReduceMin") {
     std::vector<int64_t> axes;
-    if (const onnx::AttributeProto *a = attribute(node, "axes"))
+    if (const onnx::AttributeProto *a = findAttribute(node, "axes"))
       axes.assign(a->ints().begin(), a->ints().end());
     else if (const Constant *a = arg(1); a && a->type == TensorProto::INT64)
       axes.assign(a->i.begin(), a->i.end());
@@ -295,7 +262,8 @@ std::optional<Constant> evaluate(const onnx::NodeProto &node,
     Constant out;
     out.type = zero ? zero->type : TensorProto::UINT8;
     out.dims = x->dims;
-    int32_t lo = out.type == TensorProto::INT8 ? -128 : 0, hi = out.type == TensorProto::INT8 ? 127 : 255;
+    bool int8 = out.type == TensorProto::INT8;
+    int32_t lo = int8 ? -128 : 0, hi = int8 ? 127 : 255;
     for (int64_t k = 0; k < x->size(); ++k) {
       float q = std::nearbyint(x->f[k] / params->scale(k)); // ties to even
       if (std::isnan(q))
@@ -337,7 +305,7 @@ int foldConstantNodes(onnx::GraphProto &graph) {
         graphOutputs.contains(node.output(0)))
       continue;
     if (node.op_type() == "Constant") { // a source, read by what folds
-      if (const onnx::AttributeProto *value = attribute(node, "value"))
+      if (const onnx::AttributeProto *value = findAttribute(node, "value"))
         if (std::optional<Constant> c = read(value->t()))
           constants[node.output(0)] = std::move(*c);
       continue;

@@ -10,6 +10,10 @@
 
 #include "onnx/onnx_pb.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +22,20 @@ namespace loupe::frontends::onnx_import {
 
 /// The values ONNX data propagation computed for small integer tensors, by tensor name.
 using ShapeDataMap = std::unordered_map<std::string, onnx::TensorShapeProto>;
+
+/// The attribute `name` of `node`, or null.
+const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node, const char *name);
+/// The int attribute `name` of `node`, or `fallback` when it has none.
+int64_t intAttribute(const onnx::NodeProto &node, const char *name, int64_t fallback);
+
+/// The numpy (multidirectional) broadcast of operands of `shapes`, or nullopt when they do not
+/// broadcast.
+std::optional<std::vector<int64_t>> broadcastDims(const std::vector<std::vector<int64_t>> &shapes);
+/// Calls `visit` once per element of the broadcast result `dims` of `shapes` (broadcastDims), in
+/// row-major order, with each operand's row-major element index.
+void forEachBroadcast(const std::vector<std::vector<int64_t>> &shapes,
+                      const std::vector<int64_t> &dims,
+                      llvm::function_ref<void(llvm::ArrayRef<int64_t>)> visit);
 
 /// Runs ONNX shape inference (with data propagation) and replaces every node that computes a
 /// small integer tensor from known values (Shape of a static tensor, Gather, Slice, Concat,

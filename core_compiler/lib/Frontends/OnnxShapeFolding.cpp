@@ -102,68 +102,29 @@ onnx::TensorProto toProto(const IntTensor &t, const std::string &name) {
   return proto;
 }
 
-/// Row-major strides of `dims`.
-std::vector<int64_t> stridesOf(const std::vector<int64_t> &dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * dims[d + 1];
-  return strides;
-}
-
 /// Numpy broadcasting of `inputs` through `fn` (element values in input order).
 std::optional<IntTensor> broadcast(const std::vector<const IntTensor *> &inputs, int32_t type,
                                    const std::function<int64_t(const std::vector<int64_t> &)> &fn) {
-  size_t rank = 0;
+  std::vector<std::vector<int64_t>> shapes;
   for (const IntTensor *t : inputs)
-    rank = std::max(rank, t->dims.size());
-  std::vector<int64_t> dims(rank, 1);
-  for (const IntTensor *t : inputs)
-    for (size_t i = 0; i < t->dims.size(); ++i) {
-      int64_t &d = dims[rank - t->dims.size() + i];
-      int64_t e = t->dims[i];
-      if (d != e && d != 1 && e != 1)
-        return std::nullopt;
-      if (e != 1)
-        d = e;
-    }
-  if (count(dims) > kMaxFoldedElements)
+    shapes.push_back(t->dims);
+  std::optional<std::vector<int64_t>> dims = broadcastDims(shapes);
+  if (!dims || count(*dims) > kMaxFoldedElements)
     return std::nullopt;
   IntTensor out;
   out.type = type;
-  out.dims = dims;
-  std::vector<int64_t> index(rank, 0), args(inputs.size());
-  for (int64_t n = count(dims), at = 0; at < n; ++at) {
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      const IntTensor &t = *inputs[k];
-      std::vector<int64_t> strides = stridesOf(t.dims);
-      int64_t offset = 0;
-      for (size_t i = 0; i < t.dims.size(); ++i)
-        if (t.dims[i] != 1)
-          offset += index[rank - t.dims.size() + i] * strides[i];
-      args[k] = t.values[offset];
-    }
+  out.dims = *dims;
+  std::vector<int64_t> args(inputs.size());
+  forEachBroadcast(shapes, *dims, [&](llvm::ArrayRef<int64_t> offsets) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      args[k] = inputs[k]->values[offsets[k]];
     out.values.push_back(fn(args));
-    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
-      if (++index[d] < dims[d])
-        break;
-      index[d] = 0;
-    }
-  }
+  });
   return out;
 }
 
-const onnx::AttributeProto *attr(const onnx::NodeProto &node, const char *name) {
-  for (const auto &a : node.attribute())
-    if (a.name() == name)
-      return &a;
-  return nullptr;
-}
-int64_t intAttr(const onnx::NodeProto &node, const char *name, int64_t fallback) {
-  const auto *a = attr(node, name);
-  return a ? a->i() : fallback;
-}
 std::optional<std::vector<int64_t>> intsAttr(const onnx::NodeProto &node, const char *name) {
-  const auto *a = attr(node, name);
+  const auto *a = findAttribute(node, name);
   if (!a)
     return std::nullopt;
   return std::vector<int64_t>(a->ints().begin(), a->ints().end());
@@ -195,21 +156,22 @@ public:
       }
       int64_t rank = shape->size();
       auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank); };
-      int64_t start = clamp(intAttr(node, "start", 0)), end = clamp(intAttr(node, "end", rank));
+      int64_t start = clamp(intAttribute(node, "start", 0)),
+              end = clamp(intAttribute(node, "end", rank));
       out.values.assign(shape->begin() + start, shape->begin() + std::max(start, end));
       out.dims = {out.size()};
       return out;
     }
     if (op == "Constant") {
-      const auto *value = attr(node, "value");
+      const auto *value = findAttribute(node, "value");
       if (value && value->has_t())
         return fromProto(value->t());
       IntTensor out;
-      if (const auto *v = attr(node, "value_int")) {
+      if (const auto *v = findAttribute(node, "value_int")) {
         out.values = {v->i()};
         return out;
       }
-      if (const auto *v = attr(node, "value_ints")) {
+      if (const auto *v = findAttribute(node, "value_ints")) {
         out.values.assign(v->ints().begin(), v->ints().end());
         out.dims = {out.size()};
         return out;
@@ -254,7 +216,7 @@ public:
       return binary([](int64_t a, int64_t b) -> R { return a * b; }, x.type);
     if (op == "Div") // Truncating, as integer Div everywhere else in the importer.
       return binary([](int64_t a, int64_t b) -> R { return b ? R(a / b) : std::nullopt; }, x.type);
-    if (op == "Mod" && intAttr(node, "fmod", 0) == 0) // Sign of the divisor (numpy's %).
+    if (op == "Mod" && intAttribute(node, "fmod", 0) == 0) // Sign of the divisor (numpy's %).
       return binary([](int64_t a, int64_t b) -> R {
         if (!b)
           return std::nullopt;
@@ -288,7 +250,7 @@ public:
                        [](const std::vector<int64_t> &a) { return a[0] ? a[1] : a[2]; });
     }
     if (op == "Cast") {
-      int64_t to = intAttr(node, "to", 0);
+      int64_t to = intAttribute(node, "to", 0);
       if (!isIntType(static_cast<int32_t>(to)))
         return std::nullopt;
       IntTensor out = x;
@@ -335,7 +297,7 @@ public:
       std::vector<int64_t> dims = input(1)->values;
       int64_t inferred = -1, known = 1;
       for (size_t i = 0; i < dims.size(); ++i) {
-        if (dims[i] == 0 && !intAttr(node, "allowzero", 0))
+        if (dims[i] == 0 && !intAttribute(node, "allowzero", 0))
           dims[i] = static_cast<int64_t>(i) < rank ? x.dims[i] : -2;
         if (dims[i] == -1 && inferred < 0)
           inferred = i;
@@ -353,7 +315,7 @@ public:
       return out;
     }
     if (op == "Concat") {
-      auto axis = rank ? normalize(intAttr(node, "axis", 0), rank) : std::nullopt;
+      auto axis = rank ? normalize(intAttribute(node, "axis", 0), rank) : std::nullopt;
       if (!axis)
         return std::nullopt;
       IntTensor out;
@@ -376,7 +338,7 @@ public:
       return out;
     }
     if (op == "Gather" && input(1)) {
-      auto axis = rank ? normalize(intAttr(node, "axis", 0), rank) : std::nullopt;
+      auto axis = rank ? normalize(intAttribute(node, "axis", 0), rank) : std::nullopt;
       if (!axis)
         return std::nullopt;
       const IntTensor &indices = *input(1);
@@ -449,7 +411,7 @@ public:
       IntTensor out;
       out.type = onnx::TensorProto::FLOAT; // The default value: a float 0.
       int64_t fill = 0;
-      if (const auto *value = attr(node, "value"); value && value->has_t()) {
+      if (const auto *value = findAttribute(node, "value"); value && value->has_t()) {
         auto v = fromProto(value->t());
         if (!v || v->size() != 1)
           return std::nullopt;
@@ -479,6 +441,60 @@ private:
 };
 
 } // namespace
+
+const onnx::AttributeProto *findAttribute(const onnx::NodeProto &node, const char *name) {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t intAttribute(const onnx::NodeProto &node, const char *name, int64_t fallback) {
+  const auto *a = findAttribute(node, name);
+  return a ? a->i() : fallback;
+}
+
+std::optional<std::vector<int64_t>> broadcastDims(const std::vector<std::vector<int64_t>> &shapes) {
+  size_t rank = 0;
+  for (const auto &shape : shapes)
+    rank = std::max(rank, shape.size());
+  std::vector<int64_t> dims(rank, 1);
+  for (const auto &shape : shapes)
+    for (size_t i = 0; i < shape.size(); ++i) {
+      int64_t &d = dims[rank - shape.size() + i];
+      if (d != shape[i] && d != 1 && shape[i] != 1)
+        return std::nullopt;
+      if (shape[i] != 1)
+        d = shape[i];
+    }
+  return dims;
+}
+
+void forEachBroadcast(const std::vector<std::vector<int64_t>> &shapes,
+                      const std::vector<int64_t> &dims,
+                      llvm::function_ref<void(llvm::ArrayRef<int64_t>)> visit) {
+  size_t rank = dims.size();
+  // Per operand, its row-major stride along each result dim (0 where it broadcasts).
+  std::vector<std::vector<int64_t>> strides;
+  for (const auto &shape : shapes) {
+    std::vector<int64_t> s(rank, 0);
+    for (int64_t i = int64_t(shape.size()) - 1, step = 1; i >= 0; step *= shape[i], --i)
+      s[rank - shape.size() + i] = shape[i] == 1 ? 0 : step;
+    strides.push_back(std::move(s));
+  }
+  std::vector<int64_t> index(rank, 0), offsets(shapes.size(), 0);
+  int64_t n = std::accumulate(dims.begin(), dims.end(), int64_t(1), std::multiplies<int64_t>());
+  for (int64_t at = 0; at < n; ++at) {
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      offsets[k] = 0;
+      for (size_t d = 0; d < rank; ++d)
+        offsets[k] += index[d] * strides[k][d];
+    }
+    visit(offsets);
+    for (int64_t d = int64_t(rank) - 1; d >= 0 && ++index[d] == dims[d]; --d)
+      index[d] = 0;
+  }
+}
 
 bool foldShapeComputations(onnx::ModelProto &model, ShapeDataMap &shapeData,
                            std::string &error) {

@@ -301,6 +301,16 @@ llvm::SmallVector<int> Clusterer::producersOf(const Node &node) {
   return out.takeVector();
 }
 
+/// The activations `pattern` covers, for refusals: "ReLU or GELU or hardswish or SiLU".
+static std::string activationsOf(const backends::FusePattern &pattern) {
+  std::string text = "ReLU";
+  for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"},
+                           std::pair{"silu", "SiLU"}})
+    if (llvm::is_contained(pattern.ops, op))
+      text += std::string(" or ") + title;
+  return text;
+}
+
 /// The activation chain a library cluster may take next: the one after its result, its
 /// result view or its bias.
 ActivationChain Clusterer::chainOf(const ClusterState &lib) {
@@ -346,11 +356,7 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
       return who + ": its result has other readers, so no epilogue can take it";
     if (isRelu(consumer.op) && lib.epilogue == EpilogueStage::kNone)
       return "";
-    std::string activations = "ReLU";
-    for (auto [op, title] : {std::pair{"hardswish", "hardswish"}, std::pair{"silu", "SiLU"}})
-      if (llvm::is_contained(pattern->ops, op))
-        activations += std::string(" or ") + title;
-    return who + ": " + pattern->name + " covers the " + activations +
+    return who + ": " + pattern->name + " covers the " + activationsOf(*pattern) +
            " of the NHWC result; not " + what + " here";
   }
   // The epilogue kernels are 2-D: a batch matmul takes one only with a batch of 1.
@@ -375,12 +381,8 @@ std::string Clusterer::libraryRule(const ClusterState &lib, const Node &consumer
   if (residuals && isResidualAdd(consumer.op) && !lib.residual &&
       (lib.epilogue < EpilogueStage::kBias || (lib.epilogue == EpilogueStage::kBias && lib.bias)))
     return "";
-  std::string activations = "ReLU";
-  for (auto [op, title] : {std::pair{"gelu_erf", "GELU"}, std::pair{"hardswish", "hardswish"},
-                           std::pair{"silu", "SiLU"}})
-    if (llvm::is_contained(pattern->ops, op))
-      activations += std::string(" or ") + title;
-  return who + ": " + pattern->name + " covers a result view, C + bias, then " + activations +
+  return who + ": " + pattern->name + " covers a result view, C + bias, then " +
+         activationsOf(*pattern) +
          (residuals ? ", or relu(C + residual)" : "") + "; not " + what + " here";
 }
 

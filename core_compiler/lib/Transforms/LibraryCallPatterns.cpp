@@ -266,6 +266,21 @@ static const char *activationTitle(abi::Activation activation) {
   return "";
 }
 
+/// What an epilogue kernel took after the op, as reasons name it: "bias, residual add and
+/// ReLU", "SiLU", ...
+static std::string epilogueText(bool bias, bool residual, abi::Activation activation) {
+  llvm::SmallVector<std::string, 3> parts;
+  if (bias)
+    parts.push_back("bias");
+  if (residual)
+    parts.push_back("residual add");
+  if (activation != abi::Activation::kNone)
+    parts.push_back(activationTitle(activation));
+  if (parts.size() < 2)
+    return parts.empty() ? "" : parts.front();
+  return llvm::join(llvm::ArrayRef(parts).drop_back(), ", ") + " and " + parts.back();
+}
+
 /// True when the epilogue kernel of `pattern` computes `activation` (none always).
 static bool covers(const loupe::backends::FusePattern &pattern, abi::Activation activation) {
   return activation == abi::Activation::kNone ||
@@ -456,16 +471,7 @@ FailureOr<DispatchOp> loupe::lowerGemmEpilogue(Operation *op, Value ctx,
                   noTranspose,
                   activation};
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, pattern.kernel, device);
-  llvm::SmallVector<std::string, 3> parts;
-  if (epilogue->bias)
-    parts.push_back("bias");
-  if (epilogue->residual)
-    parts.push_back("residual add");
-  if (epilogue->activation != abi::Activation::kNone)
-    parts.push_back(activationTitle(epilogue->activation));
-  what = parts.size() > 1 ? llvm::join(llvm::ArrayRef(parts).drop_back(), ", ") + " and " +
-                                parts.back()
-                          : parts.empty() ? "" : parts.front();
+  what = epilogueText(bool(epilogue->bias), bool(epilogue->residual), epilogue->activation);
   epilogue->generic->erase();
   init->erase();
   return dispatch;
@@ -752,10 +758,7 @@ FailureOr<DispatchOp> loupe::lowerConv(linalg::LinalgOp conv, Value ctx, StringR
     args.push_back(quantized.getDpsInputs()[2]); // The input zero point.
   DispatchOp dispatch = createDispatch(b, loc, ctx, args, act ? pattern->kernel : kernel, device);
   if (act) {
-    const char *activation = activationTitle(epilogue->activation);
-    fused = !epilogue->bias ? activation
-            : *activation   ? std::string("bias and ") + activation
-                            : "bias";
+    fused = epilogueText(bool(epilogue->bias), false, epilogue->activation);
     act->erase();
   }
   init->erase();

@@ -27,6 +27,8 @@
 #include <algorithm>
 #include <cmath>
 #include <array>
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -100,10 +102,10 @@ dnnl::stream &streamOf(dnnl::engine &engine) {
   return *stream;
 }
 
-/// A built primitive and the weights layout it chose (convolutions pick a blocked one).
+/// A built primitive, the layouts it chose, and the memory objects its calls bind.
 struct CachedPrimitive {
   dnnl::primitive primitive;
-  memory::desc weights;
+  memory::desc weights; ///< The weights layout it chose (convolutions pick a blocked one).
   /// The layout it writes when not the caller's, and the reorder into the caller's layout.
   memory::desc dst;
   dnnl::primitive toDst;
@@ -111,6 +113,66 @@ struct CachedPrimitive {
   /// blocked layout), and the reorder into it.
   memory::desc src;
   dnnl::primitive fromSrc;
+  /// The buffers a call binds, by slot (each kernel numbers its own): their descriptors are
+  /// fixed by the cache key, so the memory objects are made once and re-pointed per call
+  /// (CallMemories).
+  std::vector<memory::desc> slots;
+  std::vector<memory> memories;
+  std::atomic<bool> busy{false}; ///< A call holds `memories`.
+};
+
+/// The memory objects of one call of `p`: the entry's own, re-pointed at this call's buffers,
+/// or new ones while another thread's call holds those. Making a dnnl::memory costs an aligned
+/// allocation of about 1 KB and its free, which consolidates malloc's bins: 10-15% of an LSTM's
+/// time in `perf`, and most of the 4 us of an 8x64x128 GEMM.
+class CallMemories {
+public:
+  CallMemories(CachedPrimitive &p, dnnl::engine &engine)
+      : p_(p), engine_(engine), own_(!p.busy.exchange(true, std::memory_order_acquire)) {
+    if (!own_)
+      local_.resize(p.slots.size());
+  }
+  ~CallMemories() {
+    if (own_)
+      p_.busy.store(false, std::memory_order_release);
+  }
+  CallMemories(const CallMemories &) = delete;
+  CallMemories &operator=(const CallMemories &) = delete;
+
+  /// Slot `slot`'s memory, pointing at `data`.
+  const memory &at(int slot, const void *data) {
+    memory &m = own_ ? p_.memories[slot] : local_[slot];
+    void *handle = const_cast<void *>(data);
+    if (m)
+      m.set_data_handle(handle);
+    else
+      m = memory(p_.slots[slot], engine_, handle);
+    return m;
+  }
+
+private:
+  CachedPrimitive &p_;
+  dnnl::engine &engine_;
+  bool own_;
+  std::vector<memory> local_;
+};
+
+/// One execution's arguments, handed to oneDNN's C API as they are (dnnl::primitive::execute
+/// takes a std::unordered_map and copies it into a vector on every call).
+class Arguments {
+public:
+  Arguments &add(int arg, const memory &m) {
+    args_[count_++] = {arg, m.get()};
+    return *this;
+  }
+  void execute(const dnnl::primitive &primitive, dnnl::stream &stream) const {
+    dnnl::error::wrap_c_api(dnnl_primitive_execute(primitive.get(), stream.get(), count_, args_.data()),
+                            "could not execute a primitive");
+  }
+
+private:
+  std::array<dnnl_exec_arg_t, 8> args_{};
+  int count_ = 0;
 };
 
 /// The calling thread's buffer `slot` of at least `bytes` (convolutions' reordered inputs and
@@ -128,7 +190,7 @@ void *scratch(int slot, size_t bytes) {
 /// only: Context::inWeights).
 struct OneDnnPrimitives : Context::Resource {
   std::mutex mutex;
-  std::unordered_map<std::string, CachedPrimitive> primitives;
+  std::unordered_map<std::string, std::unique_ptr<CachedPrimitive>> primitives;
   std::unordered_map<std::string, memory> packedWeights;
 };
 
@@ -145,19 +207,22 @@ dnnl::engine &engineOf(ExecutionContext *ctx) {
       ->engine;
 }
 
-/// The cached primitive for `key`, built with `build` on a miss.
+/// The cached primitive for `key`, built with `build(CachedPrimitive &)` on a miss (which
+/// sets its primitive, layouts and slots). Entries live as long as the context.
 template <typename Build>
-CachedPrimitive primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
+CachedPrimitive &primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
   OneDnnPrimitives *cache = &primitivesOf(ctx);
   {
     std::lock_guard<std::mutex> lock(cache->mutex);
     auto it = cache->primitives.find(key);
     if (it != cache->primitives.end())
-      return it->second;
+      return *it->second;
   }
-  CachedPrimitive p = build();
+  auto built = std::make_unique<CachedPrimitive>();
+  build(*built);
+  built->memories.resize(built->slots.size());
   std::lock_guard<std::mutex> lock(cache->mutex);
-  return cache->primitives.emplace(key, p).first->second;
+  return *cache->primitives.emplace(key, std::move(built)).first->second;
 }
 
 /// `filter` (in `user` layout) in the primitive's layout `packed` (`user` itself when they are
@@ -201,29 +266,30 @@ memory packedWeights(ExecutionContext *ctx, const std::string &key, memory user,
   return cache.packedWeights.emplace(id, out).first->second;
 }
 
-bool postOpFor(int32_t activation, dnnl::post_ops &ops, std::string &error) {
+/// Why `activation` is not an Activation code, or empty when it is one.
+std::string activationError(int32_t activation) {
+  if (activation >= 0 && activation <= int32_t(Activation::kSilu))
+    return {};
+  return "activation " + std::to_string(activation) +
+         " is not one of 0 none, 1 relu, 2 gelu_tanh, 3 gelu_erf, 4 hardswish, 5 silu";
+}
+
+/// Appends the eltwise post-op of `activation` (an Activation code: activationError is empty).
+void appendActivation(int32_t activation, dnnl::post_ops &ops) {
   switch (static_cast<Activation>(activation)) {
   case Activation::kNone:
-    return true;
+    return;
   case Activation::kRelu:
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-    return true;
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   case Activation::kGeluTanh:
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
-    return true;
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
   case Activation::kGeluErf:
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
-    return true;
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
   case Activation::kHardSwish: // oneDNN 2.x fixes alpha = 1/6, beta = 1/2.
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6, 0.5f);
-    return true;
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6, 0.5f);
   case Activation::kSilu: // x * sigmoid(alpha x)
-    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
-    return true;
+    return ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
   }
-  error = "activation " + std::to_string(activation) + " is not one of 0 none, 1 relu, 2 "
-                                                      "gelu_tanh, 3 gelu_erf, 4 hardswish, 5 silu";
-  return false;
 }
 
 /// Strides of the math operand [rows, cols] stored as `op` (row-major storage + ld).
@@ -301,6 +367,8 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
     batch = batchA = batchB = 0;
   const float *bias = epilogue.bias;
   bool residualInC = epilogue.residual == c && epilogue.residualLd == p.c.ld;
+  if (std::string error = activationError(epilogue.activation); !error.empty())
+    return ctx->signalError(invalidArgument(std::string(api) + ": " + error));
   try {
     dnnl::engine &engine = engineOf(ctx);
     // Before the primitive is built: oneDNN fixes a primitive's thread count when it is made.
@@ -311,44 +379,43 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
                                                 strideA, strideB, strideC, bias != nullptr,
                                                 epilogue.activation, epilogue.residual != nullptr,
                                                 epilogue.residualLd, residualInC});
-    std::string error;
-    dnnl::post_ops ops;
-    // The residual first, then the activation of the sum. A residual in C itself (bufferized
-    // in place) is oneDNN's sum post-op, which reads C before writing it; any other is a
-    // binary add of its own buffer.
-    memory::desc residualDesc;
-    if (epilogue.residual)
-      residualDesc = memory::desc({p.m, p.n}, memory::data_type::f32,
-                                  memory::dims{epilogue.residualLd, 1});
-    if (residualInC)
-      ops.append_sum(1.0f);
-    else if (epilogue.residual)
-      ops.append_binary(dnnl::algorithm::binary_add, residualDesc);
-    if (!postOpFor(epilogue.activation, ops, error))
-      return ctx->signalError(invalidArgument(std::string(api) + ": " + error));
-    memory::desc aDesc, bDesc, cDesc, biasDesc;
-    if (batch == 0) {
-      aDesc = memory::desc({p.m, p.k}, types.in, operandStrides(p.a));
-      bDesc = memory::desc({p.k, p.n}, types.in, operandStrides(p.b));
-      cDesc = memory::desc({p.m, p.n}, types.out, memory::dims{p.c.ld, 1});
-      biasDesc = memory::desc({1, p.n}, memory::data_type::f32, memory::dims{p.n, 1});
-    } else {
-      memory::dims sa = operandStrides(p.a), sb = operandStrides(p.b);
-      aDesc = memory::desc({batchA, p.m, p.k}, types.in,
-                           {std::max<int64_t>(strideA, 1), sa[0], sa[1]});
-      bDesc = memory::desc({batchB, p.k, p.n}, types.in,
-                           {std::max<int64_t>(strideB, 1), sb[0], sb[1]});
-      cDesc = memory::desc({batch, p.m, p.n}, types.out,
-                           {std::max<int64_t>(strideC, 1), p.c.ld, 1});
-      biasDesc = memory::desc({1, 1, p.n}, memory::data_type::f32, memory::dims{p.n, p.n, 1});
-    }
+    memory::dims sb = operandStrides(p.b);
+    memory::desc bDesc = batch == 0 ? memory::desc({p.k, p.n}, types.in, sb)
+                                    : memory::desc({batchB, p.k, p.n}, types.in,
+                                                   {std::max<int64_t>(strideB, 1), sb[0], sb[1]});
     // A weight of the artifact (a 1x1 convolution's, a Linear's) is B: the primitive picks its
     // layout and B is packed into it once (packedWeights), instead of oneDNN copying B into
     // that layout on every call.
     bool constantB = ctx->context().inWeights(b, bDesc.get_size());
     if (constantB)
       key += "packed";
-    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
+    enum Slot { kA, kB, kC, kBias, kResidual, kAZeroPoint, kBZeroPoint };
+    CachedPrimitive &cached = primitiveFor(ctx, key, [&](CachedPrimitive &built) {
+      memory::desc aDesc, cDesc, biasDesc, residualDesc;
+      if (batch == 0) {
+        aDesc = memory::desc({p.m, p.k}, types.in, operandStrides(p.a));
+        cDesc = memory::desc({p.m, p.n}, types.out, memory::dims{p.c.ld, 1});
+        biasDesc = memory::desc({1, p.n}, memory::data_type::f32, memory::dims{p.n, 1});
+      } else {
+        memory::dims sa = operandStrides(p.a);
+        aDesc = memory::desc({batchA, p.m, p.k}, types.in,
+                             {std::max<int64_t>(strideA, 1), sa[0], sa[1]});
+        cDesc = memory::desc({batch, p.m, p.n}, types.out,
+                             {std::max<int64_t>(strideC, 1), p.c.ld, 1});
+        biasDesc = memory::desc({1, 1, p.n}, memory::data_type::f32, memory::dims{p.n, p.n, 1});
+      }
+      // The residual first, then the activation of the sum. A residual in C itself (bufferized
+      // in place) is oneDNN's sum post-op, which reads C before writing it; any other is a
+      // binary add of its own buffer.
+      dnnl::post_ops ops;
+      if (epilogue.residual)
+        residualDesc = memory::desc({p.m, p.n}, memory::data_type::f32,
+                                    memory::dims{epilogue.residualLd, 1});
+      if (residualInC)
+        ops.append_sum(1.0f);
+      else if (epilogue.residual)
+        ops.append_binary(dnnl::algorithm::binary_add, residualDesc);
+      appendActivation(epilogue.activation, ops);
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
       if (types.zeroPoints) { // Given at execution: one primitive for every zero point.
@@ -360,28 +427,29 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, weights, biasDesc, cDesc)
                                      : dnnl::matmul::desc(aDesc, weights, cDesc);
       dnnl::matmul::primitive_desc pd(desc, attr, engine);
-      return CachedPrimitive{dnnl::matmul(pd), pd.weights_desc(), {}, {}};
+      built.primitive = dnnl::matmul(pd);
+      built.weights = pd.weights_desc();
+      memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
+      built.slots = {aDesc, bDesc, cDesc, biasDesc, residualDesc, scalar, scalar};
     });
     dnnl::stream &stream = streamOf(engine);
-    memory userB(bDesc, engine, const_cast<void *>(b));
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(aDesc, engine, const_cast<void *>(a))},
-        {DNNL_ARG_WEIGHTS, packedWeights(ctx, key, userB, cached.weights, engine, stream)},
-        {DNNL_ARG_DST, memory(cDesc, engine, c)}};
-    dnnl::primitive prim = cached.primitive;
+    CallMemories memories(cached, engine);
+    memory weights = packedWeights(ctx, key, memories.at(kB, b), cached.weights, engine, stream);
+    Arguments args;
+    args.add(DNNL_ARG_SRC, memories.at(kA, a))
+        .add(DNNL_ARG_WEIGHTS, weights)
+        .add(DNNL_ARG_DST, memories.at(kC, c));
     if (bias)
-      args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, const_cast<float *>(bias)));
+      args.add(DNNL_ARG_BIAS, memories.at(kBias, bias));
     if (epilogue.residual && !residualInC)
-      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
-                   memory(residualDesc, engine, const_cast<float *>(epilogue.residual)));
+      args.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+               memories.at(kResidual, epilogue.residual));
     if (types.zeroPoints) {
-      memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
-      auto *zeroPoints = const_cast<int32_t *>(types.zeroPoints);
-      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memory(scalar, engine, zeroPoints));
-      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS,
-                   memory(scalar, engine, zeroPoints + 1));
+      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memories.at(kAZeroPoint, types.zeroPoints));
+      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS,
+               memories.at(kBZeroPoint, types.zeroPoints + 1));
     }
-    prim.execute(stream, args);
+    args.execute(cached.primitive, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(std::string(api) + ": oneDNN: " + e.what() + " (status " +
@@ -499,33 +567,11 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     return ctx->signalError(invalidArgument(name + ": bias has " +
                                             std::to_string(bias.sizes[0]) + " entries, want " +
                                             std::to_string(o)));
+  if (std::string error = activationError(activation); !error.empty())
+    return ctx->signalError(invalidArgument(name + ": " + error));
   try {
     dnnl::engine &engine = engineOf(ctx);
-    std::string error;
-    dnnl::post_ops ops;
-    if (!postOpFor(activation, ops, error))
-      return ctx->signalError(invalidArgument(name + ": " + error));
-    // Logical NCHW / OIHW dims with the memrefs' strides: NHWC buffers seen through a
-    // transposed view (what the compiler passes) need no copy.
     const int64_t *fs = filter.strides;
-    // Any other input layout (a strided slice of an NHWC buffer) is first copied into a dense
-    // NHWC buffer: oneDNN's fast convolutions read plain layouts only.
-    memory::desc userSrc({n, c, h, w}, in, dims4(input.strides));
-    bool nhwcInput = isDenseNhwc(input.sizes, input.strides);
-    memory::desc src = nhwcInput ? userSrc : memory::desc(userSrc.dims(), in, nhwcStrides(userSrc.dims()));
-    memory::desc dst({n, o, oh, ow}, out, dims4(output.strides));
-    // An output laid out otherwise (the compiler's fused ReLU writing ONNX's NCHW result)
-    // sends oneDNN to its reference convolution (~35x slower on
-    // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
-    // reorders that into the output.
-    memory::desc computed = isDenseNhwc(output.sizes, output.strides)
-                                ? dst
-                                : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
-    memory::desc wei =
-        groups == 1 ? memory::desc({o, c, kh, kw}, in, dims4(fs))
-                    : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
-                                   memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
-    memory::desc biasDesc({o}, out, memory::format_tag::x);
     ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw, // Before building.
                         4.0 * (n * c * h * w + o * (c / groups) * kh * kw + n * o * oh * ow));
     std::string key = name + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
@@ -533,10 +579,35 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
                       keyOf({input.strides[0], input.strides[1], input.strides[2],
                              input.strides[3], fs[0], fs[1], fs[2], fs[3], output.strides[0],
                              output.strides[1], output.strides[2], output.strides[3]});
-    // Weights in the layout the primitive prefers (`any`): with strided user weights oneDNN
-    // falls back to its reference convolution (20 ms instead of microseconds on the CNN).
-    memory::desc weiAny(wei.dims(), in, memory::format_tag::any);
-    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
+    enum Slot { kInput, kSource, kFilter, kOutput, kComputed, kBias, kZeroPoint };
+    CachedPrimitive &cached = primitiveFor(ctx, key, [&](CachedPrimitive &built) {
+      // Logical NCHW / OIHW dims with the memrefs' strides: NHWC buffers seen through a
+      // transposed view (what the compiler passes) need no copy.
+      // Any other input layout (a strided slice of an NHWC buffer) is first copied into a
+      // dense NHWC buffer: oneDNN's fast convolutions read plain layouts only.
+      memory::desc userSrc({n, c, h, w}, in, dims4(input.strides));
+      memory::desc src = isDenseNhwc(input.sizes, input.strides)
+                             ? userSrc
+                             : memory::desc(userSrc.dims(), in, nhwcStrides(userSrc.dims()));
+      memory::desc dst({n, o, oh, ow}, out, dims4(output.strides));
+      // An output laid out otherwise (the compiler's fused ReLU writing ONNX's NCHW result)
+      // sends oneDNN to its reference convolution (~35x slower on
+      // examples/models/conv_relu.onnx): such a call computes into a dense NHWC buffer and
+      // reorders that into the output.
+      memory::desc computed = isDenseNhwc(output.sizes, output.strides)
+                                  ? dst
+                                  : memory::desc(dst.dims(), out, nhwcStrides(dst.dims()));
+      memory::desc wei =
+          groups == 1
+              ? memory::desc({o, c, kh, kw}, in, dims4(fs))
+              : memory::desc({groups, o / groups, c / groups, kh, kw}, in,
+                             memory::dims{fs[0] * (o / groups), fs[0], fs[1], fs[2], fs[3]});
+      memory::desc biasDesc({o}, out, memory::format_tag::x);
+      // Weights in the layout the primitive prefers (`any`): with strided user weights oneDNN
+      // falls back to its reference convolution (20 ms instead of microseconds on the CNN).
+      memory::desc weiAny(wei.dims(), in, memory::format_tag::any);
+      dnnl::post_ops ops;
+      appendActivation(activation, ops);
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
       if (inputZeroPoint) // Given at execution: one primitive for every zero point.
@@ -573,7 +644,8 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       }
       if (!pd)
         pd = build(dnnl::algorithm::convolution_direct, src, computed);
-      CachedPrimitive built{dnnl::convolution_forward(*pd), pd->weights_desc(), {}, {}, {}, {}};
+      built.primitive = dnnl::convolution_forward(*pd);
+      built.weights = pd->weights_desc();
       if (pd->dst_desc() != dst) {
         built.dst = pd->dst_desc();
         built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, built.dst, engine, dst));
@@ -583,33 +655,30 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
         built.fromSrc =
             dnnl::reorder(dnnl::reorder::primitive_desc(engine, userSrc, engine, built.src));
       }
-      return built;
+      memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
+      built.slots = {userSrc, built.src, wei, dst, built.dst, biasDesc, scalar};
     });
     dnnl::stream &stream = streamOf(engine);
-    memory userWeights(wei, engine, filter.data());
-    memory weights = packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
-    memory userDst(dst, engine, output.data());
-    memory computedDst =
-        cached.toDst ? memory(cached.dst, engine, scratch(0, cached.dst.get_size())) : userDst;
-    memory userInput(userSrc, engine, input.data());
-    memory source = cached.fromSrc
-                        ? memory(cached.src, engine, scratch(1, cached.src.get_size()))
-                        : userInput;
+    CallMemories memories(cached, engine);
+    memory weights =
+        packedWeights(ctx, key, memories.at(kFilter, filter.data()), cached.weights, engine, stream);
+    const memory &userDst = memories.at(kOutput, output.data());
+    const memory &computedDst =
+        cached.toDst ? memories.at(kComputed, scratch(0, cached.dst.get_size())) : userDst;
+    const memory &userInput = memories.at(kInput, input.data());
+    const memory &source =
+        cached.fromSrc ? memories.at(kSource, scratch(1, cached.src.get_size())) : userInput;
     if (cached.fromSrc)
-      cached.fromSrc.execute(stream, {{DNNL_ARG_FROM, userInput}, {DNNL_ARG_TO, source}});
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, source},
-        {DNNL_ARG_WEIGHTS, weights},
-        {DNNL_ARG_DST, computedDst}};
+      Arguments().add(DNNL_ARG_FROM, userInput).add(DNNL_ARG_TO, source).execute(cached.fromSrc, stream);
+    Arguments args;
+    args.add(DNNL_ARG_SRC, source).add(DNNL_ARG_WEIGHTS, weights).add(DNNL_ARG_DST, computedDst);
     if (hasBias)
-      args.emplace(DNNL_ARG_BIAS, memory(biasDesc, engine, bias.data()));
+      args.add(DNNL_ARG_BIAS, memories.at(kBias, bias.data()));
     if (inputZeroPoint)
-      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
-                   memory({{1}, memory::data_type::s32, memory::format_tag::x}, engine,
-                          const_cast<int32_t *>(inputZeroPoint)));
-    cached.primitive.execute(stream, args);
+      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memories.at(kZeroPoint, inputZeroPoint));
+    args.execute(cached.primitive, stream);
     if (cached.toDst)
-      cached.toDst.execute(stream, {{DNNL_ARG_FROM, computedDst}, {DNNL_ARG_TO, userDst}});
+      Arguments().add(DNNL_ARG_FROM, computedDst).add(DNNL_ARG_TO, userDst).execute(cached.toDst, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(name + ": oneDNN: " + e.what() +
@@ -661,8 +730,6 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
                                             shape4(in) + ", want " + shape4(want)));
   try {
     dnnl::engine &engine = engineOf(ctx);
-    memory::desc src(dims4(in), memory::data_type::f32, dims4(input.strides));
-    memory::desc dst(dims4(want), memory::data_type::f32, dims4(output.strides));
     ScopedTeamSize team(double(out[0]) * out[1] * oh * ow * kh * kw,
                         4.0 * (in[0] * in[1] * in[2] * in[3] + out[0] * out[1] * oh * ow));
     std::string key = name + team.key() +
@@ -670,17 +737,23 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
                       keyOf({input.strides[0], input.strides[1], input.strides[2],
                              input.strides[3], output.strides[0], output.strides[1],
                              output.strides[2], output.strides[3]});
-    CachedPrimitive cached = primitiveFor(ctx, key, [&] {
+    enum Slot { kInput, kOutput };
+    CachedPrimitive &cached = primitiveFor(ctx, key, [&](CachedPrimitive &built) {
+      memory::desc src(dims4(in), memory::data_type::f32, dims4(input.strides));
+      memory::desc dst(dims4(want), memory::data_type::f32, dims4(output.strides));
       dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
                                           dnnl::algorithm::pooling_max, src, dst, {sh, sw},
                                           {kh, kw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
-      return CachedPrimitive{
-          dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, engine)),
-          {}, {}, {}, {}};
+      built.primitive =
+          dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, engine));
+      built.slots = {src, dst};
     });
     dnnl::stream &stream = streamOf(engine);
-    cached.primitive.execute(stream, {{DNNL_ARG_SRC, memory(src, engine, input.data())},
-                                      {DNNL_ARG_DST, memory(dst, engine, output.data())}});
+    CallMemories memories(cached, engine);
+    Arguments()
+        .add(DNNL_ARG_SRC, memories.at(kInput, input.data()))
+        .add(DNNL_ARG_DST, memories.at(kOutput, output.data()))
+        .execute(cached.primitive, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(name + ": oneDNN: " + e.what() + " (status " +

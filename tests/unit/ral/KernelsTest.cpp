@@ -16,6 +16,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <thread>
 
 using namespace loupe::ral;
 using loupe::ral::testing::RalArgs;
@@ -125,6 +126,43 @@ TEST_F(RalKernels, GemmStridedAndColumnMajorViews) {
     ASSERT_TRUE(execution.finish()) << execution.status().message();
     expectNear(c, naiveGemm(a, b, m, n, k, false, false), 1e-4f, api);
   }
+}
+
+// A cached oneDNN primitive re-points its memory objects at each call's buffers, and a call
+// that finds them held by another thread makes its own: every call of every thread must see
+// its own operands.
+TEST_F(RalKernels, OneDnnCallsOfOnePrimitiveSeeTheirOwnBuffers) {
+  requirePlugin();
+  constexpr int64_t m = 17, n = 9, k = 33;
+  constexpr int kThreads = 3, kCalls = 200;
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      ExecutionContext execution(*context_);
+      for (int call = 0; call < kCalls && failures[t].empty(); ++call) {
+        uint32_t seed = 100 + t * kCalls + call;
+        std::vector<float> a = random(m * k, seed), b = random(k * n, seed + 7), c(m * n);
+        RalArgs(&execution)
+            .add(makeMemRef<float, 2>(a.data(), {m, k}))
+            .add(makeMemRef<float, 2>(b.data(), {k, n}))
+            .add(makeMemRef<float, 2>(c.data(), {m, n}))
+            .add(false)
+            .add(false)
+            .call(LOUPE_RAL_GEMM_ONEDNN_F32);
+        std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
+        for (size_t i = 0; i < c.size() && failures[t].empty(); ++i)
+          if (std::fabs(c[i] - want[i]) > 1e-4f * (1 + std::fabs(want[i])))
+            failures[t] = "thread " + std::to_string(t) + " call " + std::to_string(call) +
+                          " element " + std::to_string(i);
+      }
+      if (!execution.finish())
+        failures[t] = execution.status().message();
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &failure : failures)
+    EXPECT_TRUE(failure.empty()) << failure;
 }
 
 TEST_F(RalKernels, GemmShapeMismatchIsAStatusNamingTheKernel) {

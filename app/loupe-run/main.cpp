@@ -20,6 +20,7 @@
 #include "loupe/profiler/Store.h"
 #include "loupe/ral/Artifact.h"
 #include "loupe/ral/Context.h"
+#include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/CudaDriver.h"
 #include "loupe/ral/Registry.h"
 
@@ -67,6 +68,7 @@ void printInfo(const ral::Artifact *artifact) {
 } // namespace
 
 int main(int argc, char **argv) {
+  ral::execWithoutOpenMpWaitPolicy(argv);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     std::fputs(kUsage.c_str(), argc < 2 ? stderr : stdout);
     return argc < 2 ? profiler::kExitBadInput : profiler::kExitOk;

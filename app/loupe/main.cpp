@@ -1,6 +1,7 @@
 //===- main.cpp - loupe: the workbench's command line ------------------------===//
 #include "gui/GuiCommand.h"
 #include "loupe/Commands.h"
+#include "loupe/ral/CpuDriver.h"
 
 #include <cstdio>
 #include <cstring>
@@ -58,6 +59,7 @@ static bool isOpenable(const char *arg) {
 }
 
 int main(int argc, char **argv) {
+  loupe::ral::execWithoutOpenMpWaitPolicy(argv);
   if (argc < 2)
     return loupe::app::guiCommand(argc, argv, 1);
   if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {

@@ -105,6 +105,24 @@ PY
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from samples where run_id=1")" -gt 12 ] || fail "samples missing"
 }
 
+# Loupe decides how OpenMP threads wait (docs/ral.md "Threads"): OMP_WAIT_POLICY or
+# GOMP_SPINCOUNT in the environment is dropped, said on stderr, and the measuring run does not
+# see it (its recorded environment); LOUPE_KEEP_OMP_ENV=1 keeps them.
+case_openmp_wait_policy() {
+  local args=("$MODELS/mlp.onnx" --inputs "$MODELS/mlp/test_data_set_0" --reps 3 --db "$WORK/p.db")
+  OMP_WAIT_POLICY=PASSIVE GOMP_SPINCOUNT=0 "$LOUPE" run "${args[@]}" >/dev/null 2>"$WORK/err"
+  grep -q "note: ignoring OMP_WAIT_POLICY=PASSIVE, GOMP_SPINCOUNT=0" "$WORK/err" ||
+    { cat "$WORK/err" >&2; fail "no note for the dropped variables"; }
+  [ "$(grep -c "^note: ignoring" "$WORK/err")" -eq 1 ] || fail "re-executed more than once"
+  OMP_WAIT_POLICY=PASSIVE LOUPE_KEEP_OMP_ENV=1 "$LOUPE" run "${args[@]}" >/dev/null 2>"$WORK/err"
+  ! grep -q "note: ignoring" "$WORK/err" || fail "LOUPE_KEEP_OMP_ENV=1 did not keep them"
+  local env1 env2
+  env1=$(sqlite3 "$WORK/p.db" "select json_extract(environment_json, '$.env') from runs where id=1")
+  env2=$(sqlite3 "$WORK/p.db" "select json_extract(environment_json, '$.env') from runs where id=2")
+  case "$env1" in *OMP_WAIT_POLICY*|*GOMP_SPINCOUNT*) fail "run 1 saw $env1" ;; esac
+  case "$env2" in *'"OMP_WAIT_POLICY":"PASSIVE"'*) ;; *) fail "run 2 should record PASSIVE: $env2" ;; esac
+}
+
 # Measuring (docs/profiler.md "Method"): loupe-run and loupe run share the adaptive sampling
 # and the hot/cold modes; --mode both stores two runs whose samples, stop reasons and configs
 # differ only by mode.

@@ -5,10 +5,15 @@
 #if LOUPE_RAL_OPENMP
 #include <omp.h>
 #endif
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
+#include <string>
+
+#include <unistd.h>
 
 namespace loupe::ral {
 
@@ -278,6 +283,28 @@ int defaultNumThreads() {
       return n;
   }
   return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void execWithoutOpenMpWaitPolicy(char **argv) {
+  const char *keep = std::getenv("LOUPE_KEEP_OMP_ENV");
+  if (keep && std::strcmp(keep, "1") == 0)
+    return;
+  std::string dropped;
+  for (const char *name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"})
+    if (const char *value = std::getenv(name)) {
+      dropped += std::string(dropped.empty() ? "" : ", ") + name + "=" + value;
+      unsetenv(name);
+    }
+  if (dropped.empty())
+    return;
+  std::fprintf(stderr,
+               "note: ignoring %s: Loupe decides how OpenMP threads wait (docs/ral.md, "
+               "\"Threads\"; LOUPE_KEEP_OMP_ENV=1 keeps them)\n",
+               dropped.c_str());
+  std::fflush(stderr);
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "note: could not re-execute without them (%s); timings may suffer\n",
+               std::strerror(errno));
 }
 
 //===----------------------------------------------------------------------===//

@@ -162,6 +162,16 @@ std::shared_ptr<ThreadPool> sharedThreadPool(int numThreads);
 /// $LOUPE_NUM_THREADS when set and positive, else std::thread::hardware_concurrency() (>= 1).
 int defaultNumThreads();
 
+/// Loupe decides how OpenMP's threads wait between parallel regions (docs/ral.md, "Threads"),
+/// but libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT once, when it is loaded, before main:
+/// with OMP_WAIT_POLICY=PASSIVE (common in PyTorch set-ups) every oneDNN call and parallel
+/// kernel wakes a sleeping thread, and MobileNetV3-small ran 2.7x slower. A program that
+/// measures calls this first in main: when the environment sets either variable (and
+/// LOUPE_KEEP_OMP_ENV is not 1) it says so on stderr and re-executes /proc/self/exe with the
+/// same arguments, without them. It returns when there is nothing to do, or when the exec
+/// failed (also said on stderr).
+void execWithoutOpenMpWaitPolicy(char **argv);
+
 } // namespace loupe::ral
 
 #endif // LOUPE_RAL_CPUDRIVER_H

@@ -35,6 +35,11 @@ static constexpr int64_t kMaxScratchBytes = 64 * 1024;
 static constexpr int64_t kVectorLanes = 16;
 /// Workgroups of loops that stream rows do this many times min-workgroup-work (workgroupBlock).
 static constexpr int64_t kRowStreamFactor = 16;
+/// Work units of a load or store per vector register (or scalar) it moves: data another
+/// kernel wrote, mostly out of this core's L1, costs more than an arithmetic op. Counted as
+/// one, EfficientNet-B0's squeeze-excitation multiplies (14x14x480, 750 KB moved) ran on one
+/// thread; at 8, MobileNetV3-small's 30 KB ones were split and took 7 us instead of 2.
+static constexpr int64_t kMemoryOpWeight = 2;
 /// A serial loop of at least this many iterations streams a row (a pooling window does not).
 static constexpr int64_t kMinStreamedRow = 256;
 /// A loop with this many times min-workgroup-work is split into at least this many workgroups.
@@ -75,8 +80,10 @@ static int64_t widestVector(Block &block) {
 static int64_t estimateWork(Block &block) {
   int64_t work = 0;
   for (Operation &op : block.without_terminator()) {
-    // A vector op costs one unit per vector register it spans.
+    // A vector op costs one unit per vector register it spans; a load or store more.
     int64_t trips = std::max<int64_t>(1, vectorElements(&op) / kVectorLanes);
+    if (hasEffect<MemoryEffects::Read>(&op) || hasEffect<MemoryEffects::Write>(&op))
+      trips *= kMemoryOpWeight;
     if (auto loop = dyn_cast<scf::ForOp>(op))
       trips = staticTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())
                   .value_or(kDynamicTripCount);
@@ -271,6 +278,11 @@ private:
       iterations *= staticTripCount(loop, d).value_or(0);
     if (iterations * perIteration >= kMinWorkgroups * minWorkgroupWork)
       block = std::min<int64_t>(block, llvm::divideCeilSigned(iterations, kMinWorkgroups));
+    // Streamed rows worth a workgroup are never left to one thread: EfficientNet-B0's
+    // squeeze-excitation pool (56 rows of 56x144 floats, 1.8 MB) was one workgroup of all 56
+    // rows, 128 us on one core; two workgroups of 28 contiguous rows keep each stream long.
+    else if (streamsRows && iterations * perIteration >= minWorkgroupWork)
+      block = std::min<int64_t>(block, llvm::divideCeilSigned(iterations, 2));
     return std::max<int64_t>(1, block);
   }
 

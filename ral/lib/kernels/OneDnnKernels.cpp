@@ -19,6 +19,7 @@
 #include "GemmShapes.h"
 
 #include "loupe/ral/Context.h"
+#include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/Kernels.h"
 #include "loupe/ral/Registry.h"
 
@@ -63,17 +64,20 @@ int processors() {
 #endif
 
 /// Sizes the calling thread's OpenMP team for a call of `flops` that moves `bytes` (its
-/// operands' sizes), by whichever asks for more threads, rounded up (restored on scope exit).
+/// operands' sizes), by whichever asks for more threads, rounded up, at most the context's
+/// CPU threads (`LOUPE_NUM_THREADS`, as for generated kernels) and the processors OpenMP may
+/// use (restored on scope exit).
 /// Rounded down, MobileNetV3's squeeze-excitation GEMVs (1x960 by 960x240: 0.9 MB, 1.8
 /// threads' worth) ran on one core: MobileNetV3-large 4.47-5.27 -> 4.25-5.06 ms, faster in each
 /// of 5 alternations of `loupe run --reps 200` (load 1.4-1.6).
 class ScopedTeamSize {
 public:
-  ScopedTeamSize(double flops, double bytes) {
+  ScopedTeamSize(ExecutionContext *ctx, double flops, double bytes) {
 #if LOUPE_ONEDNN_OPENMP
     previous_ = omp_get_max_threads();
+    int limit = std::min(processors(), ctx->context().cpu().threadPool().numThreads());
     int wanted = static_cast<int>(std::min<double>(
-        processors(), std::ceil(std::max(flops / kFlopsPerThread, bytes / kBytesPerThread))));
+        limit, std::ceil(std::max(flops / kFlopsPerThread, bytes / kBytesPerThread))));
     threads_ = std::max(1, wanted);
     omp_set_num_threads(threads_);
 #endif
@@ -372,7 +376,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
   try {
     dnnl::engine &engine = engineOf(ctx);
     // Before the primitive is built: oneDNN fixes a primitive's thread count when it is made.
-    ScopedTeamSize team(2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1),
+    ScopedTeamSize team(ctx, 2.0 * p.m * p.n * p.k * std::max<int64_t>(batch, 1),
                         4.0 * (p.m * p.k + p.k * p.n + p.m * p.n) * std::max<int64_t>(batch, 1));
     std::string key = std::string(api) + team.key() + keyOf({p.m, p.n, p.k, p.a.ld, p.a.transposed, p.b.ld,
                                                 p.b.transposed, p.c.ld, batch, batchA, batchB,
@@ -572,7 +576,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
   try {
     dnnl::engine &engine = engineOf(ctx);
     const int64_t *fs = filter.strides;
-    ScopedTeamSize team(2.0 * n * o * oh * ow * (c / groups) * kh * kw, // Before building.
+    ScopedTeamSize team(ctx, 2.0 * n * o * oh * ow * (c / groups) * kh * kw, // Before building.
                         4.0 * (n * c * h * w + o * (c / groups) * kh * kw + n * o * oh * ow));
     std::string key = name + team.key() + keyOf({n, c, h, w, o, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw,
                                       groups, hasBias, activation}) +
@@ -730,7 +734,7 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
                                             shape4(in) + ", want " + shape4(want)));
   try {
     dnnl::engine &engine = engineOf(ctx);
-    ScopedTeamSize team(double(out[0]) * out[1] * oh * ow * kh * kw,
+    ScopedTeamSize team(ctx, double(out[0]) * out[1] * oh * ow * kh * kw,
                         4.0 * (in[0] * in[1] * in[2] * in[3] + out[0] * out[1] * oh * ow));
     std::string key = name + team.key() +
                       keyOf({in[0], in[1], in[2], in[3], kh, kw, sh, sw, pt, pl, pb, pr, dh, dw}) +

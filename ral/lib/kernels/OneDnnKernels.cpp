@@ -170,8 +170,9 @@ public:
     return *this;
   }
   void execute(const dnnl::primitive &primitive, dnnl::stream &stream) const {
-    dnnl::error::wrap_c_api(dnnl_primitive_execute(primitive.get(), stream.get(), count_, args_.data()),
-                            "could not execute a primitive");
+    dnnl::error::wrap_c_api(
+        dnnl_primitive_execute(primitive.get(), stream.get(), count_, args_.data()),
+        "could not execute a primitive");
   }
 
 private:
@@ -449,7 +450,8 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       args.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
                memories.at(kResidual, epilogue.residual));
     if (types.zeroPoints) {
-      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memories.at(kAZeroPoint, types.zeroPoints));
+      args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+               memories.at(kAZeroPoint, types.zeroPoints));
       args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS,
                memories.at(kBZeroPoint, types.zeroPoints + 1));
     }
@@ -664,8 +666,8 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     });
     dnnl::stream &stream = streamOf(engine);
     CallMemories memories(cached, engine);
-    memory weights =
-        packedWeights(ctx, key, memories.at(kFilter, filter.data()), cached.weights, engine, stream);
+    const memory &userWeights = memories.at(kFilter, filter.data());
+    memory weights = packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
     const memory &userDst = memories.at(kOutput, output.data());
     const memory &computedDst =
         cached.toDst ? memories.at(kComputed, scratch(0, cached.dst.get_size())) : userDst;
@@ -673,7 +675,10 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     const memory &source =
         cached.fromSrc ? memories.at(kSource, scratch(1, cached.src.get_size())) : userInput;
     if (cached.fromSrc)
-      Arguments().add(DNNL_ARG_FROM, userInput).add(DNNL_ARG_TO, source).execute(cached.fromSrc, stream);
+      Arguments()
+          .add(DNNL_ARG_FROM, userInput)
+          .add(DNNL_ARG_TO, source)
+          .execute(cached.fromSrc, stream);
     Arguments args;
     args.add(DNNL_ARG_SRC, source).add(DNNL_ARG_WEIGHTS, weights).add(DNNL_ARG_DST, computedDst);
     if (hasBias)
@@ -682,7 +687,10 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memories.at(kZeroPoint, inputZeroPoint));
     args.execute(cached.primitive, stream);
     if (cached.toDst)
-      Arguments().add(DNNL_ARG_FROM, computedDst).add(DNNL_ARG_TO, userDst).execute(cached.toDst, stream);
+      Arguments()
+          .add(DNNL_ARG_FROM, computedDst)
+          .add(DNNL_ARG_TO, userDst)
+          .execute(cached.toDst, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(name + ": oneDNN: " + e.what() +

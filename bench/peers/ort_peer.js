@@ -2,19 +2,12 @@
 // threads: the machine's cores) on uniform random float32 inputs; prints one JSON line with the
 // median, min and max of REPS runs in ms, after 3 warm-up runs.
 // usage: node ort_peer.js MODEL REPS NAME=D0,D1,... [NAME=...]
-const ort = require('onnxruntime-node');
+const { openSession, randomFeeds } = require('./ort_session.js');
 
 async function main() {
   const [model, reps, ...bindings] = process.argv.slice(2);
-  const session = await ort.InferenceSession.create(
-      model, { executionProviders: ['cpu'], intraOpNumThreads: 2, interOpNumThreads: 1 });
-  const feeds = {};
-  for (const binding of bindings) {
-    const [name, dims] = binding.split('=');
-    const shape = dims.split(',').map(Number);
-    const data = new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => Math.random());
-    feeds[name] = new ort.Tensor('float32', data, shape);
-  }
+  const session = await openSession(model);
+  const feeds = randomFeeds(bindings);
   for (let i = 0; i < 3; i++) await session.run(feeds);
   const times = [];
   for (let i = 0; i < Number(reps); i++) {

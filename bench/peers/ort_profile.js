@@ -1,26 +1,19 @@
-// ONNX Runtime's own per-node times for a model (CPU execution provider, 2 intra-op threads,
-// as ort_peer.js), from its profiler (`enableProfiling`): prints one JSON object mapping each
-// node ORT ran (after its graph optimizations: fused and layout-transformed nodes keep the
-// names ORT gives them) to the median of its kernel time over REPS runs, in us.
+// ONNX Runtime's own per-node times for a model (the session of ort_session.js), from its
+// profiler (`enableProfiling`): prints one JSON object mapping each node ORT ran (after its
+// graph optimizations: fused and layout-transformed nodes keep the names ORT gives them) to
+// the median of its kernel time over REPS runs, in us.
 // usage: node ort_profile.js MODEL REPS NAME=D0,D1,... [NAME=...]
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const ort = require('onnxruntime-node');
+const { openSession, randomFeeds } = require('./ort_session.js');
 
 async function main() {
   const [model, reps, ...bindings] = process.argv.slice(2);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort-profile-'));
-  const session = await ort.InferenceSession.create(model, {
-    executionProviders: ['cpu'], intraOpNumThreads: 2, interOpNumThreads: 1,
-    enableProfiling: true, profileFilePrefix: path.join(dir, 'profile') });
-  const feeds = {};
-  for (const binding of bindings) {
-    const [name, dims] = binding.split('=');
-    const shape = dims.split(',').map(Number);
-    const data = new Float32Array(shape.reduce((a, b) => a * b, 1)).map(() => Math.random());
-    feeds[name] = new ort.Tensor('float32', data, shape);
-  }
+  const session = await openSession(
+      model, { enableProfiling: true, profileFilePrefix: path.join(dir, 'profile') });
+  const feeds = randomFeeds(bindings);
   for (let i = 0; i < Number(reps); i++) await session.run(feeds);
   session.endProfiling();
   const file = fs.readdirSync(dir).map((f) => path.join(dir, f))[0];

@@ -19,8 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def group(name, depth):
     """The module path of a node name: its first `depth` components, without the op."""
-    parts = name.split(",")[0].split("/")
-    return "/".join(parts[: min(depth + 1, max(1, len(parts) - 1))]) or name
+    first = name.split(",")[0]  # a fused dispatch's first node
+    parts = first.split("/")
+    return "/".join(parts[: min(depth + 1, max(1, len(parts) - 1))]) or first
 
 
 def main():

@@ -376,12 +376,17 @@ PY
 # conv3 take their ReLU, conv2's clip to [0, 6] stays generated code. Fused or not, oneDNN or
 # generated, the outputs match the reference (computed in float64) within 1e-4.
 case_conv_relu_fusion() {
-  local data=$MODELS/conv_relu/test_data_set_0
+  # run_checked MODEL OUT [FLAGS...]: MODEL on its own test data with --check, --json into OUT.
+  run_checked() {
+    local model=$1 out=$2 data=$MODELS/$1/test_data_set_0
+    shift 2
+    "$LOUPE" run "$MODELS/$model.onnx" "$@" --inputs "$data" --check "$data" --rtol 1e-4 \
+      --reps 3 --json >"$out" || fail "$model $*: run failed"
+  }
   local i=0
   for flags in "" "--fusion off" "--backends codegen" "--backends codegen --fusion off"; do
     # shellcheck disable=SC2086
-    "$LOUPE" run "$MODELS/conv_relu.onnx" $flags --inputs "$data" --check "$data" --rtol 1e-4 \
-      --reps 3 --json >"$WORK/run$i.json" || fail "conv_relu $flags: run failed"
+    run_checked conv_relu "$WORK/run$i.json" $flags
     i=$((i + 1))
   done
   python3 - "$WORK" <<'PY'
@@ -401,9 +406,7 @@ print("kernels: fused %d, fusion off %d" % (len(on), len(off)))
 PY
   # HardSwish (MobileNetV3): the strided conv and the 1x1 conv's GEMM (its bias split off the
   # matmul's init) take it as oneDNN's hardswish post-op.
-  data=$MODELS/conv_hardswish/test_data_set_0
-  "$LOUPE" run "$MODELS/conv_hardswish.onnx" --inputs "$data" --check "$data" --rtol 1e-4 \
-    --reps 3 --json >"$WORK/hs.json" || fail "conv_hardswish: run failed"
+  run_checked conv_hardswish "$WORK/hs.json"
   python3 - "$WORK/hs.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
@@ -417,9 +420,7 @@ PY
   # Depthwise convs with trained (non-zero) biases, which TOSA adds after the conv: the bias
   # and the ReLU, hardswish or SiLU after it become the conv's oneDNN post-ops; the 1x1 conv's
   # GEMM takes its SiLU (Sigmoid, Mul) as eltwise_swish.
-  data=$MODELS/dwconv_act/test_data_set_0
-  "$LOUPE" run "$MODELS/dwconv_act.onnx" --inputs "$data" --check "$data" --rtol 1e-4 \
-    --reps 3 --json >"$WORK/dw.json" || fail "dwconv_act: run failed"
+  run_checked dwconv_act "$WORK/dw.json"
   python3 - "$WORK/dw.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))

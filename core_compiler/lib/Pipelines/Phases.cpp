@@ -97,7 +97,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
            "func.func(loupe-reassociate-reductions,loupe-interchange-reductions,loupe-linearize-elementwise,loupe-vectorize-cpu,scf-forall-to-parallel,"
            "convert-linalg-to-parallel-loops),"
-           "ral-outline-cpu-kernels,"
+           "ral-outline-cpu-kernels,ral-stream-output-stores,"
            "loupe-dedup-executables,canonicalize,cse,ral-plan-buffers";
   // llvm: everything to the LLVM dialect.
   if (phase == "llvm")

@@ -92,6 +92,12 @@ struct FuseClustersPass : loupe::impl::FuseClustersBase<FuseClustersPass> {
     linalg::populateEraseUnnecessaryInputsPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // After the fusion, whose patterns give every init that no payload reads a tensor.empty.
+    getOperation().walk([&](scf::ForallOp loop) {
+      if (auto fusion = dyn_cast<loupe::loupeir::FusionOp>(loop->getParentOp());
+          fusion && fusion.getKind() == "kStitch" && loupe::writesStreamedOutput(fusion))
+        loupe::giveIntermediatesScratchRows(rewriter, loop);
+    });
   }
 };
 } // namespace

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "CpuMemory.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -29,8 +30,6 @@ static constexpr llvm::StringLiteral kKernelAttr = "ral.cpu_kernel";
 static constexpr llvm::StringLiteral kNoAliasAttr = "ral.noalias";
 /// Trip count assumed for a loop whose bounds are not constants.
 static constexpr int64_t kDynamicTripCount = 16;
-/// Largest scratch buffer of a kernel iteration kept on the stack (a row of 16384 f32).
-static constexpr int64_t kMaxScratchBytes = 64 * 1024;
 /// f32 lanes of an AVX-512 vector: how much cheaper a vectorised work unit is (workgroupBlock).
 static constexpr int64_t kVectorLanes = 16;
 /// Workgroups of loops that stream rows do this many times min-workgroup-work (workgroupBlock).
@@ -296,7 +295,7 @@ private:
     kernel.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
       if (alloc->getBlock() != &entry && type.hasStaticShape() && type.getLayout().isIdentity() &&
-          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) <= kMaxScratchBytes &&
+          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) <= loupe::kMaxScratchBytes &&
           llvm::count_if(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }) == 1)
         allocs.push_back(alloc);
     });

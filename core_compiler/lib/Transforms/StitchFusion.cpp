@@ -9,6 +9,7 @@
 
 #include "OpPatterns.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -109,6 +110,45 @@ static Operation *computingOp(Value v) {
   while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
     def = def->getOperand(0).getDefiningOp();
   return def;
+}
+
+/// True when `v` (behind reshapes) is what the row loop writes into its result.
+static bool writtenToResult(Value v) {
+  return llvm::any_of(v.getUsers(), [](Operation *user) {
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+      return writtenToResult(user->getResult(0));
+    return isa<tensor::ParallelInsertSliceOp>(user);
+  });
+}
+
+bool loupe::writesStreamedOutput(loupeir::FusionOp fusion) {
+  return llvm::any_of(fusion->getResults(), [](Value result) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    return type && type.hasStaticShape() && type.getElementType().isIntOrFloat() &&
+           type.getNumElements() * int64_t((type.getElementTypeBitWidth() + 7) / 8) >=
+               kMinStreamedOutputBytes &&
+           llvm::any_of(result.getUsers(), [](Operation *user) { return isa<func::ReturnOp>(user); });
+  });
+}
+
+void loupe::giveIntermediatesScratchRows(RewriterBase &rewriter, scf::ForallOp loop) {
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || loupe::reductionKind(&op) || linalgOp.getNumDpsInits() != 1 ||
+        writtenToResult(op.getResult(0)))
+      continue;
+    OpOperand *init = linalgOp.getDpsInitOperand(0);
+    auto type = dyn_cast<RankedTensorType>(init->get().getType());
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() || !type || !type.hasStaticShape() ||
+        type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) > loupe::kMaxScratchBytes)
+      continue;
+    Operation *empty = init->get().getDefiningOp();
+    rewriter.setInsertionPoint(&op);
+    Value scratch = rewriter.create<bufferization::AllocTensorOp>(op.getLoc(), type, ValueRange{});
+    rewriter.modifyOpInPlace(&op, [&] { init->set(scratch); });
+    if (empty->use_empty())
+      rewriter.eraseOp(empty);
+  }
 }
 
 LogicalResult loupe::stitchRows(RewriterBase &rewriter, loupeir::FusionOp fusion) {

@@ -12,8 +12,10 @@
 #ifndef LOUPE_TRANSFORMS_STITCHFUSION_H
 #define LOUPE_TRANSFORMS_STITCHFUSION_H
 
+#include "CpuMemory.h"
 #include "loupe/Dialect/Loupe/IR/LoupeDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <optional>
@@ -45,6 +47,21 @@ bool isRowAligned(mlir::Operation *op, llvm::ArrayRef<int64_t> rows,
 /// result also leaves the region. Fails (leaving the region correct, as separate kernels) when
 /// the region has no row reduction left or its last result is not a tileable op.
 mlir::LogicalResult stitchRows(mlir::RewriterBase &rewriter, loupeir::FusionOp fusion);
+
+/// True when a result of `fusion` is an output of its function (returned) of at least
+/// kMinStreamedOutputBytes: ral-stream-output-stores will make its stores non-temporal.
+bool writesStreamedOutput(loupeir::FusionOp fusion);
+
+/// Gives each row intermediate of the stitch loop `loop` (an elementwise result that the
+/// row's reductions and last op read, softmax's exp) a scratch row of its own when it fits
+/// kMaxScratchBytes, so the output row is written once, by the last op, and never read: with
+/// the `tensor.empty` inits that tile-and-fuse gives, CSE merges the intermediate's init with
+/// the last op's and bufferization computes the intermediate in the output row, which then
+/// costs the output's read for ownership and rules out non-temporal stores. Its
+/// `bufferization.alloc_tensor` is never merged; the CPU outliner makes it one stack buffer
+/// per kernel (hoistScratchBuffers). Run after elementwise fusion, whose patterns reset every
+/// init that no payload reads to a `tensor.empty`.
+void giveIntermediatesScratchRows(mlir::RewriterBase &rewriter, mlir::scf::ForallOp loop);
 
 } // namespace loupe
 

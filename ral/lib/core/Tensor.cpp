@@ -11,8 +11,6 @@ namespace loupe::ral {
 
 namespace {
 
-constexpr size_t kAlignment = 64;
-
 struct DTypeInfo {
   DType dtype;
   const char *name;
@@ -153,15 +151,15 @@ StatusOr<Tensor> Tensor::allocate(DType dtype, std::vector<int64_t> shape) {
   std::optional<int64_t> n = checkedNumElements(t.shape_);
   size_t elem = dtypeSize(dtype);
   if (!n || elem == 0 ||
-      static_cast<uint64_t>(*n) > (std::numeric_limits<size_t>::max() - kAlignment) / elem)
+      static_cast<uint64_t>(*n) > (std::numeric_limits<size_t>::max() - kTensorAlignment) / elem)
     return invalidArgument("cannot allocate " + t.typeString() + ": its size overflows");
   size_t bytes = static_cast<size_t>(*n) * elem;
   // aligned_alloc wants a multiple of the alignment; never allocate zero bytes so that data()
   // is non-null for empty tensors too.
-  size_t alloc = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  size_t alloc = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   if (alloc == 0)
-    alloc = kAlignment;
-  void *p = std::aligned_alloc(kAlignment, alloc);
+    alloc = kTensorAlignment;
+  void *p = std::aligned_alloc(kTensorAlignment, alloc);
   if (!p)
     return invalidArgument("cannot allocate " + t.typeString() + " (" + std::to_string(bytes) +
                            " bytes): out of memory");

@@ -40,6 +40,37 @@ func.func @softmax(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
 
 // -----
 
+// A 64 MiB softmax output (kMinStreamedOutputBytes): exp goes to a scratch row of its own, so
+// the kernel only stores into the output, non-temporally (ral-stream-output-stores).
+// CHECK-LABEL: func.func @softmax_streamed
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = bufferization.alloc_tensor() : tensor<1x4096xf32>
+// CHECK: linalg.generic {{.*}}["parallel", "parallel"]{{.*}} outs(%[[EXP]] :
+// CHECK: math.exp
+// CHECK: scf.forall.in_parallel
+// RAL-LABEL: func.func @softmax_streamed
+// RAL-SAME: schedule = "{{.*}}; non-temporal stores into output 0 (64 MiB)"
+// RAL: func.func private @softmax_streamed_kernel_0({{.*}}, %[[OUT:arg[0-9]+]]: memref<4096x4096xf32> {ral.noalias})
+// RAL: memref.assume_alignment %[[OUT]], 64
+// RAL: memref.alloca() {alignment = 64 : i64} : memref<1x4096xf32>
+// RAL-NOT: memref.alloc(
+// RAL-NOT: vector.load %[[OUT]]
+// RAL: vector.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}] {nontemporal = true}
+// RAL-NOT: vector.load %[[OUT]]
+// RAL: llvm.fence seq_cst
+// RAL-NEXT: return
+func.func @softmax_streamed(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %m = tosa.reduce_max %x {axis = 1 : i32} : (tensor<4096x4096xf32>) -> tensor<4096x1xf32>
+  %d = tosa.sub %x, %m : (tensor<4096x4096xf32>, tensor<4096x1xf32>) -> tensor<4096x4096xf32>
+  %e = tosa.exp %d : (tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  %s = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<4096x4096xf32>) -> tensor<4096x1xf32>
+  %r = tosa.reciprocal %s : (tensor<4096x1xf32>) -> tensor<4096x1xf32>
+  %y = tosa.mul %e, %r {shift = 0 : i8} : (tensor<4096x4096xf32>, tensor<4096x1xf32>) -> tensor<4096x4096xf32>
+  return %y : tensor<4096x4096xf32>
+}
+
+// -----
+
 // LayerNorm over the last axis of a batch of 1 (the unit dim is folded away): the mean, the
 // variance of the centred row and the normalisation in one loop over the 16 rows; the scale is
 // read whole by every row.

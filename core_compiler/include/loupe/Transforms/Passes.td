@@ -208,6 +208,31 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def RalStreamOutputStores : Pass<"ral-stream-output-stores", "mlir::ModuleOp"> {
+  let summary = "Non-temporal vector stores into large outputs of the entry (CPU kernels)";
+  let description = [{
+    An ordinary store to a line that is not in the cache first reads the line (read
+    for ownership): a kernel writing a 64 MiB output moves 128 MiB for it. A
+    non-temporal store writes whole lines without reading them or filling the caches;
+    it pays when nothing reads the data soon and the data would not stay in the caches
+    anyway: an output of the entry (read by the caller, after the execution) of at least
+    `kMinStreamedOutputBytes` (64 MiB, CpuMemory.h: measured; smaller outputs stayed in
+    the shared L3 between executions).
+
+    For every `ral.cpu_launch` (after `ral-outline-cpu-kernels`, before
+    `loupe-dedup-executables`) whose memref argument views such a `ral.recv_output`
+    buffer that nothing but `ral.send_output` uses afterwards, and whose kernel
+    parameter is only stored to (through views; vector and scalar stores, no loads),
+    the kernel's `vector.store`s into it become `nontemporal`, its entry asserts the
+    buffer's 64-byte alignment (`memref.assume_alignment`: every runtime tensor has
+    it, `kTensorAlignment`; LLVM then emits aligned streaming stores, `vmovntps`),
+    and it ends with a fence (`llvm.fence seq_cst`, `mfence` on x86): the weakly
+    ordered streaming stores are visible before the launch returns. The dispatch's
+    `schedule` says so ("non-temporal stores into output 0 (64 MiB)").
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def RalOutlineGpuKernels : Pass<"ral-outline-gpu-kernels", "mlir::ModuleOp"> {
   let summary = "Map code-generated kernels to GPU threads and outline them (cuda target)";
   let description = [{
@@ -506,12 +531,14 @@ def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
     tiled one row per iteration of an `scf.forall` and the region's ops it reads are
     fused into the loop (upstream `scf::tileConsumerAndFuseProducersUsingSCF`), except
     those whose result also leaves the region; duplicated producers are CSE'd. Inside
-    the loop a value two ops read is not fused into both: it is computed once into the
-    row (softmax's exp). When the region's last result is no row-aligned linalg op,
+    the loop a value two ops read is not fused into both: it is computed once into a
+    scratch row of its own (softmax's exp; bufferized as a stack buffer of the kernel),
+    so the output row is only written, by the last op. When the region's last result is no row-aligned linalg op,
     the region stays separate kernels and its reason says "not stitched".
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
-                           "mlir::tensor::TensorDialect"];
+                           "mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 def InlineClusters : Pass<"loupe-inline-clusters", "mlir::ModuleOp"> {

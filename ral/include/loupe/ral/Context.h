@@ -262,7 +262,8 @@ public:
   const BufferView *input(int64_t index);
   /// The CPU buffer output `index` is computed in (ral_recv_output): the bound destination
   /// when its dtype and shape match `dtype` and `sizes` (else an error, and nullptr), or a new
-  /// tensor that becomes the output. Its sendOutput then copies nothing.
+  /// tensor that becomes the output. Its sendOutput then copies nothing. Either is a Tensor's,
+  /// kTensorAlignment aligned, which compiled kernels rely on (non-temporal stores).
   void *outputBuffer(int64_t index, DType dtype, int rank, const int64_t *sizes);
   /// Receives output `index` (ral_send_output): `data` points to the first element of a
   /// strided array of `rank` dims on `device`. Copies into the bound destination or a new tensor

@@ -40,7 +40,11 @@ uint16_t floatToBFloat16(float value);
 /// differ only in signedness (compiled code is signless: an i8 memref carries ui8 data too).
 bool sameStorage(DType a, DType b);
 
-/// A dense row-major tensor in host memory, 64-byte aligned. Copies share the buffer (an
+/// The alignment of every Tensor's data, in bytes (a cache line; what AVX-512 aligned and
+/// non-temporal stores need).
+constexpr size_t kTensorAlignment = 64;
+
+/// A dense row-major tensor in host memory, kTensorAlignment aligned. Copies share the buffer (an
 /// immutable snapshot once a run has produced it); clone() makes a deep copy.
 /// A default-constructed Tensor holds no buffer: data() is null and numElements() is 0.
 class Tensor {

@@ -1,0 +1,29 @@
+//===- CpuMemory.h - Sizes behind the CPU kernels' memory decisions --*- C++ -*-===//
+//
+// Shared by the passes that decide where a CPU kernel keeps its data: loupe-fuse-clusters
+// (kStitch scratch rows), ral-outline-cpu-kernels (stack scratch) and
+// ral-stream-output-stores (non-temporal stores).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOUPE_TRANSFORMS_CPUMEMORY_H
+#define LOUPE_TRANSFORMS_CPUMEMORY_H
+
+#include <cstdint>
+
+namespace loupe {
+
+/// Largest scratch buffer of a kernel iteration kept on the stack, in bytes (a row of 16384
+/// f32): a kStitch row's intermediate and reduction results.
+constexpr int64_t kMaxScratchBytes = 64 * 1024;
+
+/// Smallest output of the entry that its kernel stores non-temporally, in bytes. Streaming
+/// stores skip the read for ownership but leave nothing in the caches; below this size the
+/// shared L3 still held the output between executions and ordinary stores won. Measured on
+/// the 2-core VM (docs/pipeline.md, "ral-stream-output-stores"): softmax and LayerNorm with
+/// 32 MiB outputs 10-30% slower with streaming stores, with 64 and 128 MiB outputs 20-30%
+/// faster.
+constexpr int64_t kMinStreamedOutputBytes = 64 << 20;
+
+} // namespace loupe
+
+#endif // LOUPE_TRANSFORMS_CPUMEMORY_H

@@ -199,6 +199,11 @@ TEST(RalContext, OutputsComputedInTheCallersBuffer) {
     RalArgs(&execution).add(int64_t(1)).add(int64_t(4)).result(&fresh).call(
         "ral_recv_output___cpu___pvoid_i64_i64___m1di64");
     ASSERT_NE(fresh.data(), nullptr);
+    // Both aligned as compiled kernels assume (ral-stream-output-stores).
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(out.aligned) % kTensorAlignment, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(fresh.aligned) % kTensorAlignment, 0u);
+    EXPECT_EQ(out.offset, 0);
+    EXPECT_EQ(fresh.offset, 0);
     for (int i = 0; i < 4; ++i)
       fresh.data()[i] = 10 + i;
     RalArgs(&execution).add(int64_t(1)).add(fresh).call(

@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
 #include "CpuMemory.h"
+#include "DispatchTable.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -81,41 +81,6 @@ std::optional<int64_t> staticBytes(Type type) {
   return memref.getNumElements() * int64_t((memref.getElementTypeBitWidth() + 7) / 8);
 }
 
-/// The id of the dispatch `launch` runs in: the `ral_dispatch_begin` before it.
-std::optional<int64_t> dispatchOf(loupe::ralir::CpuLaunchOp launch) {
-  for (Operation *op = launch->getPrevNode(); op; op = op->getPrevNode())
-    if (auto marker = dyn_cast<loupe::ralir::DispatchOp>(op))
-      return marker.getCallee() == "ral_dispatch_begin" && !marker.getArgs().empty()
-                 ? getConstantIntValue(marker.getArgs().front())
-                 : std::nullopt;
-  return std::nullopt;
-}
-
-/// Appends `note` to the `schedule` of dispatch `id` in `host`'s `loupe.dispatches`.
-void noteSchedule(func::FuncOp host, int64_t id, llvm::StringRef note) {
-  auto table = host->getAttrOfType<ArrayAttr>("loupe.dispatches");
-  if (!table)
-    return;
-  Builder b(host.getContext());
-  SmallVector<Attribute> rows;
-  for (Attribute row : table) {
-    auto dict = cast<DictionaryAttr>(row);
-    auto rowId = dict.getAs<IntegerAttr>("id");
-    if (!rowId || rowId.getInt() != id) {
-      rows.push_back(row);
-      continue;
-    }
-    NamedAttrList fields(dict);
-    auto schedule = dict.getAs<StringAttr>("schedule");
-    std::string text = schedule && !schedule.getValue().empty()
-                           ? (schedule.getValue() + "; " + note).str()
-                           : note.str();
-    fields.set("schedule", b.getStringAttr(text));
-    rows.push_back(fields.getDictionary(host.getContext()));
-  }
-  host->setAttr("loupe.dispatches", b.getArrayAttr(rows));
-}
-
 struct RalStreamOutputStoresPass
     : loupe::impl::RalStreamOutputStoresBase<RalStreamOutputStoresPass> {
   using Base::Base;
@@ -151,9 +116,18 @@ struct RalStreamOutputStoresPass
         OpBuilder(ret).create<LLVM::FenceOp>(ret.getLoc(), LLVM::AtomicOrdering::seq_cst,
                                              StringAttr());
       });
-      if (std::optional<int64_t> id = dispatchOf(launch))
-        noteSchedule(launch->getParentOfType<func::FuncOp>(), *id,
-                     "non-temporal stores into " + llvm::join(notes, ", "));
+      auto host = launch->getParentOfType<func::FuncOp>();
+      std::optional<int64_t> id = loupe::dispatchOf(launch, host);
+      std::string note = "non-temporal stores into " + llvm::join(notes, ", ");
+      loupe::updateDispatchRows(host, [&](int64_t row, NamedAttrList &fields) {
+        if (row != id)
+          return;
+        auto schedule = dyn_cast_or_null<StringAttr>(fields.get("schedule"));
+        fields.set("schedule", StringAttr::get(host.getContext(),
+                                               schedule && !schedule.empty()
+                                                   ? schedule.str() + "; " + note
+                                                   : note));
+      });
     });
   }
 };

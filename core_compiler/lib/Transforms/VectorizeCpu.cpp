@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "DispatchTable.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -355,23 +356,6 @@ struct Outcome {
 };
 } // namespace
 
-/// The dispatch `op` belongs to: the id of the `ral_dispatch_begin` that
-/// loupe-instrument-dispatches put before its top-level op (which a rewrite such as
-/// loupe-linearize-elementwise may have replaced since).
-static std::optional<int64_t> dispatchOf(Operation *op, func::FuncOp func) {
-  while (op && op->getParentOp() != func)
-    op = op->getParentOp();
-  for (; op; op = op->getPrevNode()) {
-    auto marker = dyn_cast<loupe::ralir::DispatchOp>(op);
-    if (!marker)
-      continue;
-    if (marker.getCallee() != "ral_dispatch_begin" || marker.getArgs().empty())
-      return std::nullopt;
-    return getConstantIntValue(marker.getArgs().front());
-  }
-  return std::nullopt;
-}
-
 namespace {
 struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
   void runOnOperation() override {
@@ -387,7 +371,7 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
     std::reverse(ops.begin(), ops.end()); // a stack, in program order
     while (!ops.empty()) {
       linalg::LinalgOp op = ops.pop_back_val();
-      std::optional<int64_t> id = dispatchOf(op, func);
+      std::optional<int64_t> id = loupe::dispatchOf(op, func);
       Outcome &outcome = outcomes[id.value_or(-1)];
       std::string name = op->getName().getStringRef().str();
       TilePlan plan = planTiles(op);
@@ -487,24 +471,11 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
   /// Each code-generated dispatch's `schedule` says how it was compiled (the CPU's
   /// counterpart of ral-outline-gpu-kernels' GPU thread mappings).
   static void recordOutcomes(func::FuncOp func, const std::map<int64_t, Outcome> &outcomes) {
-    auto table = func->getAttrOfType<ArrayAttr>("loupe.dispatches");
-    if (!table)
-      return;
     Builder b(func.getContext());
-    SmallVector<Attribute> rows;
-    for (Attribute row : table) {
-      auto dict = cast<DictionaryAttr>(row);
-      auto id = dict.getAs<IntegerAttr>("id");
-      auto found = id ? outcomes.find(id.getInt()) : outcomes.end();
-      if (found == outcomes.end()) {
-        rows.push_back(row);
-        continue;
-      }
-      NamedAttrList fields(dict);
-      fields.set("schedule", b.getStringAttr(found->second.text()));
-      rows.push_back(fields.getDictionary(func.getContext()));
-    }
-    func->setAttr("loupe.dispatches", b.getArrayAttr(rows));
+    loupe::updateDispatchRows(func, [&](int64_t id, NamedAttrList &fields) {
+      if (auto found = outcomes.find(id); found != outcomes.end())
+        fields.set("schedule", b.getStringAttr(found->second.text()));
+    });
   }
 };
 } // namespace

@@ -8,7 +8,10 @@
 #ifndef LOUPE_TRANSFORMS_CPUMEMORY_H
 #define LOUPE_TRANSFORMS_CPUMEMORY_H
 
+#include "mlir/IR/BuiltinTypes.h"
+
 #include <cstdint>
+#include <optional>
 
 namespace loupe {
 
@@ -23,6 +26,14 @@ constexpr int64_t kMaxScratchBytes = 64 * 1024;
 /// 32 MiB outputs 10-30% slower with streaming stores, with 64 and 128 MiB outputs 20-30%
 /// faster.
 constexpr int64_t kMinStreamedOutputBytes = 64 << 20;
+
+/// The bytes of a statically shaped tensor or memref of ints or floats, else nullopt.
+inline std::optional<int64_t> staticBytes(mlir::Type type) {
+  auto shaped = llvm::dyn_cast<mlir::ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return shaped.getNumElements() * int64_t((shaped.getElementTypeBitWidth() + 7) / 8);
+}
 
 } // namespace loupe
 

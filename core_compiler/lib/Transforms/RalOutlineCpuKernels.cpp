@@ -294,8 +294,9 @@ private:
     llvm::SmallVector<memref::AllocOp> allocs;
     kernel.walk([&](memref::AllocOp alloc) {
       MemRefType type = alloc.getType();
-      if (alloc->getBlock() != &entry && type.hasStaticShape() && type.getLayout().isIdentity() &&
-          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) <= loupe::kMaxScratchBytes &&
+      std::optional<int64_t> bytes = loupe::staticBytes(type);
+      if (alloc->getBlock() != &entry && bytes && *bytes <= loupe::kMaxScratchBytes &&
+          type.getLayout().isIdentity() &&
           llvm::count_if(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }) == 1)
         allocs.push_back(alloc);
     });

@@ -73,18 +73,8 @@ bool onlyStoredTo(Value buffer, SmallVectorImpl<vector::StoreOp> &stores) {
   return true;
 }
 
-/// The static size of `type` in bytes, or nullopt.
-std::optional<int64_t> staticBytes(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref || !memref.hasStaticShape() || !memref.getElementType().isIntOrFloat())
-    return std::nullopt;
-  return memref.getNumElements() * int64_t((memref.getElementTypeBitWidth() + 7) / 8);
-}
-
 struct RalStreamOutputStoresPass
     : loupe::impl::RalStreamOutputStoresBase<RalStreamOutputStoresPass> {
-  using Base::Base;
-
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -95,7 +85,7 @@ struct RalStreamOutputStoresPass
       SmallVector<std::string> notes;
       for (auto [i, arg] : llvm::enumerate(launch.getArgs())) {
         loupe::ralir::RecvOutputOp output = outputBehindViews(arg);
-        std::optional<int64_t> bytes = output ? staticBytes(output.getType()) : std::nullopt;
+        std::optional<int64_t> bytes = output ? loupe::staticBytes(output.getType()) : std::nullopt;
         if (!bytes || *bytes < loupe::kMinStreamedOutputBytes || !onlySentAfter(output, launch))
           continue;
         BlockArgument param = kernel.getArgument(3 + i); // after ctx, begin, end

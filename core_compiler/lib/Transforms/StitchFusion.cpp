@@ -123,11 +123,9 @@ static bool writtenToResult(Value v) {
 
 bool loupe::writesStreamedOutput(loupeir::FusionOp fusion) {
   return llvm::any_of(fusion->getResults(), [](Value result) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    return type && type.hasStaticShape() && type.getElementType().isIntOrFloat() &&
-           type.getNumElements() * int64_t((type.getElementTypeBitWidth() + 7) / 8) >=
-               kMinStreamedOutputBytes &&
-           llvm::any_of(result.getUsers(), [](Operation *user) { return isa<func::ReturnOp>(user); });
+    std::optional<int64_t> bytes = staticBytes(result.getType());
+    return bytes && *bytes >= kMinStreamedOutputBytes &&
+           llvm::any_of(result.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
   });
 }
 
@@ -138,13 +136,13 @@ void loupe::giveIntermediatesScratchRows(RewriterBase &rewriter, scf::ForallOp l
         writtenToResult(op.getResult(0)))
       continue;
     OpOperand *init = linalgOp.getDpsInitOperand(0);
-    auto type = dyn_cast<RankedTensorType>(init->get().getType());
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() || !type || !type.hasStaticShape() ||
-        type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8) > loupe::kMaxScratchBytes)
+    auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
+    std::optional<int64_t> bytes = loupe::staticBytes(init->get().getType());
+    if (!empty || !bytes || *bytes > loupe::kMaxScratchBytes)
       continue;
-    Operation *empty = init->get().getDefiningOp();
     rewriter.setInsertionPoint(&op);
-    Value scratch = rewriter.create<bufferization::AllocTensorOp>(op.getLoc(), type, ValueRange{});
+    Value scratch = rewriter.create<bufferization::AllocTensorOp>(op.getLoc(), empty.getType(),
+                                                                  ValueRange{});
     rewriter.modifyOpInPlace(&op, [&] { init->set(scratch); });
     if (empty->use_empty())
       rewriter.eraseOp(empty);

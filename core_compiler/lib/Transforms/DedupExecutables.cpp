@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "DispatchTable.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/OperationSupport.h"
@@ -107,16 +108,16 @@ struct Launches {
   static void noteSharedKernel(Operation *launch, FunctionOpInterface kernel) {
     auto id = launch->getAttrOfType<IntegerAttr>("loupe.dispatch_id");
     auto entry = launch->getParentOfType<func::FuncOp>();
-    auto table = entry ? entry->getAttrOfType<ArrayAttr>("loupe.dispatches") : nullptr;
-    if (!id || !table || id.getInt() < 0 || id.getInt() >= int64_t(table.size()))
+    if (!id || !entry)
       return;
-    llvm::SmallVector<Attribute> rows(table.getValue());
-    NamedAttrList row(cast<DictionaryAttr>(rows[id.getInt()]));
-    auto text = row.get("launch") ? cast<StringAttr>(row.get("launch")).str() : std::string();
-    row.set("launch", StringAttr::get(launch->getContext(),
-                                      text + ", kernel " + kernel.getName().str()));
-    rows[id.getInt()] = row.getDictionary(launch->getContext());
-    entry->setAttr("loupe.dispatches", ArrayAttr::get(launch->getContext(), rows));
+    loupe::updateDispatchRows(entry, [&](int64_t row, NamedAttrList &fields) {
+      if (row != id.getInt())
+        return;
+      auto text = dyn_cast_or_null<StringAttr>(fields.get("launch"));
+      fields.set("launch", StringAttr::get(launch->getContext(),
+                                           (text ? text.str() : std::string()) + ", kernel " +
+                                               kernel.getName().str()));
+    });
   }
 
   /// Erases `kernel` (with its gpu.module).

@@ -132,13 +132,13 @@ bool loupe::writesStreamedOutput(loupeir::FusionOp fusion) {
 void loupe::giveIntermediatesScratchRows(RewriterBase &rewriter, scf::ForallOp loop) {
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (!linalgOp || loupe::reductionKind(&op) || linalgOp.getNumDpsInits() != 1 ||
+    if (!linalgOp || reductionKind(&op) || linalgOp.getNumDpsInits() != 1 ||
         writtenToResult(op.getResult(0)))
       continue;
     OpOperand *init = linalgOp.getDpsInitOperand(0);
     auto empty = init->get().getDefiningOp<tensor::EmptyOp>();
-    std::optional<int64_t> bytes = loupe::staticBytes(init->get().getType());
-    if (!empty || !bytes || *bytes > loupe::kMaxScratchBytes)
+    std::optional<int64_t> bytes = staticBytes(init->get().getType());
+    if (!empty || !bytes || *bytes > kMaxScratchBytes)
       continue;
     rewriter.setInsertionPoint(&op);
     Value scratch = rewriter.create<bufferization::AllocTensorOp>(op.getLoc(), empty.getType(),

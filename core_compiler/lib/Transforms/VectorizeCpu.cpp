@@ -338,6 +338,70 @@ static LogicalResult vectorizeRowReduction(RewriterBase &rewriter, linalg::Linal
 }
 
 namespace {
+/// A transfer read into a vector with unit dims, as a read of the other dims (a scalar load
+/// and a broadcast when every other dim is a broadcast) shape-cast back. A contraction tile
+/// (a matmul's one k step over 64 columns) reads A and B as vector<64x1>: without this, its
+/// broadcast and transpose lower element by element, 64 moves per FMA.
+struct DropTransferReadUnitDims : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = read.getVectorType();
+    if (type.getRank() < 2 || read.getMask() || type.isScalable() ||
+        !isa<MemRefType>(read.getSource().getType()) ||
+        llvm::any_of(read.getInBoundsValues(), [](bool inBounds) { return !inBounds; }))
+      return failure();
+    AffineMap map = read.getPermutationMap();
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> results;
+    bool onlyBroadcasts = true;
+    for (auto [size, expr] : llvm::zip(type.getShape(), map.getResults())) {
+      if (size == 1)
+        continue;
+      shape.push_back(size);
+      results.push_back(expr);
+      onlyBroadcasts &= isa<AffineConstantExpr>(expr);
+    }
+    if (shape.size() == static_cast<size_t>(type.getRank()))
+      return failure();
+    Location loc = read.getLoc();
+    Value narrow;
+    if (shape.empty() || onlyBroadcasts) {
+      Value element = rewriter.create<memref::LoadOp>(loc, read.getSource(), read.getIndices());
+      narrow = rewriter.create<vector::BroadcastOp>(
+          loc, VectorType::get(shape.empty() ? SmallVector<int64_t>{1} : shape,
+                               type.getElementType()),
+          element);
+    } else {
+      auto narrowType = VectorType::get(shape, type.getElementType());
+      narrow = rewriter.create<vector::TransferReadOp>(
+          loc, narrowType, read.getSource(), read.getIndices(),
+          AffineMap::get(map.getNumDims(), 0, results, read.getContext()), read.getPadding(),
+          /*mask=*/Value(), rewriter.getBoolArrayAttr(SmallVector<bool>(shape.size(), true)));
+    }
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(read, type, narrow);
+    return success();
+  }
+};
+
+/// A broadcast that only adds leading unit dims (vector<64x1> to vector<1x1x64x1>) is a shape
+/// cast, which folds with its neighbours.
+struct BroadcastOfLeadingUnitDims : OpRewritePattern<vector::BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::BroadcastOp broadcast,
+                                PatternRewriter &rewriter) const override {
+    auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+    VectorType result = broadcast.getResultVectorType();
+    if (!source || source.getNumElements() != result.getNumElements() ||
+        !result.getShape().take_back(source.getRank()).equals(source.getShape()))
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(broadcast, result, broadcast.getSource());
+    return success();
+  }
+};
+} // namespace
+
+namespace {
 /// What the ops of one dispatch became, each text once.
 struct Outcome {
   SmallVector<std::string> vectors, scalar;
@@ -440,6 +504,13 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
     if (failed(lower([](RewritePatternSet &patterns) {
           vector::populateCastAwayVectorLeadingOneDimPatterns(patterns);
           vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+          // A contraction tile's unit k dim (vector<64x1>): its reads and product as 1-D
+          // vectors, the shape casts between them folded.
+          patterns.add<DropTransferReadUnitDims>(patterns.getContext(), /*benefit=*/2);
+          patterns.add<BroadcastOfLeadingUnitDims>(patterns.getContext());
+          vector::ExtractOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+          vector::populateDropUnitDimWithShapeCastPatterns(patterns);
+          vector::populateShapeCastFoldingPatterns(patterns);
         })))
       return signalPassFailure();
     if (failed(lower([](RewritePatternSet &patterns) {

@@ -45,6 +45,28 @@ func.func @column_sum(%x: memref<16x8x64xf32>, %y: memref<8x64xf32>) {
 
 // -----
 
+// A matrix-vector product (an LSTM step's h x R): 64 columns of C carried through the k loop
+// in registers, each step one broadcast of A's element, one 64-float row of B and an FMA;
+// the k tile's unit dim leaves no element-by-element moves behind.
+// CHECK-LABEL: func.func @gemv
+// CHECK: scf.parallel (%[[N:.*]]) = (%c0) to (%c1024) step (%c64)
+// CHECK:   %[[INIT:.*]] = vector.load %arg2[%c0, %c0, %[[N]]] : memref<1x1x1024xf32>, vector<64xf32>
+// CHECK:   %[[C:.*]] = scf.for %[[K:.*]] = %c0 to %c256 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<64xf32>)
+// CHECK-NEXT:     %[[A:.*]] = memref.load %arg0[%c0, %c0, %[[K]]] : memref<1x1x256xf32>
+// CHECK-NEXT:     %[[AS:.*]] = vector.splat %[[A]] : vector<64xf32>
+// CHECK-NEXT:     %[[B:.*]] = vector.load %arg1[%c0, %[[K]], %[[N]]] : memref<1x256x1024xf32>, vector<64xf32>
+// CHECK-NEXT:     %[[P:.*]] = arith.mulf %[[AS]], %[[B]] : vector<64xf32>
+// CHECK-NEXT:     %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : vector<64xf32>
+// CHECK-NEXT:     scf.yield %[[S]]
+// CHECK:   vector.store %[[C]], %arg2[%c0, %c0, %[[N]]] : memref<1x1x1024xf32>, vector<64xf32>
+func.func @gemv(%a: memref<1x1x256xf32>, %b: memref<1x256x1024xf32>, %c: memref<1x1x1024xf32>) {
+  linalg.batch_matmul ins(%a, %b : memref<1x1x256xf32>, memref<1x256x1024xf32>)
+                      outs(%c : memref<1x1x1024xf32>)
+  return
+}
+
+// -----
+
 // A row reduction (softmax's max): 4 x 16 partial maxima, from -inf, over the row seen as
 // [64, 64] in a scratch buffer (LLVM keeps it in registers), then one tree reduction of
 // the lanes into the result.

@@ -1,7 +1,8 @@
 //===- FuseClusters.cpp - Fuse the ops inside each loupe.fusion region ----------===//
 //
 // See Passes.td. The fusion itself is upstream linalg's (ElementwiseOpFusion.cpp); this pass
-// only decides where it may apply: within one region, never out of it.
+// decides where it may apply (within one region, never out of it) and keeps a fused
+// producer's result that leaves the region as a result of the fused op.
 //
 //===----------------------------------------------------------------------===//
 #include "OpPatterns.h"
@@ -28,22 +29,71 @@ static bool generalizable(Operation *op, loupe::loupeir::FusionOp fusion) {
          !(fusion.getKind() == "kLibrary" && !loupe::libraryOpKind(op).empty());
 }
 
-/// Fuse `operand`'s producer into its reader only inside one region, and only when the
-/// producer's result does not also leave the region (it would then be computed twice).
-static bool sameCluster(OpOperand *operand) {
+/// `operand`'s producer and reader are in one region, outside a kStitch row loop's shared
+/// values (there a value two ops read is computed once into a row buffer that stays in L1,
+/// rather than once per reader: softmax's exp is the costly case).
+static bool inOneRegion(OpOperand *operand) {
   Operation *producer = operand->get().getDefiningOp();
   Operation *consumer = operand->getOwner();
   if (!producer)
     return false;
   auto region = producer->getParentOfType<loupe::loupeir::FusionOp>();
-  // In a kStitch row loop, a value two ops read is computed once into a row buffer (the row
-  // stays in L1) rather than once per reader: softmax's exp is the costly case.
   bool stitchRow = producer->getParentOfType<scf::ForallOp>() && !producer->hasOneUse();
   return region && region == consumer->getParentOfType<loupe::loupeir::FusionOp>() &&
-         !stitchRow &&
-         llvm::none_of(producer->getUsers(),
-                       [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
+         !stitchRow;
 }
+
+static bool leavesRegion(Operation *producer) {
+  return llvm::any_of(producer->getUsers(),
+                      [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
+}
+
+/// Fuse `operand`'s producer into its reader (upstream's pattern, which recomputes a
+/// producer that has other readers) inside one region, unless the producer's result also
+/// leaves the region: FuseKeepingProducerResults takes that case.
+static bool sameCluster(OpOperand *operand) {
+  return inOneRegion(operand) && !leavesRegion(operand->get().getDefiningOp());
+}
+
+namespace {
+/// A producer whose result leaves the region and is read inside it: fused into its reader
+/// as one generic with both results (upstream fuseElementwiseOps keeps such a producer's
+/// result as a result of the fused op; its pattern rewires only the reader's), so the value
+/// is computed once, by one kernel. An LSTM step's c, read by its h and yielded for the next
+/// step: one kernel per step for both instead of two. Every other reader of the producer
+/// comes after the reader it fuses into, which is where the fused op goes. The reader is
+/// elementwise: a reduction with a second, elementwise result would not vectorise
+/// (loupe-vectorize-cpu splits rows of one-result reductions), so there the producer stays
+/// its own op.
+struct FuseKeepingProducerResults : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (consumer.getNumReductionLoops() != 0)
+      return failure();
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+      if (!producer || !inOneRegion(&operand) || !leavesRegion(producer) ||
+          !linalg::areElementwiseOpsFusable(&operand) ||
+          llvm::any_of(producer->getUsers(), [&](Operation *user) {
+            return user != consumer && (user->getBlock() != consumer->getBlock() ||
+                                        user->isBeforeInBlock(consumer));
+          }))
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
 
 /// A reshape folds into a linalg op by expanding its loops, which turns a named op into a
 /// generic: never a library contraction's (a matmul must stay a matmul for
@@ -84,6 +134,7 @@ struct FuseClustersPass : loupe::impl::FuseClustersBase<FuseClustersPass> {
     // The same pattern set as upstream's linalg-fuse-elementwise-ops, with our control.
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, sameCluster);
+    patterns.add<FuseKeepingProducerResults>(ctx);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeFoldable);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

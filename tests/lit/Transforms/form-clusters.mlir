@@ -181,7 +181,8 @@ func.func @conv1x1_relu(%x: tensor<64x16xf32>, %w: tensor<16x32xf32>) -> tensor<
 // -----
 
 // loupe-fuse-clusters fuses inside a region (the transpose, generalised, included), except a
-// producer that is also an output of the region (it would be computed twice);
+// producer that is also an output of the region into a reduction (upstream's fusion would
+// compute it twice, and a reduction with a second, elementwise result does not vectorise);
 // loupe-inline-clusters dissolves the regions and tags every op.
 // RUN: loupe-opt --split-input-file --loupe-form-clusters --loupe-fuse-clusters %s | FileCheck %s --check-prefix=FUSED
 // RUN: loupe-opt --split-input-file --loupe-form-clusters --loupe-fuse-clusters --loupe-inline-clusters %s | FileCheck %s --check-prefix=INLINED
@@ -212,6 +213,31 @@ func.func @fuse(%x: tensor<16x8xf32>) -> (tensor<8x16xf32>, tensor<8xf32>) {
       linalg.yield %r : f32
     } loc("rowsum")
   return %ex, %row : tensor<8x16xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Into an elementwise reader, such a producer fuses as one generic with both results, the
+// value computed once (an LSTM step's c: yielded for the next step, read by its h).
+// FUSED-LABEL: func.func @keep_producer_result
+// FUSED: loupe.fusion "kLoop"
+// FUSED-NEXT: tensor.empty
+// FUSED-NEXT: tensor.empty
+// FUSED-NEXT: %[[BOTH:.*]]:2 = linalg.generic
+// FUSED-NEXT: ^bb0
+// FUSED-NEXT: %[[C:.*]] = arith.addf
+// FUSED-NEXT: %[[T:.*]] = math.tanh %[[C]]
+// FUSED-NEXT: %[[H:.*]] = arith.mulf %{{.*}}, %[[T]]
+// FUSED-NEXT: linalg.yield %[[C]], %[[H]]
+// FUSED-NOT: linalg.generic
+// FUSED: loupe.yield %[[BOTH]]#0, %[[BOTH]]#1
+func.func @keep_producer_result(%a: tensor<1x256xf32>, %b: tensor<1x256xf32>, %o: tensor<1x256xf32>)
+    -> (tensor<1x256xf32>, tensor<1x256xf32>) {
+  %e = tensor.empty() : tensor<1x256xf32>
+  %c = linalg.add ins(%a, %b : tensor<1x256xf32>, tensor<1x256xf32>) outs(%e : tensor<1x256xf32>) -> tensor<1x256xf32> loc("c")
+  %t = linalg.tanh ins(%c : tensor<1x256xf32>) outs(%e : tensor<1x256xf32>) -> tensor<1x256xf32> loc("tanh")
+  %h = linalg.mul ins(%o, %t : tensor<1x256xf32>, tensor<1x256xf32>) outs(%e : tensor<1x256xf32>) -> tensor<1x256xf32> loc("h")
+  return %c, %h : tensor<1x256xf32>, tensor<1x256xf32>
 }
 
 // -----

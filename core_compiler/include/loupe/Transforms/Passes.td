@@ -520,8 +520,9 @@ def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
     reduction and pooling ops are generalised to `linalg.generic`, then linalg's
     elementwise fusion and reshape propagation (upstream
     `populateElementwiseOpsFusionPatterns`, `populateFoldReshapeOpsByExpansionPatterns`)
-    fuse a producer into a consumer only when both are in the same region and the
-    producer is not also an output of the region, and never fold a reshape into a
+    fuse a producer into a consumer only when both are in the same region; a producer
+    that is also an output of the region fuses only into an elementwise consumer, as
+    one generic yielding both results (computed once). A reshape never folds into a
     library contraction (it would turn the named matmul into a generic that no
     library runs). Region boundaries are fusion boundaries, so the clusters of
     loupe-form-clusters decide what is fused.

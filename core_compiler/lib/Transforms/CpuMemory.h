@@ -1,8 +1,8 @@
 //===- CpuMemory.h - Sizes behind the CPU kernels' memory decisions --*- C++ -*-===//
 //
 // Shared by the passes that decide where a CPU kernel keeps its data: loupe-fuse-clusters
-// (kStitch scratch rows), ral-outline-cpu-kernels (stack scratch) and
-// ral-stream-output-stores (non-temporal stores).
+// (kStitch scratch rows), ral-outline-cpu-kernels (stack scratch), loupe-vectorize-cpu
+// (prefetches) and ral-stream-output-stores (non-temporal stores).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOUPE_TRANSFORMS_CPUMEMORY_H
@@ -18,6 +18,9 @@ namespace loupe {
 /// Largest scratch buffer of a kernel iteration kept on the stack, in bytes (a row of 16384
 /// f32): a kStitch row's intermediate and reduction results.
 constexpr int64_t kMaxScratchBytes = 64 * 1024;
+
+/// Bytes of a cache line on the x86 cores the artifacts run on: one prefetch each.
+constexpr int64_t kCacheLineBytes = 64;
 
 /// Smallest output of the entry that its kernel stores non-temporally, in bytes. Streaming
 /// stores skip the read for ownership but leave nothing in the caches; below this size the

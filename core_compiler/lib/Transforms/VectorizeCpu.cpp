@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loupe/Transforms/Passes.h"
+#include "CpuMemory.h"
 #include "DispatchTable.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -29,6 +30,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
+#include <set>
 
 namespace loupe {
 #define GEN_PASS_DEF_VECTORIZECPU
@@ -405,20 +407,60 @@ namespace {
 /// What the ops of one dispatch became, each text once.
 struct Outcome {
   SmallVector<std::string> vectors, scalar;
+  bool prefetchesNextRow = false;
   void add(SmallVector<std::string> &list, std::string text) {
     if (!llvm::is_contained(list, text))
       list.push_back(std::move(text));
   }
-  /// "vectorised: vector<16xf32>, ...; scalar loops for linalg.transpose: ..."
+  /// "vectorised: vector<16xf32>, ...; scalar loops for linalg.transpose: ...; next row
+  /// prefetched into L1"
   std::string text() const {
     SmallVector<std::string> parts;
     if (!vectors.empty())
       parts.push_back("vectorised: " + llvm::join(vectors, ", "));
     parts.append(scalar.begin(), scalar.end());
+    if (prefetchesNextRow)
+      parts.push_back("next row prefetched into L1");
     return llvm::join(parts, "; ");
   }
 };
 } // namespace
+
+/// In a row loop (a kStitch `scf.forall` over rows), every vector load of row `r` of a 2-D
+/// buffer also prefetches the same columns of row `r + 1` into L1 (`memref.prefetch`, one per
+/// cache line; the last row prefetches itself). A stitch kernel reads its row first for a
+/// reduction, straight from memory, then computes from L1 (softmax's exp, LayerNorm's
+/// normalisation): the prefetches put the next row's memory reads under that computation,
+/// where the hardware prefetcher, which follows the reads themselves, leaves them until the
+/// next row starts. Returns the loads' dispatch ids.
+static std::set<int64_t> prefetchNextRows(func::FuncOp func) {
+  std::set<int64_t> dispatches;
+  func.walk([&](vector::LoadOp load) {
+    MemRefType type = load.getMemRefType();
+    auto row = dyn_cast<BlockArgument>(load.getIndices()[0]);
+    if (type.getRank() != 2 || !type.hasStaticShape() || !row ||
+        !isa<scf::ForallOp>(row.getOwner()->getParentOp()))
+      return;
+    std::optional<int64_t> bytes = loupe::staticBytes(load.getVectorType());
+    if (!bytes)
+      return;
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    int64_t elementBytes = *bytes / load.getVectorType().getNumElements();
+    Value next = b.create<arith::MinUIOp>(
+        loc, b.create<arith::AddIOp>(loc, row, b.create<arith::ConstantIndexOp>(loc, 1)),
+        b.create<arith::ConstantIndexOp>(loc, type.getDimSize(0) - 1));
+    for (int64_t line = 0; line < *bytes; line += loupe::kCacheLineBytes) {
+      Value column = b.create<arith::AddIOp>(
+          loc, load.getIndices()[1], b.create<arith::ConstantIndexOp>(loc, line / elementBytes));
+      b.create<memref::PrefetchOp>(loc, load.getBase(), ValueRange{next, column},
+                                   /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
+    }
+    if (std::optional<int64_t> id = loupe::dispatchOf(load, func))
+      dispatches.insert(*id);
+  });
+  return dispatches;
+}
 
 namespace {
 struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
@@ -536,6 +578,8 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
       if (isa<FloatType>(reduction.getType()))
         reduction.setFastmath(arith::FastMathFlags::reassoc);
     });
+    for (int64_t id : prefetchNextRows(func))
+      outcomes[id].prefetchesNextRow = true;
     recordOutcomes(func, outcomes);
   }
 

@@ -20,13 +20,18 @@
 // CHECK-NOT: loupe.fusion
 // RAL-LABEL: func.func @softmax
 // RAL-SAME: loupe.dispatches = [{backend = "codegen", {{.*}}kind = "kStitch", {{.*}}name = "dispatch_0_stitch", op = "scf.forall"
-// RAL-SAME: }]
+// RAL-SAME: schedule = "{{.*}}; next row prefetched into L1"}]
 // RAL: ral.cpu_launch %{{.*}}, @softmax_kernel_0, %c64
 // RAL-NOT: ral.cpu_launch
-// RAL: func.func private @softmax_kernel_0
+// RAL: func.func private @softmax_kernel_0({{.*}}, %[[X:arg[0-9]+]]: memref<64x256xf32> {ral.noalias}, %{{.*}}: memref<64x256xf32> {ral.noalias})
 // RAL-NOT: memref.alloc(
 // RAL: memref.alloca() {alignment = 64 : i64} : memref<1xf32>
 // RAL-NOT: memref.alloc(
+// While the row is in L1 for exp, the next row's 4 lines per 64-float load are prefetched.
+// RAL: %[[NEXT:.*]] = arith.minui %{{.*}}, %c63 : index
+// RAL-NEXT: memref.prefetch %[[X]][%[[NEXT]], %[[C:.*]]], read, locality<3>, data : memref<64x256xf32>
+// RAL-COUNT-3: memref.prefetch %[[X]][%[[NEXT]], %{{.*}}], read, locality<3>, data
+// RAL: vector.load %[[X]][%{{.*}}, %[[C]]] : memref<64x256xf32>, vector<64xf32>
 // RAL: return
 func.func @softmax(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %m = tosa.reduce_max %x {axis = 1 : i32} : (tensor<64x256xf32>) -> tensor<64x1xf32>

@@ -22,6 +22,12 @@ constexpr int64_t kMaxScratchBytes = 64 * 1024;
 /// Bytes of a cache line on the x86 cores the artifacts run on: one prefetch each.
 constexpr int64_t kCacheLineBytes = 64;
 
+/// How far ahead a streaming loop prefetches its loads, and the smallest buffer it does
+/// that for (docs/pipeline.md, "loupe-vectorize-cpu"): 512 B to 8 KiB ahead measured alike
+/// on workload b; below 1 MiB the data stays in L2 and the prefetches only cost issue slots.
+constexpr int64_t kPrefetchDistanceBytes = 4096;
+constexpr int64_t kMinPrefetchedStreamBytes = 1 << 20;
+
 /// Smallest output of the entry that its kernel stores non-temporally, in bytes. Streaming
 /// stores skip the read for ownership but leave nothing in the caches; below this size the
 /// shared L3 still held the output between executions and ordinary stores won. Measured on

@@ -407,7 +407,7 @@ namespace {
 /// What the ops of one dispatch became, each text once.
 struct Outcome {
   SmallVector<std::string> vectors, scalar;
-  bool prefetchesNextRow = false;
+  bool prefetchesNextRow = false, prefetchesAhead = false;
   void add(SmallVector<std::string> &list, std::string text) {
     if (!llvm::is_contained(list, text))
       list.push_back(std::move(text));
@@ -421,10 +421,71 @@ struct Outcome {
     parts.append(scalar.begin(), scalar.end());
     if (prefetchesNextRow)
       parts.push_back("next row prefetched into L1");
+    if (prefetchesAhead)
+      parts.push_back("loads prefetched " + std::to_string(loupe::kPrefetchDistanceBytes / 1024) +
+                      " KiB ahead");
     return llvm::join(parts, "; ");
   }
 };
 } // namespace
+
+/// `memref.prefetch`es (read, into L1) of the cache lines of `load`'s vector at `indices`.
+static void prefetchLines(OpBuilder &b, vector::LoadOp load, ValueRange indices) {
+  Location loc = load.getLoc();
+  VectorType vector = load.getVectorType();
+  int64_t elementBytes = vector.getElementTypeBitWidth() / 8;
+  SmallVector<Value> at(indices);
+  Value first = at.back();
+  for (int64_t line = 0; line < vector.getNumElements() * elementBytes;
+       line += loupe::kCacheLineBytes) {
+    at.back() = line == 0 ? first
+                          : b.create<arith::AddIOp>(
+                                loc, first,
+                                b.create<arith::ConstantIndexOp>(loc, line / elementBytes));
+    b.create<memref::PrefetchOp>(loc, load.getBase(), at, /*isWrite=*/false,
+                                 /*localityHint=*/3, /*isDataCache=*/true);
+  }
+}
+
+/// `min(index + offset, extent - 1)`: a prefetch address inside the buffer.
+static Value clampedAhead(OpBuilder &b, Location loc, Value index, int64_t offset,
+                          int64_t extent) {
+  return b.create<arith::MinUIOp>(
+      loc, b.create<arith::AddIOp>(loc, index, b.create<arith::ConstantIndexOp>(loc, offset)),
+      b.create<arith::ConstantIndexOp>(loc, extent - 1));
+}
+
+/// `value` is an induction variable of a loop of type `Loop`.
+template <typename Loop>
+static bool isInductionOf(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && isa<Loop>(arg.getOwner()->getParentOp());
+}
+
+/// In a streaming elementwise loop (an `scf.parallel` over a 1-D buffer of at least
+/// kMinPrefetchedStreamBytes, as loupe-linearize-elementwise leaves it), every vector load
+/// also prefetches the lines kPrefetchDistanceBytes ahead into L1. Workload b (two 64 MiB
+/// inputs, tanh, exp and a sigmoid per element) computes long enough per line that the
+/// hardware prefetcher, which starts from the loads themselves, did not keep up. Returns the
+/// loads' dispatch ids.
+static std::set<int64_t> prefetchAhead(func::FuncOp func) {
+  std::set<int64_t> dispatches;
+  func.walk([&](vector::LoadOp load) {
+    MemRefType type = load.getMemRefType();
+    std::optional<int64_t> bytes = loupe::staticBytes(type);
+    if (type.getRank() != 1 || !bytes || *bytes < loupe::kMinPrefetchedStreamBytes ||
+        !isInductionOf<scf::ParallelOp>(load.getIndices()[0]))
+      return;
+    OpBuilder b(load);
+    int64_t distance = loupe::kPrefetchDistanceBytes / (type.getElementTypeBitWidth() / 8);
+    prefetchLines(b, load,
+                  clampedAhead(b, load.getLoc(), load.getIndices()[0], distance,
+                               type.getDimSize(0)));
+    if (std::optional<int64_t> id = loupe::dispatchOf(load, func))
+      dispatches.insert(*id);
+  });
+  return dispatches;
+}
 
 /// In a row loop (a kStitch `scf.forall` over rows), every vector load of row `r` of a 2-D
 /// buffer also prefetches the same columns of row `r + 1` into L1 (`memref.prefetch`, one per
@@ -437,25 +498,12 @@ static std::set<int64_t> prefetchNextRows(func::FuncOp func) {
   std::set<int64_t> dispatches;
   func.walk([&](vector::LoadOp load) {
     MemRefType type = load.getMemRefType();
-    auto row = dyn_cast<BlockArgument>(load.getIndices()[0]);
-    if (type.getRank() != 2 || !type.hasStaticShape() || !row ||
-        !isa<scf::ForallOp>(row.getOwner()->getParentOp()))
-      return;
-    std::optional<int64_t> bytes = loupe::staticBytes(load.getVectorType());
-    if (!bytes)
+    if (type.getRank() != 2 || !type.hasStaticShape() ||
+        !isInductionOf<scf::ForallOp>(load.getIndices()[0]))
       return;
     OpBuilder b(load);
-    Location loc = load.getLoc();
-    int64_t elementBytes = *bytes / load.getVectorType().getNumElements();
-    Value next = b.create<arith::MinUIOp>(
-        loc, b.create<arith::AddIOp>(loc, row, b.create<arith::ConstantIndexOp>(loc, 1)),
-        b.create<arith::ConstantIndexOp>(loc, type.getDimSize(0) - 1));
-    for (int64_t line = 0; line < *bytes; line += loupe::kCacheLineBytes) {
-      Value column = b.create<arith::AddIOp>(
-          loc, load.getIndices()[1], b.create<arith::ConstantIndexOp>(loc, line / elementBytes));
-      b.create<memref::PrefetchOp>(loc, load.getBase(), ValueRange{next, column},
-                                   /*isWrite=*/false, /*localityHint=*/3, /*isDataCache=*/true);
-    }
+    Value next = clampedAhead(b, load.getLoc(), load.getIndices()[0], 1, type.getDimSize(0));
+    prefetchLines(b, load, {next, load.getIndices()[1]});
     if (std::optional<int64_t> id = loupe::dispatchOf(load, func))
       dispatches.insert(*id);
   });
@@ -580,6 +628,8 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
     });
     for (int64_t id : prefetchNextRows(func))
       outcomes[id].prefetchesNextRow = true;
+    for (int64_t id : prefetchAhead(func))
+      outcomes[id].prefetchesAhead = true;
     recordOutcomes(func, outcomes);
   }
 

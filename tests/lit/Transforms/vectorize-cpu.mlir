@@ -21,6 +21,41 @@ func.func @elementwise(%x: memref<4096xf32>, %y: memref<4096xf32>) {
 
 // -----
 
+// Streaming through 1 MiB or more (kMinPrefetchedStreamBytes): each 64-float load also
+// prefetches its 4 lines 4 KiB (1024 floats) ahead, clamped to the buffer; a smaller buffer
+// stays in L2 and gets none.
+// CHECK-LABEL: func.func @streaming
+// CHECK: scf.parallel (%[[I:.*]]) = (%c0) to (%c262144) step (%c64)
+// CHECK:   %[[AHEAD:.*]] = arith.addi %[[I]], %c1024 : index
+// CHECK:   %[[AT:.*]] = arith.minui %[[AHEAD]], %c262143 : index
+// CHECK:   memref.prefetch %arg0[%[[AT]]], read, locality<3>, data : memref<262144xf32>
+// CHECK-COUNT-3: memref.prefetch %arg0[%{{.*}}], read, locality<3>, data
+// CHECK:   vector.load %arg0[%[[I]]] : memref<262144xf32>, vector<64xf32>
+// CHECK-LABEL: func.func @small_stream
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+#id1 = affine_map<(d0) -> (d0)>
+func.func @streaming(%x: memref<262144xf32>, %y: memref<262144xf32>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<262144xf32>) outs(%y : memref<262144xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+func.func @small_stream(%x: memref<131072xf32>, %y: memref<131072xf32>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<131072xf32>) outs(%y : memref<131072xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
 // A column reduction (global mean over NHWC, rows interchanged outside): the accumulator
 // tile is loaded once, carried through the reduction loop in registers, stored once.
 // CHECK-LABEL: func.func @column_sum

@@ -477,13 +477,15 @@ def VectorizeCpu : Pass<"loupe-vectorize-cpu", "mlir::func::FuncOp"> {
     dropped first, so a matmul's k step is a broadcast, a row load and a multiply-add). In
     a kStitch row loop every vector load of a 2-D buffer's row also prefetches the same
     lines of the next row into L1 (`memref.prefetch`): its memory reads then run under this
-    row's computation.
+    row's computation. A streaming elementwise loop over a 1-D buffer of 1 MiB or more
+    prefetches each load's lines 4 KiB ahead.
 
     An op that does not fit stays scalar loops for LLVM, and the dispatch's `schedule` in
     `loupe.dispatches` (a GPU kernel's thread mapping on the cuda target) says why
     ("scalar loops for linalg.transpose: operand 0 is not read along its rows by loop 3");
     a vectorised dispatch's schedule names its tiles ("vectorised: vector<64xf32>, row
-    reduction into vector<64xf32> partial results; next row prefetched into L1").
+    reduction into vector<64xf32> partial results; next row prefetched into L1",
+    "vectorised: vector<64xf32>; loads prefetched 4 KiB ahead").
   }];
   let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect",
                            "mlir::affine::AffineDialect", "mlir::memref::MemRefDialect"];

@@ -43,6 +43,7 @@ static bool inOneRegion(OpOperand *operand) {
          !stitchRow;
 }
 
+/// A result of `producer` is also an output of its region (the region's yield reads it).
 static bool leavesRegion(Operation *producer) {
   return llvm::any_of(producer->getUsers(),
                       [](Operation *user) { return isa<loupe::loupeir::YieldOp>(user); });
@@ -87,7 +88,8 @@ struct FuseKeepingProducerResults : OpRewritePattern<linalg::GenericOp> {
       for (auto [original, replacement] : fused->replacements)
         rewriter.replaceAllUsesWith(original, replacement);
       rewriter.eraseOp(consumer);
-      rewriter.eraseOp(producer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
       return success();
     }
     return failure();

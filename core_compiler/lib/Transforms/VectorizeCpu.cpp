@@ -30,7 +30,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
-#include <set>
 
 namespace loupe {
 #define GEN_PASS_DEF_VECTORIZECPU
@@ -462,52 +461,38 @@ static bool isInductionOf(Value value) {
   return arg && isa<Loop>(arg.getOwner()->getParentOp());
 }
 
-/// In a streaming elementwise loop (an `scf.parallel` over a 1-D buffer of at least
-/// kMinPrefetchedStreamBytes, as loupe-linearize-elementwise leaves it), every vector load
-/// also prefetches the lines kPrefetchDistanceBytes ahead into L1. Workload b (two 64 MiB
-/// inputs, tanh, exp and a sigmoid per element) computes long enough per line that the
-/// hardware prefetcher, which starts from the loads themselves, did not keep up. Returns the
-/// loads' dispatch ids.
-static std::set<int64_t> prefetchAhead(func::FuncOp func) {
-  std::set<int64_t> dispatches;
+/// Software prefetches for loads the hardware prefetcher serves late, the dispatch's outcome
+/// noting them. Both kinds put memory reads under computation that the hardware prefetcher,
+/// which starts from the loads themselves, leaves waiting:
+/// - next row: in a kStitch row loop (`scf.forall` over rows), every vector load of row `r`
+///   of a 2-D buffer also prefetches the same lines of row `r + 1` (the last row itself). A
+///   stitch kernel reads its row from memory once for a reduction, then computes from L1
+///   (softmax's exp, LayerNorm's normalisation).
+/// - ahead: in a streaming elementwise loop (`scf.parallel` over a 1-D buffer of at least
+///   kMinPrefetchedStreamBytes, as loupe-linearize-elementwise leaves it), every vector load
+///   also prefetches the lines kPrefetchDistanceBytes ahead. Workload b (tanh, exp and a
+///   sigmoid per element of two 64 MiB inputs) computes long enough per line.
+static void insertPrefetches(func::FuncOp func, std::map<int64_t, Outcome> &outcomes) {
   func.walk([&](vector::LoadOp load) {
     MemRefType type = load.getMemRefType();
+    Value first = load.getIndices()[0];
     std::optional<int64_t> bytes = loupe::staticBytes(type);
-    if (type.getRank() != 1 || !bytes || *bytes < loupe::kMinPrefetchedStreamBytes ||
-        !isInductionOf<scf::ParallelOp>(load.getIndices()[0]))
+    bool nextRow = type.getRank() == 2 && bytes && isInductionOf<scf::ForallOp>(first);
+    bool ahead = type.getRank() == 1 && bytes && *bytes >= loupe::kMinPrefetchedStreamBytes &&
+                 isInductionOf<scf::ParallelOp>(first);
+    if (!nextRow && !ahead)
       return;
     OpBuilder b(load);
-    int64_t distance = loupe::kPrefetchDistanceBytes / (type.getElementTypeBitWidth() / 8);
-    prefetchLines(b, load,
-                  clampedAhead(b, load.getLoc(), load.getIndices()[0], distance,
-                               type.getDimSize(0)));
-    if (std::optional<int64_t> id = loupe::dispatchOf(load, func))
-      dispatches.insert(*id);
+    SmallVector<Value> at(load.getIndices());
+    at.front() = clampedAhead(b, load.getLoc(), first,
+                              nextRow ? 1
+                                      : loupe::kPrefetchDistanceBytes /
+                                            (type.getElementTypeBitWidth() / 8),
+                              type.getDimSize(0));
+    prefetchLines(b, load, at);
+    Outcome &outcome = outcomes[loupe::dispatchOf(load, func).value_or(-1)];
+    (nextRow ? outcome.prefetchesNextRow : outcome.prefetchesAhead) = true;
   });
-  return dispatches;
-}
-
-/// In a row loop (a kStitch `scf.forall` over rows), every vector load of row `r` of a 2-D
-/// buffer also prefetches the same columns of row `r + 1` into L1 (`memref.prefetch`, one per
-/// cache line; the last row prefetches itself). A stitch kernel reads its row first for a
-/// reduction, straight from memory, then computes from L1 (softmax's exp, LayerNorm's
-/// normalisation): the prefetches put the next row's memory reads under that computation,
-/// where the hardware prefetcher, which follows the reads themselves, leaves them until the
-/// next row starts. Returns the loads' dispatch ids.
-static std::set<int64_t> prefetchNextRows(func::FuncOp func) {
-  std::set<int64_t> dispatches;
-  func.walk([&](vector::LoadOp load) {
-    MemRefType type = load.getMemRefType();
-    if (type.getRank() != 2 || !type.hasStaticShape() ||
-        !isInductionOf<scf::ForallOp>(load.getIndices()[0]))
-      return;
-    OpBuilder b(load);
-    Value next = clampedAhead(b, load.getLoc(), load.getIndices()[0], 1, type.getDimSize(0));
-    prefetchLines(b, load, {next, load.getIndices()[1]});
-    if (std::optional<int64_t> id = loupe::dispatchOf(load, func))
-      dispatches.insert(*id);
-  });
-  return dispatches;
 }
 
 namespace {
@@ -626,10 +611,7 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
       if (isa<FloatType>(reduction.getType()))
         reduction.setFastmath(arith::FastMathFlags::reassoc);
     });
-    for (int64_t id : prefetchNextRows(func))
-      outcomes[id].prefetchesNextRow = true;
-    for (int64_t id : prefetchAhead(func))
-      outcomes[id].prefetchesAhead = true;
+    insertPrefetches(func, outcomes);
     recordOutcomes(func, outcomes);
   }
 

@@ -23,7 +23,7 @@ constexpr int64_t kMaxScratchBytes = 64 * 1024;
 constexpr int64_t kCacheLineBytes = 64;
 
 /// How far ahead a streaming loop prefetches its loads, and the smallest buffer it does
-/// that for (docs/pipeline.md, "loupe-vectorize-cpu"): 512 B to 8 KiB ahead measured alike
+/// that for (docs/pipeline.md, "loupe-vectorize-cpu"): 2 to 16 KiB ahead measured alike
 /// on workload b; below 1 MiB the data stays in L2 and the prefetches only cost issue slots.
 constexpr int64_t kPrefetchDistanceBytes = 4096;
 constexpr int64_t kMinPrefetchedStreamBytes = 1 << 20;

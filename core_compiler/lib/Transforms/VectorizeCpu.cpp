@@ -428,14 +428,14 @@ struct Outcome {
 };
 } // namespace
 
-/// `memref.prefetch`es (read, into L1) of the cache lines of `load`'s vector at `indices`.
-static void prefetchLines(OpBuilder &b, vector::LoadOp load, ValueRange indices) {
+/// `memref.prefetch`es (read, into L1) of the cache lines of `load`'s vector at `indices`,
+/// its elements `elementBytes` each.
+static void prefetchLines(OpBuilder &b, vector::LoadOp load, ValueRange indices,
+                          int64_t elementBytes) {
   Location loc = load.getLoc();
-  VectorType vector = load.getVectorType();
-  int64_t elementBytes = vector.getElementTypeBitWidth() / 8;
   SmallVector<Value> at(indices);
   Value first = at.back();
-  for (int64_t line = 0; line < vector.getNumElements() * elementBytes;
+  for (int64_t line = 0; line < load.getVectorType().getNumElements() * elementBytes;
        line += loupe::kCacheLineBytes) {
     at.back() = line == 0 ? first
                           : b.create<arith::AddIOp>(
@@ -475,21 +475,22 @@ static bool isInductionOf(Value value) {
 static void insertPrefetches(func::FuncOp func, std::map<int64_t, Outcome> &outcomes) {
   func.walk([&](vector::LoadOp load) {
     MemRefType type = load.getMemRefType();
-    Value first = load.getIndices()[0];
     std::optional<int64_t> bytes = loupe::staticBytes(type);
-    bool nextRow = type.getRank() == 2 && bytes && isInductionOf<scf::ForallOp>(first);
-    bool ahead = type.getRank() == 1 && bytes && *bytes >= loupe::kMinPrefetchedStreamBytes &&
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8; // 0: bit-packed, no prefetch
+    if (type.getRank() == 0 || type.getRank() > 2 || !bytes || elementBytes == 0)
+      return;
+    Value first = load.getIndices()[0];
+    bool nextRow = type.getRank() == 2 && isInductionOf<scf::ForallOp>(first);
+    bool ahead = type.getRank() == 1 && *bytes >= loupe::kMinPrefetchedStreamBytes &&
                  isInductionOf<scf::ParallelOp>(first);
     if (!nextRow && !ahead)
       return;
     OpBuilder b(load);
     SmallVector<Value> at(load.getIndices());
     at.front() = clampedAhead(b, load.getLoc(), first,
-                              nextRow ? 1
-                                      : loupe::kPrefetchDistanceBytes /
-                                            (type.getElementTypeBitWidth() / 8),
+                              nextRow ? 1 : loupe::kPrefetchDistanceBytes / elementBytes,
                               type.getDimSize(0));
-    prefetchLines(b, load, at);
+    prefetchLines(b, load, at, elementBytes);
     Outcome &outcome = outcomes[loupe::dispatchOf(load, func).value_or(-1)];
     (nextRow ? outcome.prefetchesNextRow : outcome.prefetchesAhead) = true;
   });

@@ -123,7 +123,17 @@ struct CachedPrimitive {
   std::vector<memory::desc> slots;
   std::vector<memory> memories;
   std::atomic<bool> busy{false}; ///< A call holds `memories`.
+  /// Its scratchpad, of the calling thread (threadScratchpad); the last slot.
+  memory::desc scratchpad;
 };
+
+/// `attr` with the scratchpad given by the caller. oneDNN's own is one global buffer unless
+/// the library is built for concurrent execution, which Debian's is not: two threads' GEMMs
+/// of one shape overwrote each other's packed panels (RalKernels test of three threads).
+dnnl::primitive_attr threadScratchpad(dnnl::primitive_attr attr = {}) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
 
 /// The memory objects of one call of `p`: the entry's own, re-pointed at this call's buffers,
 /// or new ones while another thread's call holds those. Making a dnnl::memory costs an aligned
@@ -181,13 +191,23 @@ private:
 };
 
 /// The calling thread's buffer `slot` of at least `bytes` (convolutions' reordered inputs and
-/// outputs): kept and grown, so a repetition allocates nothing and takes no page faults.
-void *scratch(int slot, size_t bytes) {
-  thread_local std::vector<char> buffers[2];
+/// outputs, primitives' scratchpads): kept and grown, so a repetition allocates nothing and
+/// takes no page faults.
+enum ScratchSlot { kReorderedOutput, kReorderedInput, kScratchpad, kScratchSlots };
+void *scratch(ScratchSlot slot, size_t bytes) {
+  thread_local std::vector<char> buffers[kScratchSlots];
   std::vector<char> &buffer = buffers[slot];
   if (buffer.size() < bytes)
     buffer.resize(bytes);
   return buffer.data();
+}
+
+/// Runs `p` on `args` and, when it needs one, the calling thread's scratchpad.
+void run(CachedPrimitive &p, CallMemories &memories, Arguments &args, dnnl::stream &stream) {
+  if (size_t bytes = p.scratchpad.get_size())
+    args.add(DNNL_ARG_SCRATCHPAD,
+             memories.at(int(p.slots.size()) - 1, scratch(kScratchpad, bytes)));
+  args.execute(p.primitive, stream);
 }
 
 /// Primitives of one context keyed by their shapes and attributes, and the weights reordered
@@ -213,7 +233,7 @@ dnnl::engine &engineOf(ExecutionContext *ctx) {
 }
 
 /// The cached primitive for `key`, built with `build(CachedPrimitive &)` on a miss (which
-/// sets its primitive, layouts and slots). Entries live as long as the context.
+/// sets its primitive, layouts, slots and scratchpad, its attributes from threadScratchpad). Entries live as long as the context.
 template <typename Build>
 CachedPrimitive &primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
   OneDnnPrimitives *cache = &primitivesOf(ctx);
@@ -225,6 +245,7 @@ CachedPrimitive &primitiveFor(ExecutionContext *ctx, const std::string &key, Bui
   }
   auto built = std::make_unique<CachedPrimitive>();
   build(*built);
+  built->slots.push_back(built->scratchpad);
   built->memories.resize(built->slots.size());
   std::lock_guard<std::mutex> lock(cache->mutex);
   return *cache->primitives.emplace(key, std::move(built)).first->second;
@@ -421,7 +442,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       else if (epilogue.residual)
         ops.append_binary(dnnl::algorithm::binary_add, residualDesc);
       appendActivation(epilogue.activation, ops);
-      dnnl::primitive_attr attr;
+      dnnl::primitive_attr attr = threadScratchpad();
       attr.set_post_ops(ops);
       if (types.zeroPoints) { // Given at execution: one primitive for every zero point.
         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
@@ -434,6 +455,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       dnnl::matmul::primitive_desc pd(desc, attr, engine);
       built.primitive = dnnl::matmul(pd);
       built.weights = pd.weights_desc();
+      built.scratchpad = pd.scratchpad_desc();
       memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
       built.slots = {aDesc, bDesc, cDesc, biasDesc, residualDesc, scalar, scalar};
     });
@@ -455,7 +477,7 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS,
                memories.at(kBZeroPoint, types.zeroPoints + 1));
     }
-    args.execute(cached.primitive, stream);
+    run(cached, memories, args, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(std::string(api) + ": oneDNN: " + e.what() + " (status " +
@@ -614,7 +636,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       memory::desc weiAny(wei.dims(), in, memory::format_tag::any);
       dnnl::post_ops ops;
       appendActivation(activation, ops);
-      dnnl::primitive_attr attr;
+      dnnl::primitive_attr attr = threadScratchpad();
       attr.set_post_ops(ops);
       if (inputZeroPoint) // Given at execution: one primitive for every zero point.
         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
@@ -652,6 +674,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
         pd = build(dnnl::algorithm::convolution_direct, src, computed);
       built.primitive = dnnl::convolution_forward(*pd);
       built.weights = pd->weights_desc();
+      built.scratchpad = pd->scratchpad_desc();
       if (pd->dst_desc() != dst) {
         built.dst = pd->dst_desc();
         built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, built.dst, engine, dst));
@@ -670,10 +693,10 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
     memory weights = packedWeights(ctx, key, userWeights, cached.weights, engine, stream);
     const memory &userDst = memories.at(kOutput, output.data());
     const memory &computedDst =
-        cached.toDst ? memories.at(kComputed, scratch(0, cached.dst.get_size())) : userDst;
+        cached.toDst ? memories.at(kComputed, scratch(kReorderedOutput, cached.dst.get_size())) : userDst;
     const memory &userInput = memories.at(kInput, input.data());
     const memory &source =
-        cached.fromSrc ? memories.at(kSource, scratch(1, cached.src.get_size())) : userInput;
+        cached.fromSrc ? memories.at(kSource, scratch(kReorderedInput, cached.src.get_size())) : userInput;
     if (cached.fromSrc)
       Arguments()
           .add(DNNL_ARG_FROM, userInput)
@@ -685,7 +708,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       args.add(DNNL_ARG_BIAS, memories.at(kBias, bias.data()));
     if (inputZeroPoint)
       args.add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memories.at(kZeroPoint, inputZeroPoint));
-    args.execute(cached.primitive, stream);
+    run(cached, memories, args, stream);
     if (cached.toDst)
       Arguments()
           .add(DNNL_ARG_FROM, computedDst)
@@ -756,16 +779,17 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
       dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference,
                                           dnnl::algorithm::pooling_max, src, dst, {sh, sw},
                                           {kh, kw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
-      built.primitive =
-          dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, engine));
+      dnnl::pooling_v2_forward::primitive_desc pd(desc, threadScratchpad(), engine);
+      built.primitive = dnnl::pooling_v2_forward(pd);
+      built.scratchpad = pd.scratchpad_desc();
       built.slots = {src, dst};
     });
     dnnl::stream &stream = streamOf(engine);
     CallMemories memories(cached, engine);
-    Arguments()
-        .add(DNNL_ARG_SRC, memories.at(kInput, input.data()))
-        .add(DNNL_ARG_DST, memories.at(kOutput, output.data()))
-        .execute(cached.primitive, stream);
+    Arguments args;
+    args.add(DNNL_ARG_SRC, memories.at(kInput, input.data()))
+        .add(DNNL_ARG_DST, memories.at(kOutput, output.data()));
+    run(cached, memories, args, stream);
     stream.wait();
   } catch (const dnnl::error &e) {
     ctx->signalError(internalError(name + ": oneDNN: " + e.what() + " (status " +

@@ -102,6 +102,22 @@ func.func @gemv(%a: memref<1x1x256xf32>, %b: memref<1x256x1024xf32>, %c: memref<
 
 // -----
 
+// A classifier's GEMV of 1000 columns: tiles of 64 up to 960, then 32 and 8, each accumulator
+// a power of two (LLVM widens a loop-carried vector<40xf32> with element inserts).
+// CHECK-LABEL: func.func @gemv_1000
+// CHECK: scf.parallel (%{{.*}}) = (%c0) to (%c960) step (%c64)
+// CHECK:   scf.for {{.*}} -> (vector<64xf32>)
+// CHECK: scf.for {{.*}} -> (vector<32xf32>)
+// CHECK: scf.for {{.*}} -> (vector<8xf32>)
+// CHECK-NOT: vector<40xf32>
+func.func @gemv_1000(%a: memref<1x1280xf32>, %b: memref<1280x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x1280xf32>, memref<1280x1000xf32>)
+                outs(%c : memref<1x1000xf32>)
+  return
+}
+
+// -----
+
 // A row reduction (softmax's max): 4 x 16 partial maxima, from -inf, over the row seen as
 // [64, 64] in a scratch buffer (LLVM keeps it in registers), then one tree reduction of
 // the lanes into the result.
@@ -153,18 +169,20 @@ func.func @zero_index(%x: memref<1x1024xf32>, %y: memref<4x1024xf32>, %z: memref
 // -----
 
 // Each dispatch's schedule says what its ops became: the vectors, or scalar loops and why (a
-// transpose reads across rows; i1 vectors are bit-packed in memory). A dim of 100, which no
-// vector width divides, is split into 64 + 36.
+// transpose reads across rows; i1 vectors are bit-packed in memory). Widths are powers of two:
+// a dim of 5 is split into 4 + 1, one of 100 into 64 + 32 + 4.
 // CHECK-LABEL: func.func @reasons
-// CHECK-SAME: schedule = "vectorised: vector<5xf32>"
+// CHECK-SAME: schedule = "vectorised: vector<4xf32>, vector<1xf32>"
 // CHECK-SAME: schedule = "scalar loops for linalg.transpose: operand 0 is not read along its rows by loop 1"
 // CHECK-SAME: schedule = "scalar loops for linalg.generic: no vector rule for i1"
-// CHECK-SAME: schedule = "vectorised: vector<64xf32>, vector<36xf32>"
-// CHECK: vector.store {{.*}} vector<5xf32>
+// CHECK-SAME: schedule = "vectorised: vector<64xf32>, vector<32xf32>, vector<4xf32>"
+// CHECK: vector.store {{.*}} vector<4xf32>
+// CHECK: memref.store {{.*}}[%c4] : memref<5xf32>
 // CHECK: linalg.transpose
 // CHECK: linalg.generic
 // CHECK: vector.load %arg7[%c0] : memref<100xf32>, vector<64xf32>
-// CHECK: vector.load %arg7[%c64] : memref<100xf32>, vector<36xf32>
+// CHECK: vector.load %arg7[%c64] : memref<100xf32>, vector<32xf32>
+// CHECK: vector.load %arg7[%c96] : memref<100xf32>, vector<4xf32>
 #id = affine_map<(d0) -> (d0)>
 func.func @reasons(%ctx: !ral.context, %a: memref<5xf32>, %b: memref<5xf32>, %t: memref<16x32xf32>,
                    %u: memref<32x16xf32>, %p: memref<16xi1>, %q: memref<16xi1>,

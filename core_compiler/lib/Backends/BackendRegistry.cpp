@@ -87,12 +87,22 @@ static std::string describe(const std::vector<Selection> &all) {
 }
 
 /// The bytes of B when `signature` (opSignature) is an f32 matmul or batch-1 batch_matmul of
-/// one row (M = 1) whose B fits in 512 KiB; nullopt otherwise. Cost rule, measured on
-/// MobileNetV3-small's 18 squeeze-and-excitation FCs (K x N from 16 x 8 to 576 x 144, B up to
-/// 330 KB): oneDNN's brgemm took 4.6-20 us per call, OpenBLAS 2-8 us (173 -> 72 us in all, the
-/// model 1.68 -> 1.55 ms, 6 interleaved rounds of `loupe run --reps 500`); its 2.4 and 4 MB
-/// classifier GEMVs ran 1.5-8x slower on OpenBLAS, so larger B stays with the plevels.
-static std::optional<int64_t> smallGemvBytes(const std::string &op, const std::string &signature) {
+/// one row (M = 1), a GEMV; nullopt otherwise. Two cost rules rest on it (on the CPU, where
+/// onednn would run it):
+/// - B of at most kSmallGemvBytes: openblas. Measured on MobileNetV3-small's 18
+///   squeeze-and-excitation FCs (K x N from 16 x 8 to 576 x 144, B up to 330 KB): oneDNN's
+///   brgemm took 4.6-20 us per call, OpenBLAS 2-8 us (173 -> 72 us in all, the model 1.68 ->
+///   1.55 ms, 6 interleaved rounds of `loupe run --reps 500`); its 2.4 and 4 MB classifier
+///   GEMVs ran 1.5-8x slower on OpenBLAS.
+/// - B of at least kLargeGemvBytes (one core's L2): codegen, both cores streaming 64-column
+///   tiles of B from L3. In the models (`--override`, dispatch medians): the classifiers of
+///   MobileNetV3-small 576x1024 60 -> 48 us, 1024x1000 107 -> 84 (the model 1.43 -> 1.35 ms),
+///   MobileNetV3-large 960x1280 134 -> 99, 1280x1000 154 -> 111. Alone with B hot in the L2s,
+///   oneDNN is faster below 4 MB (512x1024 12 vs 26 us), codegen from there (1024x4096 357 vs
+///   306); a model reads such a B once per execution, past its other weights.
+static constexpr int64_t kSmallGemvBytes = 512 << 10;
+static constexpr int64_t kLargeGemvBytes = 2 << 20;
+static std::optional<int64_t> gemvBytes(const std::string &op, const std::string &signature) {
   if ((op != "matmul" && op != "batch_matmul") || signature.rfind(op + ":", 0) != 0)
     return std::nullopt;
   // "<op>:AxBxf32:..." -> the dims of A and B.
@@ -116,8 +126,8 @@ static std::optional<int64_t> smallGemvBytes(const std::string &op, const std::s
       (rank == 3 && (shapes[0][0] != 1 || shapes[1][0] != 1)))
     return std::nullopt;
   int64_t m = shapes[0][rank - 2], k = shapes[1][rank - 2], n = shapes[1][rank - 1];
-  constexpr int64_t kMaxBytes = 512 << 10;
-  if (m != 1 || k > kMaxBytes || n > kMaxBytes || 4 * k * n > kMaxBytes) // No overflow.
+  constexpr int64_t kMaxDim = int64_t(1) << 30; // 4 * k * n does not overflow
+  if (m != 1 || k > kMaxDim || n > kMaxDim)
     return std::nullopt;
   return 4 * k * n;
 }
@@ -168,13 +178,21 @@ Selection BackendRegistry::select(const std::string &op, const std::string &loc,
   }
   if (all.empty())
     return {kCodegen, "", 10, skipped + "no backend enabled on " + prefs.device};
-  if (std::optional<int64_t> bytes = smallGemvBytes(op, signature); bytes && prefs.device == "cpu")
-    if (const Selection *s = lookup("openblas"); s && all.front().backend == "onednn") {
+  if (std::optional<int64_t> bytes = gemvBytes(op, signature);
+      bytes && prefs.device == "cpu" && all.front().backend == "onednn") {
+    std::string gemv = "(one row, B of " + std::to_string(*bytes) + " bytes)";
+    const Selection *s = nullptr;
+    if (*bytes <= kSmallGemvBytes && (s = lookup("openblas")))
+      gemv = "a small GEMV " + gemv + ": openblas per call is faster than onednn's";
+    else if (*bytes >= kLargeGemvBytes && (s = lookup(kCodegen)))
+      gemv = "a large GEMV " + gemv + ", B read from L3 on every call: the generated kernel "
+             "streams it faster than onednn's";
+    if (s) {
       Selection chosen = *s;
-      chosen.reason = skipped + "a small GEMV (one row, B of " + std::to_string(*bytes) +
-                      " bytes): openblas per call is faster than onednn's (" + describe(all) + ")";
+      chosen.reason = skipped + gemv + " (" + describe(all) + ")";
       return chosen;
     }
+  }
   Selection chosen = all.front();
   chosen.reason = skipped + "highest plevel for " + op + " on " + prefs.device + " (" +
                   describe(all) + ")";

@@ -83,10 +83,10 @@ TEST(BackendRegistry, TunedSignaturesWinOverPreferencesNotOverOverrides) {
   EXPECT_NE(s.reason.find("tuned openblas cannot run conv2d"), std::string::npos) << s.reason;
 }
 
-// The cost rule: on the CPU a GEMV (one row) whose B fits in 512 KiB goes to openblas rather
-// than the higher-plevel onednn; more rows, a larger B, a batch, the GPU or a preference list
-// keep the usual choice.
-TEST(BackendRegistry, SmallGemvsGoToOpenBlas) {
+// The cost rules: on the CPU a GEMV (one row) whose B fits in 512 KiB goes to openblas rather
+// than the higher-plevel onednn, one whose B fills at least 2 MiB to codegen; more rows, a B in
+// between, a batch, the GPU or a preference list keep the usual choice.
+TEST(BackendRegistry, GemvCostRules) {
   const BackendRegistry &r = BackendRegistry::global();
   Preferences prefs;
   Selection s = r.select("matmul", "fc1", prefs, "matmul:1x288xf32:288x72xf32:1x72xf32");
@@ -97,15 +97,26 @@ TEST(BackendRegistry, SmallGemvsGoToOpenBlas) {
                      "batch_matmul:1x1x64xf32:1x64x32xf32:1x1x32xf32").backend,
             "openblas");
   for (const char *other : {"matmul:2x288xf32:288x72xf32:2x72xf32",        // two rows
-                            "matmul:1x1024xf32:1024x1000xf32:1x1000xf32",  // B of 4 MB
+                            "matmul:1x1024xf32:1024x256xf32:1x256xf32",    // B of 1 MB
                             "batch_matmul:2x1x64xf32:2x64x32xf32:2x1x32xf32", // a batch
                             "matmul:1x?xf32:?x72xf32:1x72xf32",             // dynamic
                             "matmul:1x99999999999999999999xf32:9x9xf32:1x9xf32"}) // no int64
     EXPECT_EQ(r.select(other[0] == 'b' ? "batch_matmul" : "matmul", "fc", prefs, other).backend,
               "onednn")
         << other;
+  s = r.select("batch_matmul", "classifier", prefs,
+               "batch_matmul:1x1x1024xf32:1x1024x1000xf32:1x1x1000xf32");
+  EXPECT_EQ(s.backend, "codegen");
+  EXPECT_NE(s.reason.find("a large GEMV (one row, B of 4096000 bytes)"), std::string::npos)
+      << s.reason;
+  EXPECT_EQ(r.select("matmul", "fc", prefs, "matmul:1x512xf32:512x1024xf32:1x1024xf32").backend,
+            "codegen"); // 2 MiB
+  EXPECT_EQ(r.select("matmul", "fc", prefs, "matmul:1x512xf32:512x1023xf32:1x1023xf32").backend,
+            "onednn"); // just below
   prefs.order = {"onednn", "openblas"};
   EXPECT_EQ(r.select("matmul", "fc", prefs, "matmul:1x288xf32:288x72xf32:1x72xf32").backend,
+            "onednn");
+  EXPECT_EQ(r.select("matmul", "fc", prefs, "matmul:1x1024xf32:1024x1000xf32:1x1000xf32").backend,
             "onednn");
   Preferences gpu;
   gpu.device = "gpu";

@@ -107,20 +107,31 @@ static Operation *combinerOf(linalg::LinalgOp op) {
   return combiners.front();
 }
 
-/// Elements of one tile along a dim of `extent`: the whole dim when it is a power of two up
-/// to 64 (four AVX-512 registers of f32: four independent accumulator chains), 64 when 64
-/// divides it; 0 otherwise, and the dim is split (splitPoint). Only powers of two: LLVM
-/// legalises other lengths by widening them, which turned a loop-carried vector<48xf32>
-/// accumulator into element inserts on every k step (a 960x240 GEMV took 36 us, 6x oneDNN).
-static int64_t vectorWidth(int64_t extent) {
+/// Elements of one tile along a dim of `extent`, at most 64 (four AVX-512 registers of f32:
+/// four independent accumulator chains); 0 when the dim is first split (splitPoint). An
+/// elementwise op takes the whole dim up to 64, else the largest multiple of 8 that divides
+/// it (1000 -> 40). An op that accumulates in its tile (a contraction, a reduction) takes
+/// powers of two only: LLVM legalises other lengths by widening them, which turned a
+/// loop-carried vector<48xf32> accumulator into element inserts on every k step (a 960x240
+/// GEMV took 36 us, 6x oneDNN). Split, an elementwise op pays a launch per part (a
+/// squeeze-and-excitation Mul over 28x28x120 took 17 us on two threads instead of 6).
+static int64_t vectorWidth(int64_t extent, bool accumulates) {
   int64_t most = kLanes * kAccumulators;
-  if (extent <= most)
+  if (accumulates && extent <= most)
     return llvm::isPowerOf2_64(extent) ? extent : 0;
-  return extent % most == 0 ? most : 0;
+  if (accumulates)
+    return extent % most == 0 ? most : 0;
+  if (extent <= most)
+    return extent;
+  for (int64_t width = most; width >= kHalfLanes; width -= kHalfLanes)
+    if (extent % width == 0)
+      return width;
+  return 0;
 }
 
 /// Where a dim no width fits is split: after its multiples of 64, or below 64 after its
-/// largest power of two (1000 -> 960 + 40 -> 960 + 32 + 8; 197 -> 192 + 4 + 1).
+/// largest power of two (an accumulating op's 1000 -> 960 + 40 -> 960 + 32 + 8; an
+/// elementwise op's 197 -> 192 + 5).
 static int64_t splitPoint(int64_t extent) {
   int64_t most = kLanes * kAccumulators;
   return extent > most ? extent - extent % most : int64_t(llvm::bit_floor(uint64_t(extent)));
@@ -174,7 +185,7 @@ static TilePlan planTiles(linalg::LinalgOp op) {
     return plan;
   }
   int64_t extent = ranges[*plan.vectorDim];
-  plan.width = vectorWidth(extent);
+  plan.width = vectorWidth(extent, op.getNumReductionLoops() > 0);
   if (plan.width == 0)
     plan.splitAt = splitPoint(extent);
   return plan;

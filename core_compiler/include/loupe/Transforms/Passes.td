@@ -462,10 +462,11 @@ def VectorizeCpu : Pass<"loupe-vectorize-cpu", "mlir::func::FuncOp"> {
     After IREE's LLVMCPU pipeline. Every linalg op on static buffers is tiled so that one
     tile is one vector along a loop every operand reads with unit stride (the last
     parallel loop: elementwise ops, broadcasts, column reductions, matrix-vector loops): tile
-    widths are powers of two up to 64 (`vector<64xf32>`: four AVX-512 registers, eight AVX2
-    ones): a dim of such a width whole, a multiple of 64 in tiles of 64, any other first
-    split into ops over subviews (1000 -> 960 + 32 + 8; LLVM widens other lengths, with
-    element inserts in a loop-carried accumulator). Parallel tile loops are `scf.parallel` (ral-outline-cpu-kernels
+    is at most 64 elements (`vector<64xf32>`: four AVX-512 registers, eight AVX2 ones): an
+    elementwise op's the whole dim or the largest multiple of 8 dividing it (1000 -> 40); an
+    accumulating op's (contraction, reduction) a power of two (LLVM widens other lengths,
+    with element inserts in a loop-carried accumulator); a dim no width fits is first split
+    into ops over subviews (elementwise 197 -> 192 + 5, accumulating 1000 -> 960 + 32 + 8). Parallel tile loops are `scf.parallel` (ral-outline-cpu-kernels
     spreads them over the cores), reduction tile loops `scf.for` innermost, so the
     accumulator tile is read once, kept in registers and written once
     (`linalg::hoistRedundantVectorTransfers`). A row reduction (its innermost loop is its

@@ -118,6 +118,31 @@ func.func @gemv_1000(%a: memref<1x1280xf32>, %b: memref<1280x1000xf32>, %c: memr
 
 // -----
 
+// An output map with a constant 0 (unit-dim folding leaves one on the fused LSTM cell's c
+// output) reads as the loop of extent 1: vectorised, where upstream linalg::vectorize refuses
+// the map as it is.
+// CHECK-LABEL: func.func @zero_output_index
+// CHECK: scf.parallel
+// CHECK: vector.load %arg0[%c0, %{{.*}}] : memref<1x256xf32>, vector<64xf32>
+// CHECK: math.tanh {{.*}} : vector<64xf32>
+// CHECK: vector.store {{.*}}, %arg1[%c0, %{{.*}}] : memref<1x256xf32>, vector<64xf32>
+// CHECK: vector.store {{.*}}, %arg2[%c0, %{{.*}}] : memref<1x256xf32>, vector<64xf32>
+#zero_row = affine_map<(d0, d1) -> (0, d1)>
+#rows2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @zero_output_index(%x: memref<1x256xf32>, %c: memref<1x256xf32>, %h: memref<1x256xf32>) {
+  linalg.generic {indexing_maps = [#zero_row, #zero_row, #rows2],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<1x256xf32>) outs(%c, %h : memref<1x256xf32>, memref<1x256xf32>) {
+  ^bb0(%in: f32, %out: f32, %out2: f32):
+    %t = math.tanh %in : f32
+    %m = arith.mulf %t, %in : f32
+    linalg.yield %t, %m : f32, f32
+  }
+  return
+}
+
+// -----
+
 // A row reduction (softmax's max): 4 x 16 partial maxima, from -inf, over the row seen as
 // [64, 64] in a scratch buffer (LLVM keeps it in registers), then one tree reduction of
 // the lanes into the result.

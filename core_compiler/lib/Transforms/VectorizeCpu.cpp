@@ -223,8 +223,7 @@ static void unitLoopsForZeroIndices(linalg::LinalgOp op) {
     map = rewritten;
   }
   if (changed)
-    generic.setIndexingMapsAttr(
-        Builder(op.getContext()).getAffineMapArrayAttr(maps));
+    generic.setIndexingMapsAttr(Builder(op.getContext()).getAffineMapArrayAttr(maps));
 }
 
 /// `op` as two ops over [0, at) and [at, extent) of loop `dim`, in that order. Every operand

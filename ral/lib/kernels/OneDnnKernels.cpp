@@ -123,14 +123,16 @@ struct CachedPrimitive {
   std::vector<memory::desc> slots;
   std::vector<memory> memories;
   std::atomic<bool> busy{false}; ///< A call holds `memories`.
-  /// Its scratchpad, of the calling thread (threadScratchpad); the last slot.
+  /// The scratchpad it needs (threadScratchpad: each call passes its thread's buffer), bound
+  /// through the last slot.
   memory::desc scratchpad;
 };
 
-/// `attr` with the scratchpad given by the caller. oneDNN's own is one global buffer unless
-/// the library is built for concurrent execution, which Debian's is not: two threads' GEMMs
-/// of one shape overwrote each other's packed panels (RalKernels test of three threads).
-dnnl::primitive_attr threadScratchpad(dnnl::primitive_attr attr = {}) {
+/// Attributes whose scratchpad the caller gives. oneDNN's own is one global buffer unless the
+/// library is built for concurrent execution, which Debian's is not: two threads' GEMMs of
+/// one shape overwrote each other's packed panels (RalKernels test of three threads).
+dnnl::primitive_attr threadScratchpad() {
+  dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
 }
@@ -233,7 +235,8 @@ dnnl::engine &engineOf(ExecutionContext *ctx) {
 }
 
 /// The cached primitive for `key`, built with `build(CachedPrimitive &)` on a miss (which
-/// sets its primitive, layouts, slots and scratchpad, its attributes from threadScratchpad). Entries live as long as the context.
+/// sets its primitive, layouts, slots and scratchpad, its attributes from threadScratchpad).
+/// Entries live as long as the context.
 template <typename Build>
 CachedPrimitive &primitiveFor(ExecutionContext *ctx, const std::string &key, Build build) {
   OneDnnPrimitives *cache = &primitivesOf(ctx);

@@ -147,22 +147,45 @@ thread_local int tThreadIndex = 0;  ///< 1.. on pool workers.
 thread_local bool tInWorkgroup = false; ///< Inside a parallelFor body: nested calls run inline.
 } // namespace
 
+WorkShares::WorkShares(int64_t count, int threads) : shares_(std::max(1, threads)) {
+  int64_t n = static_cast<int64_t>(shares_.size());
+  for (int64_t t = 0; t < n; ++t) {
+    shares_[t].next.store(count / n * t + std::min(t, count % n), std::memory_order_relaxed);
+    shares_[t].end = count / n * (t + 1) + std::min(t + 1, count % n);
+  }
+}
+
+int64_t WorkShares::claim(int t) {
+  size_t n = shares_.size();
+  for (size_t k = 0; k < n; ++k) {
+    Share &share = shares_[(static_cast<size_t>(t) + k) % n];
+    if (share.next.load(std::memory_order_relaxed) >= share.end)
+      continue;
+    int64_t id = share.next.fetch_add(1, std::memory_order_relaxed);
+    if (id < share.end)
+      return id;
+  }
+  return -1;
+}
+
 /// One parallelFor call. Lives on the caller's stack; the caller returns only after it has
 /// left the queue and no worker holds it (active == 0).
 struct ThreadPool::Job {
-  const std::function<void(int64_t, int)> *fn = nullptr;
-  int64_t count = 0;
+  Job(const std::function<void(int64_t, int)> &fn, int64_t count, int maxHelpers)
+      : fn(fn), maxHelpers(maxHelpers), shares(count, maxHelpers + 1) {}
+  const std::function<void(int64_t, int)> &fn;
   int maxHelpers = 0;
-  std::atomic<int64_t> next{0};
+  WorkShares shares; ///< The caller's share first, the workers' in the order they join.
   int active = 0;  ///< Workers inside; guarded by the pool mutex.
   int joined = 0;  ///< Workers that ever joined; guarded by the pool mutex.
+  bool drained = false; ///< Every id claimed; guarded by the pool mutex.
 
-  /// Claims and runs workgroups until none is left.
-  void run(int threadIndex) {
+  /// Claims and runs workgroups (from share `share`, then the others) until none is left.
+  void run(int share, int threadIndex) {
     bool outer = tInWorkgroup;
     tInWorkgroup = true;
-    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;)
-      (*fn)(i, threadIndex);
+    for (int64_t i; (i = shares.claim(share)) >= 0;)
+      fn(i, threadIndex);
     tInWorkgroup = outer;
   }
 };
@@ -195,16 +218,17 @@ void ThreadPool::workerLoop(int index) {
     if (stop_)
       return;
     Job *job = queue_.front();
-    if (job->next.load(std::memory_order_relaxed) >= job->count || job->joined >= job->maxHelpers) {
+    if (job->drained || job->joined >= job->maxHelpers) {
       // Nothing left to claim (or enough helpers): retire it from the queue.
       queue_.pop_front();
       continue;
     }
     ++job->active;
-    ++job->joined;
+    int share = ++job->joined;
     lock.unlock();
-    job->run(index);
+    job->run(share, index);
     lock.lock();
+    job->drained = true; // run() returns only when no share has an id left
     if (!queue_.empty() && queue_.front() == job)
       queue_.pop_front();
     if (--job->active == 0)
@@ -229,24 +253,21 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
   // One team for generated kernels and oneDNN (which threads with OpenMP too): two pools
   // would fight over the cores, and a worker woken from sleep on a shared VM costs more than
   // a small kernel (docs/ral.md, "Threads").
-  std::atomic<int64_t> next{0};
-  int64_t helpers = std::min<int64_t>(threads, count);
-#pragma omp parallel num_threads(static_cast<int>(helpers))
+  int helpers = static_cast<int>(std::min<int64_t>(threads, count));
+  WorkShares shares(count, helpers);
+#pragma omp parallel num_threads(helpers)
   {
     int index = omp_get_thread_num(), outerIndex = tThreadIndex;
     bool outer = tInWorkgroup;
     tThreadIndex = index;
     tInWorkgroup = true;
-    for (int64_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+    for (int64_t i; (i = shares.claim(index)) >= 0;)
       fn(i, index);
     tInWorkgroup = outer;
     tThreadIndex = outerIndex;
   }
 #else
-  Job job;
-  job.fn = &fn;
-  job.count = count;
-  job.maxHelpers = static_cast<int>(std::min<int64_t>(threads - 1, count - 1));
+  Job job(fn, count, static_cast<int>(std::min<int64_t>(threads - 1, count - 1)));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(&job);
@@ -255,7 +276,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     wake_.notify_one();
   else
     wake_.notify_all();
-  job.run(tThreadIndex);
+  job.run(0, tThreadIndex);
   std::unique_lock<std::mutex> lock(mutex_);
   auto it = std::find(queue_.begin(), queue_.end(), &job);
   if (it != queue_.end())

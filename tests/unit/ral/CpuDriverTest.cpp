@@ -90,6 +90,29 @@ TEST(RalThreadPool, EveryWorkgroupRunsExactlyOnceOnAllThreads) {
   EXPECT_GT(byThread[1].load(), 0) << "the worker thread never ran a workgroup";
 }
 
+// Thread t starts at the t-th contiguous share and, once it is done, takes what is left of the
+// others' in turn: every id once, each thread's own ids in order.
+TEST(RalThreadPool, WorkSharesAreContiguousThenShared) {
+  WorkShares shares(10, 3); // shares [0, 4), [4, 7), [7, 10)
+  EXPECT_EQ(shares.claim(1), 4);
+  EXPECT_EQ(shares.claim(2), 7);
+  EXPECT_EQ(shares.claim(0), 0);
+  EXPECT_EQ(shares.claim(1), 5);
+  EXPECT_EQ(shares.claim(1), 6);
+  EXPECT_EQ(shares.claim(1), 8); // its share done: share 2's next
+  EXPECT_EQ(shares.claim(1), 9);
+  EXPECT_EQ(shares.claim(1), 1); // then share 0's
+  EXPECT_EQ(shares.claim(0), 2);
+  EXPECT_EQ(shares.claim(2), 3);
+  EXPECT_EQ(shares.claim(0), -1);
+  EXPECT_EQ(shares.claim(5), -1);
+  WorkShares fewer(2, 4); // more threads than ids: empty shares, nothing lost
+  std::vector<int64_t> got;
+  for (int64_t id; (id = fewer.claim(3)) >= 0;)
+    got.push_back(id);
+  EXPECT_EQ(got, (std::vector<int64_t>{0, 1}));
+}
+
 TEST(RalThreadPool, NestedCallsRunInline) {
   ThreadPool pool(2);
   std::atomic<int> inner{0};

@@ -4,7 +4,8 @@
 // - CachingAllocator: 64-byte aligned blocks in size classes (4 per power of two, <= 25% waste),
 //   freed blocks kept on per-class free lists for reuse up to a byte limit; counts hits/misses.
 // - ThreadPool: a fixed set of workers plus the calling thread; parallelFor hands out
-//   workgroup ids from an atomic counter (dynamic scheduling), so uneven workgroups balance.
+//   workgroup ids in a contiguous share per thread, then lets threads take from each other's
+//   shares (WorkShares), so uneven workgroups balance.
 // - launch(): runs a kernel's iteration space as workgroups over the pool, the GPU-like CPU
 //   scheduling of BladeDISC's ral_cpu_launch (common_context_impl.cc) and IREE's CPU HAL
 //   (workgroup count x tile per dimension, each workgroup a rectangular box).
@@ -69,6 +70,26 @@ private:
   mutable std::mutex mutex_;
   std::vector<std::vector<void *>> freeLists_;
   Stats stats_;
+};
+
+/// The workgroup ids [0, count) of one parallelFor call, in `threads` contiguous shares:
+/// thread t claims share t's ids in order, then helps with the other shares (t + 1 first),
+/// so a thread that does not come loses nothing. Run after run, a kernel's thread t works
+/// on the same part of the data, still in its core's L2: a batch-2 GEMV over 2 MB of hot
+/// weights 15-20 -> 11 us (from one counter for all ids, each thread got other workgroups on
+/// every call). Claims are lock-free; any thread may claim from any share.
+class WorkShares {
+public:
+  WorkShares(int64_t count, int threads);
+  /// The next id for thread `t` (any non-negative number), or -1 once every id is claimed.
+  int64_t claim(int t);
+
+private:
+  struct alignas(64) Share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::vector<Share> shares_;
 };
 
 /// A fixed pool of worker threads; the thread calling parallelFor works too. Built with

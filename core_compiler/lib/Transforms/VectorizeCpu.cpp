@@ -45,6 +45,8 @@ static constexpr int64_t kHalfLanes = 8;
 /// Registers per tile at most: an accumulating tile is this many independent chains, which
 /// hide the latency of the combining op (4 cycles on two ports, Skylake-X and later).
 static constexpr int64_t kAccumulators = 4;
+/// Elements of the widest tile: kAccumulators AVX-512 registers of f32.
+static constexpr int64_t kMaxTileLanes = kLanes * kAccumulators;
 
 namespace {
 /// How one linalg op is tiled, or why it stays scalar loops.
@@ -116,14 +118,13 @@ static Operation *combinerOf(linalg::LinalgOp op) {
 /// GEMV took 36 us, 6x oneDNN). Split, an elementwise op pays a launch per part (a
 /// squeeze-and-excitation Mul over 28x28x120 took 17 us on two threads instead of 6).
 static int64_t vectorWidth(int64_t extent, bool accumulates) {
-  int64_t most = kLanes * kAccumulators;
-  if (accumulates && extent <= most)
+  if (accumulates && extent <= kMaxTileLanes)
     return llvm::isPowerOf2_64(extent) ? extent : 0;
   if (accumulates)
-    return extent % most == 0 ? most : 0;
-  if (extent <= most)
+    return extent % kMaxTileLanes == 0 ? kMaxTileLanes : 0;
+  if (extent <= kMaxTileLanes)
     return extent;
-  for (int64_t width = most; width >= kHalfLanes; width -= kHalfLanes)
+  for (int64_t width = kMaxTileLanes; width >= kHalfLanes; width -= kHalfLanes)
     if (extent % width == 0)
       return width;
   return 0;
@@ -133,8 +134,8 @@ static int64_t vectorWidth(int64_t extent, bool accumulates) {
 /// largest power of two (an accumulating op's 1000 -> 960 + 40 -> 960 + 32 + 8; an
 /// elementwise op's 197 -> 192 + 5).
 static int64_t splitPoint(int64_t extent) {
-  int64_t most = kLanes * kAccumulators;
-  return extent > most ? extent - extent % most : int64_t(llvm::bit_floor(uint64_t(extent)));
+  return extent > kMaxTileLanes ? extent - extent % kMaxTileLanes
+                                : int64_t(llvm::bit_floor(uint64_t(extent)));
 }
 
 /// The tile plan of `op`: the vector dim is the last parallel loop when every operand reads
@@ -202,27 +203,22 @@ static void unitLoopsForZeroIndices(linalg::LinalgOp op) {
     return;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool changed = false;
   for (OpOperand &init : op.getDpsInitsMutable()) {
     AffineMap &map = maps[init.getOperandNumber()];
     SmallVector<AffineExpr> results(map.getResults());
     for (AffineExpr &result : results) {
       auto zero = dyn_cast<AffineConstantExpr>(result);
-      if (!zero || zero.getValue() != 0)
-        continue;
-      for (unsigned d = 0; d < ranges.size(); ++d)
-        if (ranges[d] == 1 && !llvm::any_of(results, [&](AffineExpr e) {
-              return e.isFunctionOfDim(d);
-            })) {
-          result = getAffineDimExpr(d, op.getContext());
-          break;
-        }
+      auto unitLoops = llvm::seq<unsigned>(0, ranges.size());
+      auto unused = llvm::find_if(unitLoops, [&](unsigned d) {
+        return ranges[d] == 1 &&
+               llvm::none_of(results, [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+      });
+      if (zero && zero.getValue() == 0 && unused != unitLoops.end())
+        result = getAffineDimExpr(*unused, op.getContext());
     }
-    AffineMap rewritten = AffineMap::get(map.getNumDims(), 0, results, op.getContext());
-    changed |= rewritten != map;
-    map = rewritten;
+    map = AffineMap::get(map.getNumDims(), 0, results, op.getContext());
   }
-  if (changed)
+  if (maps != op.getIndexingMapsArray())
     generic.setIndexingMapsAttr(Builder(op.getContext()).getAffineMapArrayAttr(maps));
 }
 

@@ -147,8 +147,10 @@ thread_local int tThreadIndex = 0;  ///< 1.. on pool workers.
 thread_local bool tInWorkgroup = false; ///< Inside a parallelFor body: nested calls run inline.
 } // namespace
 
-WorkShares::WorkShares(int64_t count, int threads) : shares_(std::max(1, threads)) {
-  int64_t n = static_cast<int64_t>(shares_.size());
+WorkShares::WorkShares(int64_t count, int threads)
+    : more_(threads > kInlineShares ? new Share[threads] : nullptr),
+      shares_(more_ ? more_.get() : inline_), numShares_(std::max(1, threads)) {
+  int64_t n = numShares_;
   for (int64_t t = 0; t < n; ++t) {
     shares_[t].next.store(count / n * t + std::min(t, count % n), std::memory_order_relaxed);
     shares_[t].end = count / n * (t + 1) + std::min(t + 1, count % n);
@@ -156,9 +158,8 @@ WorkShares::WorkShares(int64_t count, int threads) : shares_(std::max(1, threads
 }
 
 int64_t WorkShares::claim(int t) {
-  size_t n = shares_.size();
-  for (size_t k = 0; k < n; ++k) {
-    Share &share = shares_[(static_cast<size_t>(t) + k) % n];
+  for (int k = 0; k < numShares_; ++k) {
+    Share &share = shares_[(t + k) % numShares_];
     if (share.next.load(std::memory_order_relaxed) >= share.end)
       continue;
     int64_t id = share.next.fetch_add(1, std::memory_order_relaxed);
@@ -166,6 +167,13 @@ int64_t WorkShares::claim(int t) {
       return id;
   }
   return -1;
+}
+
+bool WorkShares::exhausted() const {
+  for (int t = 0; t < numShares_; ++t)
+    if (shares_[t].next.load(std::memory_order_relaxed) < shares_[t].end)
+      return false;
+  return true;
 }
 
 /// One parallelFor call. Lives on the caller's stack; the caller returns only after it has
@@ -178,7 +186,6 @@ struct ThreadPool::Job {
   WorkShares shares; ///< The caller's share first, the workers' in the order they join.
   int active = 0;  ///< Workers inside; guarded by the pool mutex.
   int joined = 0;  ///< Workers that ever joined; guarded by the pool mutex.
-  bool drained = false; ///< Every id claimed; guarded by the pool mutex.
 
   /// Claims and runs workgroups (from share `share`, then the others) until none is left.
   void run(int share, int threadIndex) {
@@ -218,7 +225,7 @@ void ThreadPool::workerLoop(int index) {
     if (stop_)
       return;
     Job *job = queue_.front();
-    if (job->drained || job->joined >= job->maxHelpers) {
+    if (job->shares.exhausted() || job->joined >= job->maxHelpers) {
       // Nothing left to claim (or enough helpers): retire it from the queue.
       queue_.pop_front();
       continue;
@@ -228,7 +235,6 @@ void ThreadPool::workerLoop(int index) {
     lock.unlock();
     job->run(share, index);
     lock.lock();
-    job->drained = true; // run() returns only when no share has an id left
     if (!queue_.empty() && queue_.front() == job)
       queue_.pop_front();
     if (--job->active == 0)

@@ -81,15 +81,24 @@ private:
 class WorkShares {
 public:
   WorkShares(int64_t count, int threads);
+  WorkShares(const WorkShares &) = delete;
+  WorkShares &operator=(const WorkShares &) = delete;
   /// The next id for thread `t` (any non-negative number), or -1 once every id is claimed.
   int64_t claim(int t);
+  /// Every id is claimed (some may still be running).
+  bool exhausted() const;
 
 private:
   struct alignas(64) Share {
     std::atomic<int64_t> next{0};
     int64_t end = 0;
   };
-  std::vector<Share> shares_;
+  /// Shares live inline up to this many threads: a launch allocates nothing.
+  static constexpr int kInlineShares = 8;
+  Share inline_[kInlineShares];
+  std::unique_ptr<Share[]> more_; ///< More threads than that.
+  Share *shares_;
+  int numShares_;
 };
 
 /// A fixed pool of worker threads; the thread calling parallelFor works too. Built with

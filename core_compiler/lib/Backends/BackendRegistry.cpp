@@ -94,14 +94,16 @@ static std::string describe(const std::vector<Selection> &all) {
 ///   brgemm took 4.6-20 us per call, OpenBLAS 2-8 us (173 -> 72 us in all, the model 1.68 ->
 ///   1.55 ms, 6 interleaved rounds of `loupe run --reps 500`); its 2.4 and 4 MB classifier
 ///   GEMVs ran 1.5-8x slower on OpenBLAS.
-/// - B of at least kLargeGemvBytes (one core's L2): codegen, both cores streaming 64-column
-///   tiles of B from L3. In the models (`--override`, dispatch medians): the classifiers of
-///   MobileNetV3-small 576x1024 60 -> 48 us, 1024x1000 107 -> 84 (the model 1.43 -> 1.35 ms),
-///   MobileNetV3-large 960x1280 134 -> 99, 1280x1000 154 -> 111. Alone with B hot in the L2s,
-///   oneDNN is faster below 4 MB (512x1024 12 vs 26 us), codegen from there (1024x4096 357 vs
-///   306); a model reads such a B once per execution, past its other weights.
+/// - Larger: codegen, B packed at compile time into 64-column panels (loupe-pack-gemv-weights),
+///   each workgroup streaming one contiguous panel. Alone, B hot in the L2s (dispatch medians):
+///   256x1024 oneDNN 6.2-6.4 us, codegen 5.7; 512x1024 10.6-12.2 vs 10.8-11.5; 1024x1024 75 vs
+///   48-51; only 960x240 (3 panels and 48 columns: too few workgroups) stays faster on oneDNN,
+///   5.7 vs 7.0-7.5. In the models: lstm_speech's recurrent 256x1024 (100 calls a run) 7.45 ->
+///   5.7-6.1 us, the model 1.38-1.47 -> 1.16-1.27 ms (5 alternations); MobileNetV3-large's
+///   squeeze-and-excitation 960x240 31.6 -> 23.0 us, 240x960 27.4 -> 15.5 (B read once per
+///   execution: from L3); classifiers 960x1280 and 1280x1000 oneDNN 134 and 154, codegen 80-83
+///   and 110-112.
 static constexpr int64_t kSmallGemvBytes = 512 << 10;
-static constexpr int64_t kLargeGemvBytes = 2 << 20;
 static std::optional<int64_t> gemvBytes(const std::string &op, const std::string &signature) {
   if ((op != "matmul" && op != "batch_matmul") || signature.rfind(op + ":", 0) != 0)
     return std::nullopt;
@@ -184,8 +186,8 @@ Selection BackendRegistry::select(const std::string &op, const std::string &loc,
     const Selection *s = nullptr;
     if (*bytes <= kSmallGemvBytes && (s = lookup("openblas")))
       gemv = "a small GEMV " + gemv + ": openblas per call is faster than onednn's";
-    else if (*bytes >= kLargeGemvBytes && (s = lookup(kCodegen)))
-      gemv = "a large GEMV " + gemv + ", B read from L3 on every call: the generated kernel "
+    else if (*bytes > kSmallGemvBytes && (s = lookup(kCodegen)))
+      gemv = "a GEMV " + gemv + ": the generated kernel, B packed into 64-column panels, "
              "streams it faster than onednn's";
     if (s) {
       Selection chosen = *s;

@@ -95,6 +95,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
            "buffer-deallocation-pipeline,"
            "ral-lower-to-library-call" + backendOptions(options) + ","
            "loupe-instrument-dispatches" + std::string(options.exactMath ? "{exact-math=true}" : "") + ","
+           "loupe-pack-gemv-weights,"
            "func.func(loupe-reassociate-reductions,loupe-interchange-reductions,loupe-linearize-elementwise,loupe-vectorize-cpu,scf-forall-to-parallel,"
            "convert-linalg-to-parallel-loops),"
            "ral-outline-cpu-kernels,ral-stream-output-stores,"

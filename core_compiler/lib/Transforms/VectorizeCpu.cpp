@@ -667,12 +667,17 @@ struct VectorizeCpuPass : loupe::impl::VectorizeCpuBase<VectorizeCpuPass> {
   }
 
   /// Each code-generated dispatch's `schedule` says how it was compiled (the CPU's
-  /// counterpart of ral-outline-gpu-kernels' GPU thread mappings).
+  /// counterpart of ral-outline-gpu-kernels' GPU thread mappings), after what an earlier
+  /// pass wrote there (loupe-pack-gemv-weights' panels).
   static void recordOutcomes(func::FuncOp func, const std::map<int64_t, Outcome> &outcomes) {
     Builder b(func.getContext());
     loupe::updateDispatchRows(func, [&](int64_t id, NamedAttrList &fields) {
-      if (auto found = outcomes.find(id); found != outcomes.end())
-        fields.set("schedule", b.getStringAttr(found->second.text()));
+      auto found = outcomes.find(id);
+      if (found == outcomes.end())
+        return;
+      auto before = dyn_cast_or_null<StringAttr>(fields.get("schedule"));
+      fields.set("schedule", b.getStringAttr((before && !before.empty() ? before.str() + "; " : "") +
+                                             found->second.text()));
     });
   }
 };

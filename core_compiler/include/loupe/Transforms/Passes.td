@@ -521,6 +521,26 @@ def FoldConstantTransposes : Pass<"loupe-fold-constant-transposes", "mlir::func:
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def PackGemvWeights : Pass<"loupe-pack-gemv-weights", "mlir::ModuleOp"> {
+  let summary = "Pack the weight of every code-generated GEMV into 64-column panels";
+  let description = [{
+    A code-generated GEMV (`linalg.matmul`, or `linalg.batch_matmul` of batch 1, of one
+    row: `C[1, N] += A[1, K] * B[K, N]`, f32, static) whose B is a weight of the blob
+    (`ral.constant`) and whose N is a multiple of 64 (and more than 64) reads B in
+    panels: the blob gets B as `[N / 64, K, 64]` (a slot `<weight>.panels`, made once per
+    weight however many GEMVs read it) and the op becomes a `linalg.generic` over
+    `(panel, k, lane)` on 1-D views of A and C. loupe-vectorize-cpu then gives every
+    workgroup one 64-float accumulator and one contiguous panel of K * 256 bytes, where
+    the row-major B gave it K pieces of 256 bytes N * 4 bytes apart (4 KiB for N = 1024:
+    the same cache sets, row after row). A weight nothing else reads leaves the blob, whose
+    other slots move up. Runs after loupe-instrument-dispatches: the dispatch keeps its
+    name and row, whose `schedule` says "B packed at compile time into 16 panels of
+    256x64". The layout GEMM libraries pack B into (Goto and van de Geijn, "Anatomy of
+    high-performance matrix multiplication", ACM TOMS 2008).
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::linalg::LinalgDialect"];
+}
+
 def FuseClusters : Pass<"loupe-fuse-clusters", "mlir::ModuleOp"> {
   let summary = "Fuse the ops of every loupe.fusion region into as few linalg.generic as possible";
   let description = [{

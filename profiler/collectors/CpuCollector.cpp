@@ -27,6 +27,17 @@ void CpuCollector::reserve(size_t reps, size_t dispatchesPerRep) {
   open_.reserve(16);
 }
 
+void CpuCollector::prepareRep() {
+  // Records constructed and dropped again, within the reserved capacity: their pages stay.
+  size_t used = dispatches_.size();
+  dispatches_.resize(std::min(used + lastRepDispatches_, dispatches_.capacity()));
+  dispatches_.resize(used);
+  if (reps_.size() < reps_.capacity()) {
+    reps_.emplace_back();
+    reps_.pop_back();
+  }
+}
+
 void CpuCollector::beginRep() {
   if (inRep_)
     endRep();
@@ -51,6 +62,10 @@ void CpuCollector::endRep() {
                                      [](const DispatchTiming &d) { return d.endNs < 0; }),
                       dispatches_.end());
   }
+  lastRepDispatches_ = 0;
+  for (auto d = dispatches_.rbegin(); d != dispatches_.rend() && d->rep == int64_t(reps_.size());
+       ++d)
+    ++lastRepDispatches_;
   reps_.push_back({repStartNs_ - originNs_, now - originNs_});
   inRep_ = false;
 }
@@ -121,6 +136,7 @@ void CpuCollector::clear() {
   originNs_ = repStartNs_ = 0;
   unmatched_ = 0;
   inRep_ = false;
+  lastRepDispatches_ = 0;
 }
 
 std::string cpuDeviceName() {

@@ -253,7 +253,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   ral::Tracer *sampleTracer = gpu ? gpu->tracer() : &tracer;
   std::vector<int64_t> durations;
   durations.reserve(reserve);
-  int64_t faultsBefore = minorFaults();
+  int64_t faultsInReps = 0; // minor faults between each repetition's start and end
   start = CpuCollector::nowNs();
   while (true) {
     int64_t elapsed = CpuCollector::nowNs() - start;
@@ -275,9 +275,15 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
         return ral::Status(s.code(), "flushing the caches: " + s.message());
     if (gpu)
       gpu->beginRep(true);
+    m.collector.prepareRep();
+    int64_t faultsBefore = minorFaults();
     m.collector.beginRep();
     ral::Status s = run(sampleTracer);
     m.collector.endRep();
+    int64_t faultsAfter = minorFaults();
+    faultsInReps = faultsBefore < 0 || faultsAfter < 0 || faultsInReps < 0
+                       ? -1
+                       : faultsInReps + faultsAfter - faultsBefore;
     if (gpu)
       if (ral::Status timed = gpu->endRep(); !timed && s)
         s = timed;
@@ -295,8 +301,8 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
     m.smClockMhz.push_back(mhz);
   }
   report("run", 1);
-  if (int64_t faults = minorFaults(); faults >= 0 && faultsBefore >= 0 && !durations.empty())
-    m.record.minorFaultsPerRep = double(faults - faultsBefore) / double(durations.size());
+  if (faultsInReps >= 0 && !durations.empty())
+    m.record.minorFaultsPerRep = double(faultsInReps) / double(durations.size());
   if (gpu) {
     if (ral::Status s = gpu->finish(); !s)
       return s;

@@ -2,7 +2,9 @@
 //
 // Times repetitions of a CPU run and the dispatches inside them with std::chrono::steady_clock.
 // Recording appends to pre-reserved vectors (no allocation, no lock once reserved), so the
-// timer costs about two clock reads per event.
+// timer costs about two clock reads per event. prepareRep() touches the pages the next
+// repetition's records will fill, so that the page faults inside it (which a run reports) are
+// the artifact's, not the timer's.
 //
 // Threading: one collector per executing thread. All begin/end calls must come from that
 // thread; read results only after the last endRep(), after synchronising with it.
@@ -46,6 +48,10 @@ public:
   /// Reserves storage so that recording that many events allocates nothing.
   void reserve(size_t reps, size_t dispatchesPerRep);
 
+  /// Touches the records the next repetition will likely write (as many as the last one
+  /// did, within the reserved capacity), so writing them faults no page. Optional; call it
+  /// outside the repetition.
+  void prepareRep();
   /// Starts a repetition. A beginRep() while one is open ends the open one first.
   void beginRep();
   /// Ends the open repetition; dispatches still open in it are dropped and counted in
@@ -93,6 +99,7 @@ private:
   int64_t repStartNs_ = 0; ///< Absolute start of the open repetition.
   size_t unmatched_ = 0;
   bool inRep_ = false;
+  size_t lastRepDispatches_ = 0; ///< Dispatches the last repetition recorded.
 };
 
 } // namespace loupe::profiler

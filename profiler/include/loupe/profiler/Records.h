@@ -136,8 +136,10 @@ struct MeasurementRecord {
   std::string clockNote;
   /// GPU runs: where the dispatch times came from ("CUPTI <path> (API n)", "CUDA events (CUPTI
   /// is held by another subscriber: <why>)" or "host clock only (<why>)"); empty on the CPU.
-  std::string kernelTiming;  /// Page faults the process took per measured repetition (getrusage's minor faults over
-  /// sampling / reps): about 0 when every buffer is reused; NaN when unknown.
+  std::string kernelTiming;
+  /// Page faults the process took inside the measured repetitions, per repetition
+  /// (getrusage's minor faults before and after each): about 0 when every buffer is reused;
+  /// NaN when unknown.
   double minorFaultsPerRep = std::nan("");
   /// The artifact's transient buffers (manifest "buffer_plan", ral::BufferPlan): the arena,
   /// the sum of the buffers placed in it, and the bytes allocated outside it; -1 when the

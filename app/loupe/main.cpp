@@ -32,7 +32,7 @@ static const char *kUsage =
     "  tune MODEL|SESSION [--db DB] [--trials N] [--reps N] [--try B1,B2] [--threshold PCT]\n"
     "                 [-o TUNED.json] [--report OUT] [--json] [backend flags, MODEL only]\n"
     "                 every backend of every op measured; winners kept as overrides and in\n"
-    "                 the DB's tuning table, which `--backends auto` reads"
+    "                 the DB's tuning table, which `--backends auto` reads\n"
     "  ral list [--verbose]   every registered RAL API name (what artifacts call)\n"
     "  backends list          backends, their ops and plevels, and what runs on this machine\n"
     "  db list [--db DB] [--model TEXT] [--json]   the profile DB's runs, newest first\n"

@@ -106,7 +106,8 @@ nlohmann::json measurementJson(const profiler::MeasurementRecord &m,
       {"noise", std::isfinite(m.noise) ? nlohmann::json(m.noise) : nlohmann::json()},
       {"stop", profiler::stopReasonName(m.stop)},
       {"flush_bytes", m.flushBytes},
-      {"sm_clock_mhz", smClockMhz ? nlohmann::json(*smClockMhz) : nlohmann::json()}};
+      {"sm_clock_mhz", smClockMhz ? nlohmann::json(*smClockMhz) : nlohmann::json()},
+      {"thread_stalls", m.threadStalls >= 0 ? nlohmann::json(m.threadStalls) : nlohmann::json()}};
   if (!m.clockNote.empty())
     j["clock_note"] = m.clockNote;
   // Where the dispatch times came from: GpuRunProfile::note's three forms; the CPU's host clock.
@@ -137,6 +138,13 @@ std::string measurementText(const profiler::MeasurementRecord &m,
   }
   if (smClockMhz) {
     std::snprintf(buf, sizeof buf, "; SM %.0f MHz", *smClockMhz);
+    text += buf;
+  }
+  if (m.threadStalls > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "; %lld parallel regions stalled on a descheduled thread, each followed by a "
+                  "stretch on one thread",
+                  (long long)m.threadStalls);
     text += buf;
   }
   return text;

@@ -7,6 +7,7 @@
 
 #include "loupe/profiler/Statistics.h"
 #include "loupe/ral/Context.h"
+#include "loupe/ral/CpuDriver.h"
 #include "loupe/ral/CudaDriver.h"
 
 #include <algorithm>
@@ -254,6 +255,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   std::vector<int64_t> durations;
   durations.reserve(reserve);
   int64_t faultsInReps = 0; // minor faults between each repetition's start and end
+  int64_t stallsBefore = env.pool ? env.pool->governor().stalls() : 0;
   start = CpuCollector::nowNs();
   while (true) {
     int64_t elapsed = CpuCollector::nowNs() - start;
@@ -303,6 +305,8 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   report("run", 1);
   if (faultsInReps >= 0 && !durations.empty())
     m.record.minorFaultsPerRep = double(faultsInReps) / double(durations.size());
+  if (env.pool)
+    m.record.threadStalls = env.pool->governor().stalls() - stallsBefore;
   if (gpu) {
     if (ral::Status s = gpu->finish(); !s)
       return s;
@@ -384,6 +388,8 @@ ral::StatusOr<std::vector<Measurement>> measureArtifact(const ral::Artifact &art
   env.cuda = probes->cuda;
   env.dispatchesPerRep = artifact.manifest().dispatches.size();
   env.cupti = artifact.manifest().target == "cuda" || artifact.manifest().target == "gpu";
+  if (artifact.context())
+    env.pool = &artifact.context()->cpu().threadPool();
   RepetitionFn run = [&](ral::Tracer *tracer) {
     ral::Status status = artifact.run(inputs, outputs, tracer);
     if (env.injectedDelayNs > 0) {

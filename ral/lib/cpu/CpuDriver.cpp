@@ -6,6 +6,7 @@
 #include <omp.h>
 #endif
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -242,11 +243,36 @@ void ThreadPool::workerLoop(int index) {
   }
 }
 
+void ContentionGovernor::regionEnded(int64_t workNs, int64_t waitNs, int64_t nowNs) {
+  if (waitNs <= kStallNs || waitNs <= workNs) {
+    if (nowNs - lastStallNs_.load(std::memory_order_relaxed) > kForgetNs)
+      backoffNs_.store(kFirstBackoffNs, std::memory_order_relaxed);
+    return;
+  }
+  int64_t backoff = backoffNs_.load(std::memory_order_relaxed);
+  lastStallNs_.store(nowNs, std::memory_order_relaxed);
+  soloUntilNs_.store(nowNs + backoff, std::memory_order_relaxed);
+  backoffNs_.store(std::min(2 * backoff, kMaxBackoffNs), std::memory_order_relaxed);
+  stalls_.fetch_add(1, std::memory_order_relaxed);
+}
+
+static int64_t steadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int ThreadPool::activeThreads() const {
+  return numThreads_ > 1 && governor_.solo(steadyNowNs()) ? 1 : numThreads_;
+}
+
 void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int)> &fn,
                              int maxThreads) {
   if (count <= 0)
     return;
   int threads = maxThreads > 0 ? std::min(maxThreads, numThreads_) : numThreads_;
+  if (threads > 1 && !tInWorkgroup && governor_.solo(steadyNowNs()))
+    threads = 1;
   if (count == 1 || threads <= 1 || tInWorkgroup) {
     bool outer = tInWorkgroup;
     tInWorkgroup = true;
@@ -261,6 +287,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
   // a small kernel (docs/ral.md, "Threads").
   int helpers = static_cast<int>(std::min<int64_t>(threads, count));
   WorkShares shares(count, helpers);
+  int64_t start = steadyNowNs(), callerDone = start;
 #pragma omp parallel num_threads(helpers)
   {
     int index = omp_get_thread_num(), outerIndex = tThreadIndex;
@@ -269,9 +296,13 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     tInWorkgroup = true;
     for (int64_t i; (i = shares.claim(index)) >= 0;)
       fn(i, index);
+    if (index == 0)
+      callerDone = steadyNowNs();
     tInWorkgroup = outer;
     tThreadIndex = outerIndex;
   }
+  int64_t end = steadyNowNs();
+  governor_.regionEnded(callerDone - start, end - callerDone, end);
 #else
   Job job(fn, count, static_cast<int>(std::min<int64_t>(threads - 1, count - 1)));
   {
@@ -282,12 +313,18 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     wake_.notify_one();
   else
     wake_.notify_all();
+  int64_t start = steadyNowNs();
   job.run(0, tThreadIndex);
-  std::unique_lock<std::mutex> lock(mutex_);
-  auto it = std::find(queue_.begin(), queue_.end(), &job);
-  if (it != queue_.end())
-    queue_.erase(it);
-  done_.wait(lock, [&] { return job.active == 0; });
+  int64_t callerDone = steadyNowNs();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto it = std::find(queue_.begin(), queue_.end(), &job);
+    if (it != queue_.end())
+      queue_.erase(it);
+    done_.wait(lock, [&] { return job.active == 0; });
+  }
+  int64_t end = steadyNowNs();
+  governor_.regionEnded(callerDone - start, end - callerDone, end);
 #endif
 }
 
@@ -417,7 +454,7 @@ Status CpuDriver::launch(const CpuLaunchDims &dims, int64_t unitWorkloadSizeHint
     kernel(dims.lower, dims.upper, dims.step, params);
     return Status::ok();
   }
-  CpuLaunchPlan p = plan(dims, unitWorkloadSizeHint, pool_->numThreads());
+  CpuLaunchPlan p = plan(dims, unitWorkloadSizeHint, pool_->activeThreads());
   if (p.numWorkgroups == 0)
     return Status::ok();
   if (p.numWorkgroups == 1) {

@@ -75,7 +75,7 @@ public:
   ScopedTeamSize(ExecutionContext *ctx, double flops, double bytes) {
 #if LOUPE_ONEDNN_OPENMP
     previous_ = omp_get_max_threads();
-    int limit = std::min(processors(), ctx->context().cpu().threadPool().numThreads());
+    int limit = std::min(processors(), ctx->context().cpu().threadPool().activeThreads());
     int wanted = static_cast<int>(std::min<double>(
         limit, std::ceil(std::max(flops / kFlopsPerThread, bytes / kBytesPerThread))));
     threads_ = std::max(1, wanted);

@@ -136,6 +136,69 @@ TEST(RalThreadPool, ManyCallersAtOnce) {
   EXPECT_EQ(total.load(), 4 * 50 * (99 * 100 / 2));
 }
 
+// A region whose caller waited long for the other threads, longer than it worked, means a
+// descheduled thread: one thread for a back-off that doubles while stalls continue and starts
+// over after kForgetNs without one. Waits that are short, or shorter than the work, do not count.
+TEST(RalContentionGovernor, StallsBackOffToOneThread) {
+  using G = ContentionGovernor;
+  G g;
+  constexpr int64_t ms = 1'000'000;
+  int64_t now = 1000 * ms;
+  g.regionEnded(/*work*/ 50'000, /*wait*/ 150'000, now); // short wait
+  g.regionEnded(5 * ms, 3 * ms, now);                    // waited less than it worked
+  EXPECT_FALSE(g.solo(now));
+  EXPECT_EQ(g.stalls(), 0);
+  g.regionEnded(100'000, 3 * ms, now); // the other thread came 3 ms late
+  EXPECT_EQ(g.stalls(), 1);
+  EXPECT_TRUE(g.solo(now + G::kFirstBackoffNs - 1));
+  EXPECT_FALSE(g.solo(now + G::kFirstBackoffNs));
+  now += G::kFirstBackoffNs;
+  g.regionEnded(100'000, 3 * ms, now); // still contended: twice as long
+  EXPECT_TRUE(g.solo(now + 2 * G::kFirstBackoffNs - 1));
+  EXPECT_FALSE(g.solo(now + 2 * G::kFirstBackoffNs));
+  for (int i = 0; i < 20; ++i)
+    g.regionEnded(100'000, 3 * ms, now);
+  EXPECT_TRUE(g.solo(now + G::kMaxBackoffNs - 1)); // capped
+  EXPECT_FALSE(g.solo(now + G::kMaxBackoffNs));
+  now += G::kMaxBackoffNs;
+  g.regionEnded(100'000, 10'000, now); // a clean probe keeps the back-off ...
+  g.regionEnded(100'000, 3 * ms, now);
+  EXPECT_FALSE(g.solo(now + G::kMaxBackoffNs));
+  EXPECT_TRUE(g.solo(now + G::kMaxBackoffNs - 1));
+  now += G::kForgetNs + G::kMaxBackoffNs;
+  g.regionEnded(100'000, 10'000, now); // ... until no stall for kForgetNs
+  g.regionEnded(100'000, 3 * ms, now);
+  EXPECT_FALSE(g.solo(now + G::kFirstBackoffNs));
+  EXPECT_EQ(g.stalls(), 24);
+}
+
+// While the governor says solo, parallelFor runs every workgroup on the calling thread. A
+// fresh pool per try: where another process holds a core, a try can go wrong either way.
+TEST(RalThreadPool, SoloRunsOnTheCallingThread) {
+  auto spin = [](int us) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  };
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    ThreadPool pool(2);
+    pool.parallelFor(2, [&](int64_t, int) { spin(1000); }); // starts the team's threads
+    if (pool.governor().stalls() != 0 || pool.activeThreads() != 2)
+      continue;
+    // Thread 0 works 0.5 ms on workgroup 0 (thread 1 arrives meanwhile and claims workgroup
+    // 1), then waits for thread 1, which holds workgroup 1 for 3 ms: as if descheduled.
+    pool.parallelFor(2, [&](int64_t, int thread) { spin(thread == 0 ? 500 : 3000); });
+    if (pool.governor().stalls() == 0)
+      continue; // thread 1 was late: both workgroups ran on thread 0
+    EXPECT_EQ(pool.activeThreads(), 1);
+    std::atomic<int> others{0};
+    pool.parallelFor(64, [&](int64_t, int thread) { others.fetch_add(thread != 0); });
+    EXPECT_EQ(others.load(), 0);
+    return;
+  }
+  GTEST_SKIP() << "10 tries, none with both threads on time and then a stall";
+}
+
 /// Visits every point of `dims` through the plan's workgroup boxes; each exactly once.
 void checkPlanCovers(const CpuLaunchDims &dims, int64_t hint, int threads) {
   CpuLaunchPlan plan = CpuDriver::plan(dims, hint, threads);

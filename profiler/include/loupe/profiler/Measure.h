@@ -45,6 +45,10 @@ namespace loupe::ral {
 class CudaDriver;
 }
 
+namespace loupe::ral {
+class ThreadPool;
+} // namespace loupe::ral
+
 namespace loupe::profiler {
 
 class GpuRunProfile;
@@ -158,6 +162,8 @@ struct MeasureEnv {
   /// measureArtifact: busy-waits this long after each execution, inside the repetition
   /// (RunSettings::injectDelayUs).
   int64_t injectedDelayNs = 0;
+  /// The CPU pool the workload runs on: its stalls during sampling go into the record.
+  const ral::ThreadPool *pool = nullptr;
 };
 
 /// Warms up, then samples `run` in `mode` as `options` say (validate() first). Errors: the

@@ -141,6 +141,10 @@ struct MeasurementRecord {
   /// (getrusage's minor faults before and after each): about 0 when every buffer is reused;
   /// NaN when unknown.
   double minorFaultsPerRep = std::nan("");
+  /// CPU: parallel regions of the measured repetitions that stalled on a thread the scheduler
+  /// did not run (another process on the core), each followed by a back-off on one thread
+  /// (ral::ContentionGovernor); -1 when unknown.
+  int64_t threadStalls = -1;
   /// The artifact's transient buffers (manifest "buffer_plan", ral::BufferPlan): the arena,
   /// the sum of the buffers placed in it, and the bytes allocated outside it; -1 when the
   /// artifact has no plan.

@@ -101,6 +101,37 @@ private:
   int numShares_;
 };
 
+/// Whether another process holds one of the pool's cores, judged from the pool's own
+/// parallel regions: a region whose calling thread, done with every workgroup (it takes the
+/// ones a late thread has not claimed, WorkShares), then waits at the end for the other
+/// threads longer than kStallNs and longer than it worked, had a thread the scheduler did not
+/// run. Then the pool runs on the calling thread alone (and oneDNN with a team of one) for a
+/// back-off of kFirstBackoffNs, doubled each time a region after it stalls again, up to
+/// kMaxBackoffNs, and back to the first after kForgetNs without a stall: under lasting
+/// contention two threads are tried about once a second. With spinning OpenMP
+/// threads, another process busy on one of this VM's two cores made every region wait for a
+/// scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime 2.9 -> 7.0-7.6, one
+/// thread 4.7-4.9). Thread-safe; timestamps are steady-clock ns.
+class ContentionGovernor {
+public:
+  static constexpr int64_t kStallNs = 200'000;
+  static constexpr int64_t kFirstBackoffNs = 20'000'000;
+  static constexpr int64_t kMaxBackoffNs = 1'000'000'000;
+  static constexpr int64_t kForgetNs = 2'000'000'000;
+  /// Runs are solo (one thread) at `nowNs`.
+  bool solo(int64_t nowNs) const { return nowNs < soloUntilNs_.load(std::memory_order_relaxed); }
+  /// A parallel region ended: the calling thread worked `workNs`, then waited `waitNs`.
+  void regionEnded(int64_t workNs, int64_t waitNs, int64_t nowNs);
+  /// Regions that stalled so far (each began a solo back-off).
+  int64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
+
+private:
+  std::atomic<int64_t> soloUntilNs_{0};
+  std::atomic<int64_t> lastStallNs_{0};
+  std::atomic<int64_t> backoffNs_{kFirstBackoffNs};
+  std::atomic<int64_t> stalls_{0};
+};
+
 /// A fixed pool of worker threads; the thread calling parallelFor works too. Built with
 /// OpenMP (LOUPE_RAL_OPENMP), the workers are the calling thread's OpenMP team, which oneDNN's
 /// kernels use too; otherwise threads of its own that sleep between calls.
@@ -113,6 +144,10 @@ public:
   ThreadPool &operator=(const ThreadPool &) = delete;
 
   int numThreads() const { return numThreads_; }
+  /// The threads a parallel call uses now: numThreads(), or 1 while the governor says another
+  /// process holds a core (ContentionGovernor).
+  int activeThreads() const;
+  const ContentionGovernor &governor() const { return governor_; }
   /// Runs fn(i, threadIndex) once for every i in [0, count) and returns when all are done.
   /// threadIndex is 0 for the calling thread and 1..numThreads-1 for workers. Safe to call
   /// from many threads at once; a call from inside a workgroup runs inline (no nesting).
@@ -126,6 +161,7 @@ private:
   void workerLoop(int index);
 
   int numThreads_;
+  ContentionGovernor governor_;
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable wake_;

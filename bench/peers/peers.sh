@@ -11,6 +11,8 @@
 # on this shared machine hits every tool alike. Prints the median of the rounds' medians with
 # its min-max, the ratios loupe/peer (below 1: Loupe faster) and what else ran (load), and
 # writes the table to BUILD/bench-results/peers.md.
+# PEERS_BUSY=1 keeps one busy loop running throughout (another process holding one core, as a
+# shared machine's tenant does) and writes BUILD/bench-results/peers-busy.md instead.
 # Set-up (not needed by ./x test): libjemalloc2 (apt) and onnxruntime-node (npm, the version
 # examples/zoo/export_real.py pins, into BUILD/zoo/npm, where the zoo installs it too).
 # usage: bench/peers/peers.sh BUILD_DIR [ROUNDS] [WORKLOAD|MODEL ...]
@@ -82,6 +84,15 @@ time_one() {
 TOOLS=(loupe ort torch tuned reference)
 results=$OUT/results.txt; : >"$results"
 load_before=$(cut -d' ' -f1 /proc/loadavg)
+table=$BUILD/bench-results/peers.md
+what="load average"
+if [ "${PEERS_BUSY:-0}" = 1 ]; then
+  sh -c 'while :; do :; done' &
+  busy=$!
+  trap 'kill $busy' EXIT
+  table=$BUILD/bench-results/peers-busy.md
+  what="a busy loop on one core throughout; load average"
+fi
 for round in $(seq "$ROUNDS"); do
   for item in "${items[@]}"; do
     for tool in "${TOOLS[@]}"; do
@@ -94,5 +105,5 @@ done
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
 /usr/bin/python3 "$HERE/table.py" "$results" "$OUT/inputs.json" "$ROUNDS" \
-  "load average ${load_before} before, ${load_after} after ($(nproc) CPUs)" |
-  tee "$BUILD/bench-results/peers.md"
+  "$what ${load_before} before, ${load_after} after ($(nproc) CPUs)" |
+  tee "$table"

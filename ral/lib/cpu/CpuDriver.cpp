@@ -249,8 +249,13 @@ void ContentionGovernor::regionEnded(int64_t workNs, int64_t waitNs, int64_t now
       backoffNs_.store(kFirstBackoffNs, std::memory_order_relaxed);
     return;
   }
+  // A lone stall is a blip (another process woke briefly); a second within kConfirmNs, or one
+  // right after a stretch on one thread, is contention.
+  int64_t last = lastStallNs_.exchange(nowNs, std::memory_order_relaxed);
+  if (nowNs - last > kConfirmNs &&
+      nowNs - soloUntilNs_.load(std::memory_order_relaxed) > kConfirmNs)
+    return;
   int64_t backoff = backoffNs_.load(std::memory_order_relaxed);
-  lastStallNs_.store(nowNs, std::memory_order_relaxed);
   soloUntilNs_.store(nowNs + backoff, std::memory_order_relaxed);
   backoffNs_.store(std::min(2 * backoff, kMaxBackoffNs), std::memory_order_relaxed);
   stalls_.fetch_add(1, std::memory_order_relaxed);
@@ -264,6 +269,10 @@ static int64_t steadyNowNs() {
 
 int ThreadPool::activeThreads() const {
   return numThreads_ > 1 && governor_.solo(steadyNowNs()) ? 1 : numThreads_;
+}
+
+void ThreadPool::regionEnded(int64_t workNs, int64_t waitNs) {
+  governor_.regionEnded(workNs, waitNs, steadyNowNs());
 }
 
 void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int)> &fn,

@@ -136,38 +136,46 @@ TEST(RalThreadPool, ManyCallersAtOnce) {
   EXPECT_EQ(total.load(), 4 * 50 * (99 * 100 / 2));
 }
 
-// A region whose caller waited long for the other threads, longer than it worked, means a
-// descheduled thread: one thread for a back-off that doubles while stalls continue and starts
-// over after kForgetNs without one. Waits that are short, or shorter than the work, do not count.
+// A region whose caller waited long for the other threads, longer than it worked, had a
+// descheduled thread. A lone stall is a blip; a second within kConfirmNs (or one right after
+// a stretch on one thread) puts the pool on one thread for a back-off that doubles while
+// stalls go on and starts over after kForgetNs without one. Short waits, or waits shorter than
+// the work, are no stalls.
 TEST(RalContentionGovernor, StallsBackOffToOneThread) {
   using G = ContentionGovernor;
   G g;
-  constexpr int64_t ms = 1'000'000;
-  int64_t now = 1000 * ms;
-  g.regionEnded(/*work*/ 50'000, /*wait*/ 150'000, now); // short wait
-  g.regionEnded(5 * ms, 3 * ms, now);                    // waited less than it worked
+  constexpr int64_t ms = 1'000'000, work = 100'000, stall = 3 * ms, clean = 10'000;
+  int64_t now = 10'000 * ms;
+  g.regionEnded(50'000, 150'000, now); // a short wait
+  g.regionEnded(5 * ms, 3 * ms, now);  // waited less than it worked
+  g.regionEnded(work, stall, now);     // a lone stall
+  EXPECT_FALSE(g.solo(now));
+  now += 2 * G::kConfirmNs;
+  g.regionEnded(work, stall, now); // lone again: too long after the last
   EXPECT_FALSE(g.solo(now));
   EXPECT_EQ(g.stalls(), 0);
-  g.regionEnded(100'000, 3 * ms, now); // the other thread came 3 ms late
+  g.regionEnded(work, stall, now + ms); // confirmed
+  now += ms;
   EXPECT_EQ(g.stalls(), 1);
   EXPECT_TRUE(g.solo(now + G::kFirstBackoffNs - 1));
   EXPECT_FALSE(g.solo(now + G::kFirstBackoffNs));
-  now += G::kFirstBackoffNs;
-  g.regionEnded(100'000, 3 * ms, now); // still contended: twice as long
+  now += G::kFirstBackoffNs + G::kConfirmNs / 2;
+  g.regionEnded(work, stall, now); // right after the stretch: twice as long
   EXPECT_TRUE(g.solo(now + 2 * G::kFirstBackoffNs - 1));
   EXPECT_FALSE(g.solo(now + 2 * G::kFirstBackoffNs));
   for (int i = 0; i < 20; ++i)
-    g.regionEnded(100'000, 3 * ms, now);
+    g.regionEnded(work, stall, now);
   EXPECT_TRUE(g.solo(now + G::kMaxBackoffNs - 1)); // capped
   EXPECT_FALSE(g.solo(now + G::kMaxBackoffNs));
   now += G::kMaxBackoffNs;
-  g.regionEnded(100'000, 10'000, now); // a clean probe keeps the back-off ...
-  g.regionEnded(100'000, 3 * ms, now);
-  EXPECT_FALSE(g.solo(now + G::kMaxBackoffNs));
+  g.regionEnded(work, clean, now); // a clean probe keeps the back-off ...
+  g.regionEnded(work, stall, now);
   EXPECT_TRUE(g.solo(now + G::kMaxBackoffNs - 1));
   now += G::kForgetNs + G::kMaxBackoffNs;
-  g.regionEnded(100'000, 10'000, now); // ... until no stall for kForgetNs
-  g.regionEnded(100'000, 3 * ms, now);
+  g.regionEnded(work, clean, now); // ... until no stall for kForgetNs
+  g.regionEnded(work, stall, now);
+  g.regionEnded(work, stall, now);
+  EXPECT_TRUE(g.solo(now + G::kFirstBackoffNs - 1));
   EXPECT_FALSE(g.solo(now + G::kFirstBackoffNs));
   EXPECT_EQ(g.stalls(), 24);
 }
@@ -187,7 +195,8 @@ TEST(RalThreadPool, SoloRunsOnTheCallingThread) {
       continue;
     // Thread 0 works 0.5 ms on workgroup 0 (thread 1 arrives meanwhile and claims workgroup
     // 1), then waits for thread 1, which holds workgroup 1 for 3 ms: as if descheduled.
-    pool.parallelFor(2, [&](int64_t, int thread) { spin(thread == 0 ? 500 : 3000); });
+    for (int stall = 0; stall < 2; ++stall) // a lone stall is a blip; two are contention
+      pool.parallelFor(2, [&](int64_t, int thread) { spin(thread == 0 ? 500 : 3000); });
     if (pool.governor().stalls() == 0)
       continue; // thread 1 was late: both workgroups ran on thread 0
     EXPECT_EQ(pool.activeThreads(), 1);

@@ -101,28 +101,30 @@ private:
   int numShares_;
 };
 
-/// Whether another process holds one of the pool's cores, judged from the pool's own
-/// parallel regions: a region whose calling thread, done with every workgroup (it takes the
-/// ones a late thread has not claimed, WorkShares), then waits at the end for the other
-/// threads longer than kStallNs and longer than it worked, had a thread the scheduler did not
-/// run. Then the pool runs on the calling thread alone (and oneDNN with a team of one) for a
-/// back-off of kFirstBackoffNs, doubled each time a region after it stalls again, up to
-/// kMaxBackoffNs, and back to the first after kForgetNs without a stall: under lasting
-/// contention two threads are tried about once a second. With spinning OpenMP
-/// threads, another process busy on one of this VM's two cores made every region wait for a
-/// scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime 2.9 -> 7.0-7.6, one
-/// thread 4.7-4.9). Thread-safe; timestamps are steady-clock ns.
+/// Whether another process holds one of the pool's cores, judged from parallel regions: a
+/// region whose calling thread, done with its work (in parallelFor it takes what a late thread
+/// has not claimed, WorkShares), then waits for the others longer than kStallNs and longer
+/// than it worked, had a thread the scheduler did not run (a oneDNN primitive: a call much
+/// slower than its fastest). A second stall within kConfirmNs, or one right after a stretch
+/// on one thread, means contention rather than a blip: the pool then runs on the calling
+/// thread alone (generated kernels inline, oneDNN with a team of one) for kFirstBackoffNs,
+/// twice as long after each further stall up to kMaxBackoffNs, back to the first after
+/// kForgetNs without a stall; under lasting contention two threads are tried about once a
+/// second. With spinning OpenMP threads and a busy loop on one of this VM's two cores, every
+/// region waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime
+/// 2.9 -> 7.0-7.6; one thread 4.7-4.9). Thread-safe; timestamps are steady-clock ns.
 class ContentionGovernor {
 public:
   static constexpr int64_t kStallNs = 200'000;
   static constexpr int64_t kFirstBackoffNs = 20'000'000;
   static constexpr int64_t kMaxBackoffNs = 1'000'000'000;
   static constexpr int64_t kForgetNs = 2'000'000'000;
+  static constexpr int64_t kConfirmNs = 100'000'000;
   /// Runs are solo (one thread) at `nowNs`.
   bool solo(int64_t nowNs) const { return nowNs < soloUntilNs_.load(std::memory_order_relaxed); }
   /// A parallel region ended: the calling thread worked `workNs`, then waited `waitNs`.
   void regionEnded(int64_t workNs, int64_t waitNs, int64_t nowNs);
-  /// Regions that stalled so far (each began a solo back-off).
+  /// Stalls that began a stretch on one thread so far.
   int64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
 
 private:
@@ -148,6 +150,9 @@ public:
   /// process holds a core (ContentionGovernor).
   int activeThreads() const;
   const ContentionGovernor &governor() const { return governor_; }
+  /// Reports a parallel region the pool did not run itself (a oneDNN primitive's own OpenMP
+  /// region on the same threads) to the governor: work and wait as regionEnded's.
+  void regionEnded(int64_t workNs, int64_t waitNs);
   /// Runs fn(i, threadIndex) once for every i in [0, count) and returns when all are done.
   /// threadIndex is 0 for the calling thread and 1..numThreads-1 for workers. Safe to call
   /// from many threads at once; a call from inside a workgroup runs inline (no nesting).

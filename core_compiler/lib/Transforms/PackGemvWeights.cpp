@@ -34,7 +34,7 @@ constexpr int64_t kPanel = 64;
 constexpr int64_t kSlotAlignment = 64;
 
 /// A GEMV this pass packs: C[1, N] += A[1, K] * B[K, N] (matmul, or batch_matmul of batch 1),
-/// f32, static, B a weight of the blob, N at least one panel wide.
+/// f32, static, B a weight of the blob, N more than one panel wide.
 struct Gemv {
   linalg::LinalgOp op;
   loupe::ralir::ConstantOp weight;
@@ -179,7 +179,7 @@ Value flatten(OpBuilder &b, Location loc, Value value) {
       SmallVector<ReassociationIndices>{llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))});
 }
 
-/// A generic `out += a * w` (the named op's body, `body`) over `dims` with `maps`.
+/// A generic `out += a * w` (the named op's body, `body`) with `maps` and `iterators`.
 linalg::GenericOp accumulate(OpBuilder &b, Location loc, Region &body, Value a, Value w,
                              Value out, ArrayRef<SmallVector<AffineExpr>> maps,
                              ArrayRef<utils::IteratorType> iterators) {

@@ -261,7 +261,7 @@ void ContentionGovernor::regionEnded(int64_t workNs, int64_t waitNs, int64_t now
   stalls_.fetch_add(1, std::memory_order_relaxed);
 }
 
-static int64_t steadyNowNs() {
+int64_t steadyNowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();

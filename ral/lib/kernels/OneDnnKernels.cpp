@@ -29,7 +29,6 @@
 #include <cmath>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -219,14 +218,9 @@ void run(ExecutionContext *ctx, CachedPrimitive &p, CallMemories &memories, Argu
   if (size_t bytes = p.scratchpad.get_size())
     args.add(DNNL_ARG_SCRATCHPAD,
              memories.at(int(p.slots.size()) - 1, scratch(kScratchpad, bytes)));
-  auto now = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  };
-  int64_t start = now();
+  int64_t start = steadyNowNs();
   args.execute(p.primitive, stream);
-  int64_t took = now() - start;
+  int64_t took = steadyNowNs() - start;
   int64_t fastest = p.fastestNs.load(std::memory_order_relaxed);
   if (took < fastest)
     p.fastestNs.store(took, std::memory_order_relaxed);

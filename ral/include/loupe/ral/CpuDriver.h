@@ -101,6 +101,9 @@ private:
   int numShares_;
 };
 
+/// steady_clock now, ns: the ContentionGovernor's timestamps.
+int64_t steadyNowNs();
+
 /// Whether another process holds one of the pool's cores, judged from parallel regions: a
 /// region whose calling thread, done with its work (in parallelFor it takes what a late thread
 /// has not claimed, WorkShares), then waits for the others longer than kStallNs and longer

@@ -32,8 +32,9 @@ static constexpr llvm::StringLiteral kNoAliasAttr = "ral.noalias";
 static constexpr int64_t kDynamicTripCount = 16;
 /// f32 lanes of an AVX-512 vector: how much cheaper a vectorised work unit is (workgroupBlock).
 static constexpr int64_t kVectorLanes = 16;
-/// Workgroups of loops that stream rows do this many times min-workgroup-work (workgroupBlock).
-static constexpr int64_t kRowStreamFactor = 16;
+/// Workgroups of loops that stream rows do this many times min-workgroup-work (workgroupBlock):
+/// 32 x 8192 units, about 16 LayerNorm rows of 1024 floats.
+static constexpr int64_t kRowStreamFactor = 32;
 /// Work units of a load or store per vector register (or scalar) it moves: data another
 /// kernel wrote, mostly out of this core's L1, costs more than an arithmetic op. Counted as
 /// one, EfficientNet-B0's squeeze-excitation multiplies (14x14x480, 750 KB moved) ran on one

@@ -3,12 +3,12 @@
 
 // An elementwise loop becomes a kernel over its rows: the innermost dimension stays a loop.
 // Constants and globals are cloned into the kernel, buffers are passed, and distinct buffers
-// are marked ral.noalias. A workgroup gets ~16384 work units: loads and stores count 2, so a
-// row is (2 + 2 + 1 + 2) x 128 = 896 units: 19 rows.
+// are marked ral.noalias. A workgroup gets ~8192 work units: loads and stores count 2, so a
+// row is (2 + 2 + 1 + 2) x 128 = 896 units: 10 rows.
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[CTX:.*]]: !ral.context)
-// CHECK: ral.cpu_launch %[[CTX]], @main_kernel_0, %c8{{(_[0-9]+)?}}, %c19{{(_[0-9]+)?}}, %[[IN:.*]], %[[OUT:.*]] : memref<8x128xf32>, memref<8x128xf32>
+// CHECK: ral.cpu_launch %[[CTX]], @main_kernel_0, %c8{{(_[0-9]+)?}}, %c10{{(_[0-9]+)?}}, %[[IN:.*]], %[[OUT:.*]] : memref<8x128xf32>, memref<8x128xf32>
 // CHECK-NOT: scf.parallel
 // CHECK: ral.send_output %[[CTX]], 0, %[[OUT]]
 // CHECK: func.func private @main_kernel_0(%[[KCTX:.*]]: !ral.context, %[[BEGIN:.*]]: index, %[[END:.*]]: index,
@@ -105,7 +105,7 @@ func.func @no_context(%m: memref<16xf32>) {
 // CHECK-SAME: (%[[CTX:.*]]: !ral.context, %[[N:.*]]: index, %[[M:.*]]: memref<?x4xf32>)
 // CHECK: %[[EXT:.*]] = arith.maxsi %[[N]]
 // CHECK: %[[TRIPS:.*]] = arith.ceildivsi %[[EXT]], %{{.*}}
-// CHECK: %[[BLOCK:.*]] = arith.constant 2048 : index
+// CHECK: %[[BLOCK:.*]] = arith.constant 1024 : index
 // CHECK: ral.cpu_launch %[[CTX]], @dynamic_kernel_0, %[[TRIPS]], %[[BLOCK]], %[[N]], %[[M]] : index, memref<?x4xf32>
 // CHECK: func.func private @dynamic_kernel_0({{.*}}, %{{.*}}: index, %[[KM:.*]]: memref<?x4xf32> {ral.noalias})
 // CHECK: scf.for %[[I:.*]] =
@@ -156,8 +156,8 @@ func.func @main(%ctx: !ral.context, %x: memref<1x3x4x4xf32>, %y: memref<64x1x1x3
 
 // A column reduction in vector-dialect code (loupe-vectorize-cpu): a vector<64xf32> op counts
 // one unit per 16 lanes (a load two), so an iteration is about 224 x (8 + 4) = 2688 units and
-// the loop streams rows of 224 x 64 floats (16 x 16384 units per workgroup: 98 iterations).
-// With 224 x 2688 units in all, over 8 x 16384, the loop is split into at least 8
+// the loop streams rows of 224 x 64 floats (32 x 8192 units per workgroup: 98 iterations).
+// With 224 x 2688 units in all, over 8 x 8192, the loop is split into at least 8
 // workgroups: 28 iterations each, so both threads end together (at 147, one of two
 // workgroups ran half as long).
 // CHECK-LABEL: func.func @column_sum
@@ -186,8 +186,8 @@ func.func @column_sum(%ctx: !ral.context) {
 
 // Fewer streamed rows than that still make two workgroups: 56 iterations of about
 // 56 x (6 + 3) = 504 units (EfficientNet-B0's squeeze-excitation pool over 56x56x144, W
-// summed first) would be one workgroup of 16 x 16384 units, all on one thread (128 us); with
-// more than 16384 units in all, two of 28 contiguous rows each.
+// summed first) would be one workgroup of 32 x 8192 units, all on one thread (128 us); with
+// more than 8192 units in all, two of 28 contiguous rows each.
 // CHECK-LABEL: func.func @pool_rows
 // CHECK: ral.cpu_launch %{{.*}}, @pool_rows_kernel_0, %c56{{(_[0-9]+)?}}, %c28{{(_[0-9]+)?}},
 func.func @pool_rows(%ctx: !ral.context) {

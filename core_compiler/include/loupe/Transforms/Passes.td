@@ -193,7 +193,7 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
     per 16 lanes, times the trip counts of the loops inside it; 16 for a dynamic trip
     count): small loops become one workgroup that the runtime runs inline on the calling
     thread. A loop whose iterations each stream a row through a serial loop of 256 or more
-    elements (row reductions, kStitch rows) gets 16 times that, so each thread reads
+    elements (row reductions, kStitch rows) gets 32 times that, so each thread reads
     runs of consecutive rows and the hardware prefetcher keeps its stream. A 1-D loop of
     scalar code (every dimension distributed: the kernel's own loop is the one LLVM
     vectorises) gets 16 times it too, one f32 AVX-512 vector's worth per unit. A loop with
@@ -201,7 +201,7 @@ def RalOutlineCpuKernels : Pass<"ral-outline-cpu-kernels", "mlir::ModuleOp"> {
     threads end together.
   }];
   let options = [
-    Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"16384",
+    Option<"minWorkgroupWork", "min-workgroup-work", "int64_t", /*default=*/"8192",
            "Estimated work units (body ops x inner trip counts) per workgroup">,
   ];
   let dependentDialects = ["loupe::ralir::RalDialect", "mlir::scf::SCFDialect",

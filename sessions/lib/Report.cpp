@@ -143,6 +143,10 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   if (!outcome.modes.empty())
     if (json memory = profiler::memoryJson(outcome.modes.front().measurement); !memory.is_null())
       report["memory"] = memory;
+  // CPU: regions that waited for a thread another process kept from its core (the pool then
+  // ran on one thread for a while): a timing that mixes one and two threads.
+  if (!outcome.modes.empty() && outcome.modes.front().measurement.threadStalls > 0)
+    report["thread_stalls"] = outcome.modes.front().measurement.threadStalls;
   // What surrounded the measurement (load, CPUs, thread settings): a loaded machine shows.
   if (json environment = json::parse(outcome.environmentJson, nullptr, false);
       environment.is_object())
@@ -400,6 +404,8 @@ static std::string renderRunBody(const json &r, const std::string &h) {
     md += "- Kernel timings: " + r["kernel_timing"].get<std::string>() + "\n";
   if (r.contains("memory"))
     md += "- Transient memory: " + text(profiler::describeMemory(r["memory"])) + "\n";
+  if (r.contains("thread_stalls"))
+    md += "- Thread stalls: " + text(profiler::describeThreadStalls(r["thread_stalls"])) + "\n";
   if (r.contains("environment"))
     md += "- Environment: " + text(profiler::describeEnvironment(r["environment"].dump())) + "\n";
   const json &corr = r["correctness"];

@@ -287,6 +287,9 @@ std::string runSection(const json &body, const json &machine, const std::string 
   if (body.contains("memory"))
     html += "<li>Transient memory: " + escapeXml(profiler::describeMemory(body["memory"])) +
             "</li>\n";
+  if (body.contains("thread_stalls"))
+    html += "<li>Thread stalls: " +
+            escapeXml(profiler::describeThreadStalls(body["thread_stalls"])) + "</li>\n";
   if (body.contains("environment"))
     html += "<li>Environment: " + escapeXml(profiler::describeEnvironment(body["environment"].dump())) + "</li>\n";
   if (body.contains("correctness") && body["correctness"].value("checked", false))

@@ -170,6 +170,21 @@ TEST(ReplayTest, AGpuRunsReportSaysWhereItsTimesComeFrom) {
       << renderMarkdown(report);
 }
 
+// A CPU run whose pool stalled on a descheduled thread says so: its times mix one and two
+// threads. None: no line.
+TEST(ReplayTest, ARunsReportSaysItsThreadsStalled) {
+  RunOutcome outcome;
+  outcome.modes.emplace_back();
+  EXPECT_FALSE(buildReport(outcome, "m.onnx", "s").contains("thread_stalls"));
+  outcome.modes[0].measurement.threadStalls = 3;
+  nlohmann::json report = buildReport(outcome, "m.onnx", "s");
+  EXPECT_EQ(report["thread_stalls"], 3);
+  EXPECT_NE(renderMarkdown(report).find("\n- Thread stalls: 3 parallel regions waited for a "
+                                        "thread another process kept from its core"),
+            std::string::npos)
+      << renderMarkdown(report);
+}
+
 // A cuda run's report names each code-generated kernel's GPU schedule and launch sizes (the
 // columns appear only when some dispatch has one, as a CPU kernel's vector schedule).
 TEST(ReplayTest, ReportShowsEachGpuKernelsScheduleAndLaunch) {

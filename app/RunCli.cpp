@@ -140,13 +140,8 @@ std::string measurementText(const profiler::MeasurementRecord &m,
     std::snprintf(buf, sizeof buf, "; SM %.0f MHz", *smClockMhz);
     text += buf;
   }
-  if (m.threadStalls > 0) {
-    std::snprintf(buf, sizeof buf,
-                  "; %lld parallel regions stalled on a descheduled thread, each followed by a "
-                  "stretch on one thread",
-                  (long long)m.threadStalls);
-    text += buf;
-  }
+  if (m.threadStalls > 0)
+    text += "; " + profiler::describeThreadStalls(m.threadStalls);
   return text;
 }
 

@@ -1,6 +1,7 @@
 //===- CpuCollector.cpp - Steady-clock timings of runs and dispatches ------===//
 
 #include "loupe/profiler/CpuCollector.h"
+#include "loupe/ral/CpuDriver.h"
 
 #include <thread>
 
@@ -11,11 +12,7 @@
 
 namespace loupe::profiler {
 
-int64_t CpuCollector::nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t CpuCollector::nowNs() { return ral::steadyNowNs(); }
 
 CpuCollector::CpuCollector(size_t reps, size_t dispatchesPerRep) {
   reserve(reps, dispatchesPerRep);
@@ -45,6 +42,7 @@ void CpuCollector::beginRep() {
   if (reps_.empty())
     originNs_ = now;
   repStartNs_ = now;
+  repFirstDispatch_ = dispatches_.size();
   inRep_ = true;
 }
 
@@ -62,10 +60,7 @@ void CpuCollector::endRep() {
                                      [](const DispatchTiming &d) { return d.endNs < 0; }),
                       dispatches_.end());
   }
-  lastRepDispatches_ = 0;
-  for (auto d = dispatches_.rbegin(); d != dispatches_.rend() && d->rep == int64_t(reps_.size());
-       ++d)
-    ++lastRepDispatches_;
+  lastRepDispatches_ = dispatches_.size() - repFirstDispatch_;
   reps_.push_back({repStartNs_ - originNs_, now - originNs_});
   inRep_ = false;
 }
@@ -136,7 +131,7 @@ void CpuCollector::clear() {
   originNs_ = repStartNs_ = 0;
   unmatched_ = 0;
   inRep_ = false;
-  lastRepDispatches_ = 0;
+  lastRepDispatches_ = repFirstDispatch_ = 0;
 }
 
 std::string cpuDeviceName() {

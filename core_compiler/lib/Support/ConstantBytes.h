@@ -15,6 +15,10 @@
 
 namespace loupe {
 
+/// Every slot of the artifact's weight blob starts on a cache line (and any SIMD width):
+/// ral-externalize-constants lays the blob out, loupe-pack-gemv-weights adds packed slots.
+constexpr int64_t kWeightSlotAlignment = 64;
+
 /// The row-major bytes of a constant value: a resource blob's (none when the blob has no bytes,
 /// e.g. parsed from IR printed with its weights elided), or a non-splat dense value's whose
 /// elements are whole bytes. nullopt for anything else (splats, i1, other attributes).

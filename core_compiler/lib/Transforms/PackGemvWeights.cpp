@@ -30,8 +30,7 @@ using namespace mlir;
 namespace {
 /// Floats of a panel: the vector tile loupe-vectorize-cpu gives an accumulating op.
 constexpr int64_t kPanel = 64;
-/// Every slot of the weight blob starts on a cache line (as ral-externalize-constants').
-constexpr int64_t kSlotAlignment = 64;
+using loupe::kWeightSlotAlignment;
 
 /// A GEMV this pass packs: C[1, N] += A[1, K] * B[K, N] (matmul, or batch_matmul of batch 1),
 /// f32, static, B a weight of the blob, N more than one panel wide.
@@ -89,10 +88,10 @@ struct WeightTable {
   /// Appends an f32 slot of `shape` holding `data` (a resource blob named `key`); its offset.
   int64_t add(Builder &b, const std::string &key, ArrayRef<int64_t> shape,
               ArrayRef<char> data) {
-    int64_t offset = llvm::alignTo(bytes, kSlotAlignment);
+    int64_t offset = llvm::alignTo(bytes, kWeightSlotAlignment);
     auto value = DenseResourceElementsAttr::get(
         RankedTensorType::get(shape, b.getF32Type()), key,
-        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, kSlotAlignment));
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(data, kWeightSlotAlignment));
     slots[offset] = b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(key)),
                                          b.getNamedAttr("offset", b.getI64IntegerAttr(offset)),
                                          b.getNamedAttr("value", value)});
@@ -156,7 +155,7 @@ void writeTable(ModuleOp module, func::FuncOp entry, const WeightTable &table) {
     if (found == reads.end())
       continue;
     int64_t size = loupe::elementBytes(slot.get("value")).value_or(ArrayRef<char>()).size();
-    int64_t moved = llvm::alignTo(bytes, kSlotAlignment);
+    int64_t moved = llvm::alignTo(bytes, kWeightSlotAlignment);
     bytes = moved + size;
     NamedAttrList fields(slot);
     fields.set("offset", b.getI64IntegerAttr(moved));

@@ -26,9 +26,6 @@ using namespace mlir;
 using namespace loupe::ralir;
 
 namespace {
-/// Every slot of the weight blob starts on a cache line (and any SIMD width).
-constexpr int64_t kSlotAlignment = 64;
-
 /// The bytes of a constant global's value when it belongs in the blob: a resource blob, or a
 /// dense, non-splat, byte-addressable value of at least `minBytes`. A resource without bytes
 /// (parsed from a dump that elided them) is an error.
@@ -100,7 +97,7 @@ struct RalExternalizeConstantsPass
           return WalkResult::interrupt();
         if (!*data)
           return WalkResult::advance();
-        int64_t offset = llvm::alignTo(bytes, kSlotAlignment);
+        int64_t offset = llvm::alignTo(bytes, loupe::kWeightSlotAlignment);
         offsets[global] = offset;
         bytes = offset + static_cast<int64_t>((*data)->size());
         // Named after the model's tensor where the value is its resource blob.

@@ -279,9 +279,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
                              int maxThreads) {
   if (count <= 0)
     return;
-  int threads = maxThreads > 0 ? std::min(maxThreads, numThreads_) : numThreads_;
-  if (threads > 1 && !tInWorkgroup && governor_.solo(steadyNowNs()))
-    threads = 1;
+  int threads = std::min(maxThreads > 0 ? maxThreads : numThreads_, activeThreads());
   if (count == 1 || threads <= 1 || tInWorkgroup) {
     bool outer = tInWorkgroup;
     tInWorkgroup = true;
@@ -310,8 +308,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     tInWorkgroup = outer;
     tThreadIndex = outerIndex;
   }
-  int64_t end = steadyNowNs();
-  governor_.regionEnded(callerDone - start, end - callerDone, end);
+  regionEnded(callerDone - start, steadyNowNs() - callerDone);
 #else
   Job job(fn, count, static_cast<int>(std::min<int64_t>(threads - 1, count - 1)));
   {
@@ -332,8 +329,7 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
       queue_.erase(it);
     done_.wait(lock, [&] { return job.active == 0; });
   }
-  int64_t end = steadyNowNs();
-  governor_.regionEnded(callerDone - start, end - callerDone, end);
+  regionEnded(callerDone - start, steadyNowNs() - callerDone);
 #endif
 }
 

@@ -99,6 +99,7 @@ private:
   int64_t repStartNs_ = 0; ///< Absolute start of the open repetition.
   size_t unmatched_ = 0;
   bool inRep_ = false;
+  size_t repFirstDispatch_ = 0;  ///< dispatches_.size() when the open repetition began.
   size_t lastRepDispatches_ = 0; ///< Dispatches the last repetition recorded.
 };
 

@@ -270,6 +270,24 @@ TEST_F(OnnxImporterTest, Conv2DPadsStridesDilationsNoBias) {
   expectLowers(*module);
 }
 
+// A stride-2 1x1 conv over an even extent never reads the last row and column; the conv still
+// takes the whole input, not a strided slice of it (which oneDNN would copy on every call).
+TEST_F(OnnxImporterTest, StridedConvReadsItsWholeInput) {
+  ModelBuilder mb(11);
+  mb.input("x", {1, 8, 6, 6}).output("y", {1, 4, 3, 3});
+  mb.rawInitializer("w", {4, 8, 1, 1});
+  setInts(mb.node("Conv", {"x", "w"}, {"y"}), "strides", {2, 2});
+  auto module = import(mb);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(loupe::test::countOps(*module, "tosa.slice"), 0);
+  auto conv = cast<tosa::Conv2DOp>(firstOp(*module, "tosa.conv2d"));
+  EXPECT_EQ(conv.getInput().getType(),
+            RankedTensorType::get({1, 6, 6, 8}, Float32Type::get(&ctx)));
+  EXPECT_EQ(conv.getPad(), ArrayRef<int64_t>({0, 0, 0, 0}));
+  EXPECT_EQ(resultType(*module), "tensor<1x4x3x3xf32>");
+  expectLowers(*module);
+}
+
 TEST_F(OnnxImporterTest, ConvGroupsDepthwise1DAnd3D) {
   ModelBuilder mb(11);
   mb.input("x", {1, 4, 6, 6}).input("x1", {1, 4, 10}).input("x3", {1, 2, 4, 4, 4})

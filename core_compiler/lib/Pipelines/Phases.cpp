@@ -55,7 +55,7 @@ std::string phasePassList(const std::string &phase, const CompileOptions &option
   if (phase == "graph")
     return "func.func(tosa-infer-shapes,tosa-make-broadcastable,tosa-optional-decompositions),"
            "canonicalize,cse,"
-           "func.func(loupe-sink-transposes,tosa-layerwise-constant-fold),"
+           "func.func(loupe-sink-transposes,loupe-move-scales-to-weights,tosa-layerwise-constant-fold),"
            "canonicalize";
   // cluster: TOSA -> linalg on tensors; backend choice, clustering into loupe.fusion regions,
   // fusion inside each region.

@@ -637,6 +637,21 @@ def SinkTransposes : Pass<"loupe-sink-transposes", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
 
+def MoveScalesToWeights : Pass<"loupe-move-scales-to-weights", "mlir::func::FuncOp"> {
+  let summary = "Scale a fully connected layer's weight instead of its input's channels";
+  let description = [{
+    A squeeze-and-excitation block ends with `x * s`, `s` one value per channel
+    ([1, 1, 1, C] against NHWC `x`), read by the 1x1 convolution after it, which
+    `tosa-optional-decompositions` made a `tosa.fully_connected` of `x`'s rows
+    ([M, C] by a weight W of [N, C]). Since `(x * s) W^T = x (W * s)^T`, the product
+    moves onto the weight: `fully_connected(reshape(x), W * reshape(s, [1, C]))`, when
+    W is a quarter of x or less (4 N <= M: N x C products instead of M x C, and no pass
+    over the activation; the weight's product is written transposed, by scalar loops). The product must be read by that reshape alone. The new `tosa.mul`
+    keeps the product's location, so its kernel keeps the SE block's `Mul` name.
+  }];
+  let dependentDialects = ["mlir::tosa::TosaDialect"];
+}
+
 def InterchangeReductions : Pass<"loupe-interchange-reductions", "mlir::func::FuncOp"> {
   let summary = "Move a column reduction's outer row dims before its reduction loops";
   let description = [{

@@ -255,7 +255,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   std::vector<int64_t> durations;
   durations.reserve(reserve);
   int64_t faultsInReps = 0; // minor faults between each repetition's start and end
-  int64_t stallsBefore = env.pool ? env.pool->governor().stalls() : 0;
+  int64_t stallsBefore = env.pool ? env.pool->governor().soloStretches() : 0;
   start = CpuCollector::nowNs();
   while (true) {
     int64_t elapsed = CpuCollector::nowNs() - start;
@@ -306,7 +306,7 @@ ral::StatusOr<Measurement> measure(const MeasureOptions &options, CacheMode mode
   if (faultsInReps >= 0 && !durations.empty())
     m.record.minorFaultsPerRep = double(faultsInReps) / double(durations.size());
   if (env.pool)
-    m.record.threadStalls = env.pool->governor().stalls() - stallsBefore;
+    m.record.threadStalls = env.pool->governor().soloStretches() - stallsBefore;
   if (gpu) {
     if (ral::Status s = gpu->finish(); !s)
       return s;

@@ -282,9 +282,9 @@ std::string describeThreadStalls(const nlohmann::json &stalls) {
   if (!stalls.is_number_integer() || stalls.get<int64_t>() <= 0)
     return "";
   int64_t n = stalls.get<int64_t>();
-  return std::to_string(n) + (n == 1 ? " parallel region" : " parallel regions") +
-         " waited for a thread another process kept from its core; the pool then ran on one "
-         "thread for a while (ral::ContentionGovernor)";
+  return std::to_string(n) + (n == 1 ? " stretch" : " stretches") +
+         " on one thread: waits for a thread another process kept from its core took over 30% "
+         "of the time (ral::ContentionGovernor)";
 }
 
 } // namespace loupe::profiler

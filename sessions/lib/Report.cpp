@@ -143,8 +143,8 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   if (!outcome.modes.empty())
     if (json memory = profiler::memoryJson(outcome.modes.front().measurement); !memory.is_null())
       report["memory"] = memory;
-  // CPU: regions that waited for a thread another process kept from its core (the pool then
-  // ran on one thread for a while): a timing that mixes one and two threads.
+  // CPU: stretches on one thread, begun when waits for a thread another process kept from its
+  // core took too much of the time: a timing that mixes one and two threads.
   if (!outcome.modes.empty() && outcome.modes.front().measurement.threadStalls > 0)
     report["thread_stalls"] = outcome.modes.front().measurement.threadStalls;
   // What surrounded the measurement (load, CPUs, thread settings): a loaded machine shows.

@@ -2,6 +2,7 @@
 #include "loupe/ral/CpuDriver.h"
 
 #include <algorithm>
+#include <cmath>
 #if LOUPE_RAL_OPENMP
 #include <omp.h>
 #endif
@@ -244,21 +245,21 @@ void ThreadPool::workerLoop(int index) {
 }
 
 void ContentionGovernor::regionEnded(int64_t workNs, int64_t waitNs, int64_t nowNs) {
-  if (waitNs <= kStallNs || waitNs <= workNs) {
-    if (nowNs - lastStallNs_.load(std::memory_order_relaxed) > kForgetNs)
-      backoffNs_.store(kFirstBackoffNs, std::memory_order_relaxed);
+  if (waitNs <= kStallNs || waitNs <= workNs)
     return;
-  }
-  // A lone stall is a blip (another process woke briefly); a second within kConfirmNs, or one
-  // right after a stretch on one thread, is contention.
-  int64_t last = lastStallNs_.exchange(nowNs, std::memory_order_relaxed);
-  if (nowNs - last > kConfirmNs &&
-      nowNs - soloUntilNs_.load(std::memory_order_relaxed) > kConfirmNs)
+  std::lock_guard<std::mutex> lock(mutex_);
+  int64_t soloUntil = soloUntilNs_.load(std::memory_order_relaxed);
+  if (nowNs < soloUntil)
+    return; // a region begun before the stretch
+  lossNs_ = lossNs_ * std::exp(-double(nowNs - lossAtNs_) / kWindowNs) + double(waitNs);
+  lossAtNs_ = nowNs;
+  if (lossNs_ <= kMaxLossNs)
     return;
-  int64_t backoff = backoffNs_.load(std::memory_order_relaxed);
-  soloUntilNs_.store(nowNs + backoff, std::memory_order_relaxed);
-  backoffNs_.store(std::min(2 * backoff, kMaxBackoffNs), std::memory_order_relaxed);
-  stalls_.fetch_add(1, std::memory_order_relaxed);
+  backoffNs_ = nowNs - soloUntil < kWindowNs ? std::min(2 * backoffNs_, kMaxBackoffNs)
+                                             : kFirstBackoffNs;
+  soloUntilNs_.store(nowNs + backoffNs_, std::memory_order_relaxed);
+  lossNs_ = 0; // the next stretch on two threads judges afresh
+  soloStretches_.fetch_add(1, std::memory_order_relaxed);
 }
 
 int64_t steadyNowNs() {

@@ -179,8 +179,8 @@ TEST(ReplayTest, ARunsReportSaysItsThreadsStalled) {
   outcome.modes[0].measurement.threadStalls = 3;
   nlohmann::json report = buildReport(outcome, "m.onnx", "s");
   EXPECT_EQ(report["thread_stalls"], 3);
-  EXPECT_NE(renderMarkdown(report).find("\n- Thread stalls: 3 parallel regions waited for a "
-                                        "thread another process kept from its core"),
+  EXPECT_NE(renderMarkdown(report).find("\n- Thread stalls: 3 stretches on one thread: waits "
+                                        "for a thread another process kept from its core"),
             std::string::npos)
       << renderMarkdown(report);
 }

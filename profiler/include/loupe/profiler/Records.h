@@ -141,8 +141,8 @@ struct MeasurementRecord {
   /// (getrusage's minor faults before and after each): about 0 when every buffer is reused;
   /// NaN when unknown.
   double minorFaultsPerRep = std::nan("");
-  /// CPU: parallel regions of the measured repetitions that stalled on a thread the scheduler
-  /// did not run (another process on the core), each followed by a back-off on one thread
+  /// CPU: stretches on one thread begun in the measured repetitions, when waits for threads
+  /// the scheduler did not run (another process on the core) took over 30% of the time
   /// (ral::ContentionGovernor); -1 when unknown.
   int64_t threadStalls = -1;
   /// The artifact's transient buffers (manifest "buffer_plan", ral::BufferPlan): the arena,

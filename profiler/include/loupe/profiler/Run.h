@@ -143,9 +143,9 @@ nlohmann::json memoryJson(const MeasurementRecord &m);
 /// memoryJson as one line of text: "arena 1.72 MiB for 12.18 MiB of buffers (14%), 0.0 KiB
 /// outside it; 0.00 minor page faults per repetition"; empty for null.
 std::string describeMemory(const nlohmann::json &memory);
-/// A run's `thread_stalls` (MeasurementRecord::threadStalls) as text: "3 parallel regions
-/// waited for a thread another process kept from its core; the pool then ran on one thread
-/// for a while (ral::ContentionGovernor)"; empty for none or a non-number.
+/// A run's `thread_stalls` (MeasurementRecord::threadStalls) as text: "3 stretches on one
+/// thread: waits for a thread another process kept from its core took over 30% of the time
+/// (ral::ContentionGovernor)"; empty for none or a non-number.
 std::string describeThreadStalls(const nlohmann::json &stalls);
 
 } // namespace loupe::profiler

@@ -108,33 +108,38 @@ int64_t steadyNowNs();
 /// region whose calling thread, done with its work (in parallelFor it takes what a late thread
 /// has not claimed, WorkShares), then waits for the others longer than kStallNs and longer
 /// than it worked, had a thread the scheduler did not run (a oneDNN primitive: a call much
-/// slower than its fastest). A second stall within kConfirmNs, or one right after a stretch
-/// on one thread, means contention rather than a blip: the pool then runs on the calling
-/// thread alone (generated kernels inline, oneDNN with a team of one) for kFirstBackoffNs,
-/// twice as long after each further stall up to kMaxBackoffNs, back to the first after
-/// kForgetNs without a stall; under lasting contention two threads are tried about once a
-/// second. With spinning OpenMP threads and a busy loop on one of this VM's two cores, every
-/// region waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime
-/// 2.9 -> 7.0-7.6; one thread 4.7-4.9). Thread-safe; timestamps are steady-clock ns.
+/// slower than its fastest). The wait is the stall's loss; the governor keeps the losses
+/// decayed over kWindowNs (exponentially) and, when they exceed kMaxLossNs (30% of the
+/// window), runs the pool on the calling thread alone (generated kernels inline, oneDNN with a
+/// team of one) for kFirstBackoffNs: one thread is about 1.6x slower than two on this VM, so
+/// two pay while stalls take less than about a third of the time. A stretch that follows the
+/// last one within kWindowNs (lasting contention) is twice as long, up to kMaxBackoffNs.
+/// With spinning OpenMP threads and a busy loop on one of this VM's two cores, every region
+/// waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime 2.9 ->
+/// 7.0-7.6; one thread 4.7-4.9). Stall-count rules (two stalls within 100 ms) put it on one
+/// thread for 85% of its repetitions under an intermittent tenant whose stalls cost a few
+/// percent. Thread-safe; timestamps are steady-clock ns.
 class ContentionGovernor {
 public:
   static constexpr int64_t kStallNs = 200'000;
+  static constexpr int64_t kWindowNs = 100'000'000;
+  static constexpr int64_t kMaxLossNs = 30'000'000;
   static constexpr int64_t kFirstBackoffNs = 20'000'000;
   static constexpr int64_t kMaxBackoffNs = 1'000'000'000;
-  static constexpr int64_t kForgetNs = 2'000'000'000;
-  static constexpr int64_t kConfirmNs = 100'000'000;
   /// Runs are solo (one thread) at `nowNs`.
   bool solo(int64_t nowNs) const { return nowNs < soloUntilNs_.load(std::memory_order_relaxed); }
   /// A parallel region ended: the calling thread worked `workNs`, then waited `waitNs`.
   void regionEnded(int64_t workNs, int64_t waitNs, int64_t nowNs);
-  /// Stalls that began a stretch on one thread so far.
-  int64_t stalls() const { return stalls_.load(std::memory_order_relaxed); }
+  /// Stretches on one thread so far.
+  int64_t soloStretches() const { return soloStretches_.load(std::memory_order_relaxed); }
 
 private:
   std::atomic<int64_t> soloUntilNs_{0};
-  std::atomic<int64_t> lastStallNs_{0};
-  std::atomic<int64_t> backoffNs_{kFirstBackoffNs};
-  std::atomic<int64_t> stalls_{0};
+  std::atomic<int64_t> soloStretches_{0};
+  std::mutex mutex_; ///< Guards the rest (taken by stalls only).
+  double lossNs_ = 0;     ///< Decayed losses as of lossAtNs_.
+  int64_t lossAtNs_ = 0;
+  int64_t backoffNs_ = kFirstBackoffNs; ///< The last stretch's length.
 };
 
 /// A fixed pool of worker threads; the thread calling parallelFor works too. Built with

@@ -64,8 +64,10 @@ struct MoveScaleToWeight : OpRewritePattern<tosa::FullyConnectedOp> {
 
     Location loc = mul.getLoc();
     auto row = RankedTensorType::get({1, channels}, product.getElementType());
-    Value scaleRow = b.create<tosa::ReshapeOp>(loc, row, scale, b.getDenseI64ArrayAttr({1, channels}));
-    Value scaled = b.create<tosa::MulOp>(loc, weight, fc.getWeight(), scaleRow, b.getI8IntegerAttr(0));
+    Value scaleRow =
+        b.create<tosa::ReshapeOp>(loc, row, scale, b.getDenseI64ArrayAttr({1, channels}));
+    Value scaled =
+        b.create<tosa::MulOp>(loc, weight, fc.getWeight(), scaleRow, b.getI8IntegerAttr(0));
     Value flat = b.create<tosa::ReshapeOp>(reshape.getLoc(), input, x, reshape.getNewShapeAttr());
     b.modifyOpInPlace(fc, [&] {
       fc.getInputMutable().assign(flat);

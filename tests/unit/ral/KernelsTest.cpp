@@ -405,6 +405,60 @@ std::vector<float> toNhwc(const std::vector<float> &x, int64_t n, int64_t c, int
   return y;
 }
 
+// A product of 16-256 dense rows by a weight of the weight blob (under 1 MiB) runs as oneDNN's
+// 1x1 convolution of a 1 x M NHWC image (asConvolution); fewer rows as its matmul. Both give
+// the reference for every post-op, a bias or none, a residual of its own or in C, and B stored
+// either way round.
+TEST_F(RalKernels, GemmEpilogueOfAWeightAsA1x1Convolution) {
+  requirePlugin();
+  const int64_t n = 24, k = 40;
+  std::vector<float> blob = random(k * n, 30), bias = random(n, 31);
+  auto created = Context::create(ContextOptions{});
+  ASSERT_TRUE(created) << created.status().message();
+  std::shared_ptr<Context> context = *created;
+  context->setWeights(blob.data(), blob.size() * sizeof(float));
+  enum Residual { kNone, kOwnBuffer, kInC };
+  for (int64_t m : {7, 40})
+    for (bool transB : {false, true})
+      for (int32_t act : {0, 1, 5})
+        for (bool withBias : {true, false})
+          for (Residual residual : {kNone, kOwnBuffer, kInC}) {
+            std::vector<float> a = random(m * k, 32), shortcut = random(m * n, 33);
+            std::vector<float> c = residual == kInC ? shortcut : std::vector<float>(m * n);
+            // Stored [N, K] when transposed: the math B is its transpose.
+            std::vector<float> mathB(k * n);
+            for (int64_t i = 0; i < k; ++i)
+              for (int64_t j = 0; j < n; ++j)
+                mathB[i * n + j] = transB ? blob[j * k + i] : blob[i * n + j];
+            std::vector<float> want = naiveGemm(a, mathB, m, n, k, false, false);
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j)
+                want[i * n + j] =
+                    applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
+                                        (residual != kNone ? shortcut[i * n + j] : 0.f),
+                                    act);
+            float *residualData = residual == kInC ? c.data() : shortcut.data();
+            ExecutionContext execution(*context);
+            RalArgs(&execution)
+                .add(makeMemRef<float, 2>(a.data(), {m, k}))
+                .add(transB ? makeMemRef<float, 2>(blob.data(), {n, k})
+                            : makeMemRef<float, 2>(blob.data(), {k, n}))
+                .add(makeMemRef<float, 1>(bias.data(), {withBias ? n : 0}))
+                .add(residual == kNone ? makeMemRef<float, 2>(nullptr, {0, 0})
+                                       : makeMemRef<float, 2>(residualData, {m, n}))
+                .add(makeMemRef<float, 2>(c.data(), {m, n}))
+                .add(false)
+                .add(transB)
+                .add(act)
+                .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+            ASSERT_TRUE(execution.finish()) << execution.status().message();
+            expectNear(c, want, 1e-4f,
+                       "m " + std::to_string(m) + (transB ? " B^T" : "") + " act " +
+                           std::to_string(act) + (withBias ? " bias" : "") + " residual " +
+                           std::to_string(residual));
+          }
+}
+
 // Weights of the weight blob are reordered into the primitive's blocked layout once and kept
 // (ResNet-50 reordered megabytes per call); a filter outside the blob, which a run may compute,
 // is reordered every call. Seen by changing both between two calls: only the run-time filter's

@@ -253,7 +253,8 @@ void ContentionGovernor::regionEnded(int64_t workNs, int64_t waitNs, int64_t now
     return; // a region begun before the stretch
   lossNs_ = lossNs_ * std::exp(-double(nowNs - lossAtNs_) / kWindowNs) + double(waitNs);
   lossAtNs_ = nowNs;
-  if (lossNs_ <= kMaxLossNs)
+  bool probeFailed = soloUntil > 0 && nowNs - soloUntil < kProbeNs;
+  if (lossNs_ <= kMaxLossNs && !probeFailed)
     return;
   backoffNs_ = nowNs - soloUntil < kWindowNs ? std::min(2 * backoffNs_, kMaxBackoffNs)
                                              : kFirstBackoffNs;

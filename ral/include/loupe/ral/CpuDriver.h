@@ -112,9 +112,12 @@ int64_t steadyNowNs();
 /// decayed over kWindowNs (exponentially) and, when they exceed kMaxLossNs (30% of the
 /// window), runs the pool on the calling thread alone (generated kernels inline, oneDNN with a
 /// team of one) for kFirstBackoffNs: one thread is about 1.6x slower than two on this VM, so
-/// two pay while stalls take less than about a third of the time. A stretch that follows the
-/// last one within kWindowNs (lasting contention) is twice as long, up to kMaxBackoffNs.
-/// With spinning OpenMP threads and a busy loop on one of this VM's two cores, every region
+/// two pay while stalls take less than about a third of the time. A stall within kProbeNs of
+/// a stretch's end is the contention still there: one thread again at once. A stretch that
+/// follows the last one within kWindowNs (lasting contention) is twice as long, up to
+/// kMaxBackoffNs. With a busy loop on the other core, waiting for 30 ms of losses at each
+/// return to two threads made MobileNetV3-large 6.8 ms in 20-repetition runs (4.8-5.8 with
+/// the probe). With spinning OpenMP threads and a busy loop on one of this VM's two cores, every region
 /// waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime 2.9 ->
 /// 7.0-7.6; one thread 4.7-4.9). Stall-count rules (two stalls within 100 ms) put it on one
 /// thread for 85% of its repetitions under an intermittent tenant whose stalls cost a few
@@ -122,8 +125,9 @@ int64_t steadyNowNs();
 class ContentionGovernor {
 public:
   static constexpr int64_t kStallNs = 200'000;
-  static constexpr int64_t kWindowNs = 100'000'000;
-  static constexpr int64_t kMaxLossNs = 30'000'000;
+  static constexpr int64_t kWindowNs = 50'000'000;
+  static constexpr int64_t kMaxLossNs = 15'000'000;
+  static constexpr int64_t kProbeNs = 20'000'000;
   static constexpr int64_t kFirstBackoffNs = 20'000'000;
   static constexpr int64_t kMaxBackoffNs = 1'000'000'000;
   /// Runs are solo (one thread) at `nowNs`.

@@ -251,6 +251,26 @@ TEST_F(RalKernels, QuantizedBatchGemmOneDnnSubtractsZeroPoints) {
     }
 }
 
+/// Calls ral_gemm_epilogue_onednn on A [m, k], B ([k, n], or [n, k] when `transB`), a bias of
+/// n (none when null), a residual [m, n] (none when null) and C [m, n].
+Status gemmEpilogue(Context &context, std::vector<float> &a, float *b, const float *bias,
+                    float *residual, std::vector<float> &c, int64_t m, int64_t n, int64_t k,
+                    bool transB, int32_t act) {
+  ExecutionContext execution(context);
+  RalArgs(&execution)
+      .add(makeMemRef<float, 2>(a.data(), {m, k}))
+      .add(transB ? makeMemRef<float, 2>(b, {n, k}) : makeMemRef<float, 2>(b, {k, n}))
+      .add(makeMemRef<float, 1>(const_cast<float *>(bias), {bias ? n : 0}))
+      .add(residual ? makeMemRef<float, 2>(residual, {m, n})
+                    : makeMemRef<float, 2>(nullptr, {0, 0}))
+      .add(makeMemRef<float, 2>(c.data(), {m, n}))
+      .add(false)
+      .add(transB)
+      .add(act)
+      .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
+  return execution.finish();
+}
+
 // Every activation with and without a bias, and a residual (ResNet's relu(conv3 + shortcut))
 // in its own buffer or already in C (bufferized in place: oneDNN's sum post-op).
 TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
@@ -269,20 +289,12 @@ TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
             want[i * n + j] = applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
                                                   (residual != kNone ? shortcut[i * n + j] : 0.f),
                                               act);
-        float *residualData = residual == kInC ? c.data() : shortcut.data();
-        ExecutionContext execution(*context_);
-        RalArgs(&execution)
-            .add(makeMemRef<float, 2>(a.data(), {m, k}))
-            .add(makeMemRef<float, 2>(b.data(), {k, n}))
-            .add(makeMemRef<float, 1>(bias.data(), {withBias ? n : 0}))
-            .add(residual == kNone ? makeMemRef<float, 2>(nullptr, {0, 0})
-                                   : makeMemRef<float, 2>(residualData, {m, n}))
-            .add(makeMemRef<float, 2>(c.data(), {m, n}))
-            .add(false)
-            .add(false)
-            .add(act)
-            .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
-        ASSERT_TRUE(execution.finish()) << execution.status().message();
+        float *residualData = residual == kNone ? nullptr
+                              : residual == kInC  ? c.data()
+                                                  : shortcut.data();
+        Status status = gemmEpilogue(*context_, a, b.data(), withBias ? bias.data() : nullptr,
+                                     residualData, c, m, n, k, false, act);
+        ASSERT_TRUE(status) << status.message();
         expectNear(c, want, 1e-4f,
                    "epilogue act " + std::to_string(act) + (withBias ? " bias" : "") +
                        " residual " + std::to_string(residual));
@@ -437,21 +449,13 @@ TEST_F(RalKernels, GemmEpilogueOfAWeightAsA1x1Convolution) {
                     applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
                                         (residual != kNone ? shortcut[i * n + j] : 0.f),
                                     act);
-            float *residualData = residual == kInC ? c.data() : shortcut.data();
-            ExecutionContext execution(*context);
-            RalArgs(&execution)
-                .add(makeMemRef<float, 2>(a.data(), {m, k}))
-                .add(transB ? makeMemRef<float, 2>(blob.data(), {n, k})
-                            : makeMemRef<float, 2>(blob.data(), {k, n}))
-                .add(makeMemRef<float, 1>(bias.data(), {withBias ? n : 0}))
-                .add(residual == kNone ? makeMemRef<float, 2>(nullptr, {0, 0})
-                                       : makeMemRef<float, 2>(residualData, {m, n}))
-                .add(makeMemRef<float, 2>(c.data(), {m, n}))
-                .add(false)
-                .add(transB)
-                .add(act)
-                .call(LOUPE_RAL_GEMM_EPILOGUE_ONEDNN_F32);
-            ASSERT_TRUE(execution.finish()) << execution.status().message();
+            float *residualData = residual == kNone ? nullptr
+                                  : residual == kInC  ? c.data()
+                                                      : shortcut.data();
+            Status status = gemmEpilogue(*context, a, blob.data(),
+                                         withBias ? bias.data() : nullptr, residualData, c, m, n,
+                                         k, transB, act);
+            ASSERT_TRUE(status) << status.message();
             expectNear(c, want, 1e-4f,
                        "m " + std::to_string(m) + (transB ? " B^T" : "") + " act " +
                            std::to_string(act) + (withBias ? " bias" : "") + " residual " +

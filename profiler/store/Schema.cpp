@@ -294,6 +294,12 @@ ALTER TABLE measurements ADD COLUMN planned_bytes INTEGER;
 ALTER TABLE measurements ADD COLUMN unplanned_bytes INTEGER;
 )sql";
 
+/// Version 10: the stretches on one thread of a CPU run (ral::ContentionGovernor: its times
+/// mix one and two threads); NULL when unknown.
+const char *const kV10 = R"sql(
+ALTER TABLE measurements ADD COLUMN thread_stalls INTEGER;
+)sql";
+
 struct Step {
   int toVersion;
   const char *sql;
@@ -310,6 +316,7 @@ const Step kSteps[] = {
     {7, kV7},
     {8, kV8},
     {9, kV9},
+    {10, kV10},
 };
 static_assert(sizeof(kSteps) / sizeof(kSteps[0]) == kSchemaVersion,
               "one migration step per schema version");

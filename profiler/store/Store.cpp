@@ -494,8 +494,8 @@ Status Store::addMeasurement(int64_t runId, const MeasurementRecord &m) {
       *impl_->conn, runId,
       "INSERT INTO measurements(run_id, mode, warmup_reps, warmup_ns, reps, sample_ns, noise, "
       "stop_reason, flush_bytes, clock_note, kernel_timing, minor_faults_per_rep, arena_bytes, "
-      "planned_bytes, unplanned_bytes) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+      "planned_bytes, unplanned_bytes, thread_stalls) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
       std::vector<MeasurementRecord>{m}, [](sqlite::Stmt &insert, const MeasurementRecord &r) {
         insert.bind(2, std::string_view(cacheModeName(r.mode))).bind(3, r.warmupReps);
         insert.bind(4, r.warmupNs).bind(5, r.reps).bind(6, r.sampleNs).bind(7, r.noise);
@@ -503,9 +503,9 @@ Status Store::addMeasurement(int64_t runId, const MeasurementRecord &m) {
         insert.bindTextOrNull(10, r.clockNote).bindTextOrNull(11, r.kernelTiming);
         insert.bind(12, r.minorFaultsPerRep);
         int column = 13;
-        for (int64_t bytes : {r.arenaBytes, r.plannedBytes, r.unplannedBytes}) {
-          if (bytes >= 0)
-            insert.bind(column, bytes);
+        for (int64_t known : {r.arenaBytes, r.plannedBytes, r.unplannedBytes, r.threadStalls}) {
+          if (known >= 0)
+            insert.bind(column, known);
           else
             insert.bindNull(column);
           ++column;

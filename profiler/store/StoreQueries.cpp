@@ -276,7 +276,7 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
       conn,
       "SELECT mode, warmup_reps, warmup_ns, reps, sample_ns, noise, stop_reason, flush_bytes, "
       "clock_note, kernel_timing, minor_faults_per_rep, arena_bytes, planned_bytes, "
-      "unplanned_bytes FROM measurements WHERE run_id = ?1",
+      "unplanned_bytes, thread_stalls FROM measurements WHERE run_id = ?1",
       runId, measurements, [](const sqlite::Stmt &q) {
         MeasurementRecord m;
         m.mode = parseCacheMode(q.text(0)).value_or(CacheMode::Hot);
@@ -290,10 +290,11 @@ StatusOr<RunData> Store::loadRun(int64_t runId) {
         m.clockNote = q.text(8);
         m.kernelTiming = q.text(9);
         m.minorFaultsPerRep = q.real(10);
-        auto bytes = [&](int col) { return q.isNull(col) ? int64_t(-1) : q.int64(col); };
-        m.arenaBytes = bytes(11);
-        m.plannedBytes = bytes(12);
-        m.unplannedBytes = bytes(13);
+        auto known = [&](int col) { return q.isNull(col) ? int64_t(-1) : q.int64(col); };
+        m.arenaBytes = known(11);
+        m.plannedBytes = known(12);
+        m.unplannedBytes = known(13);
+        m.threadStalls = known(14);
         return m;
       }));
   if (!measurements.empty())

@@ -73,9 +73,12 @@ json buildReport(const profiler::RunData &run) {
                          {"message", f.message},
                          {"executions", f.executions}});
   report["fallbacks"] = fallbacks;
-  if (run.measurement)
+  if (run.measurement) {
     if (json memory = profiler::memoryJson(*run.measurement); !memory.is_null())
       report["memory"] = memory;
+    if (run.measurement->threadStalls > 0)
+      report["thread_stalls"] = run.measurement->threadStalls;
+  }
   if (json environment = json::parse(run.environmentJson, nullptr, false); environment.is_object())
     report["environment"] = environment;
   json correctness = {{"checked", !run.checks.empty()}};

@@ -189,9 +189,11 @@ PY
   sqlite3 "$WORK/p.db" "select c.json from runs r join configs c on c.id = r.config_id order by r.id" >"$WORK/configs"
   grep -q '"mode":"hot"' <(sed -n 1p "$WORK/configs") && grep -q '"mode":"cold"' <(sed -n 2p "$WORK/configs") ||
     { cat "$WORK/configs"; fail "configs do not say the mode"; }
-  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 9 ] || fail "schema version is not 9"
+  [ "$(sqlite3 "$WORK/p.db" "pragma user_version")" = 10 ] || fail "schema version is not 10"
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from measurements where arena_bytes > 0 and arena_bytes <= planned_bytes and minor_faults_per_rep is not null")" = 2 ] ||
     fail "measurements lack the buffer plan or the page faults"
+  [ "$(sqlite3 "$WORK/p.db" "select count(*) from measurements where thread_stalls >= 0")" = 2 ] ||
+    fail "CPU measurements lack their thread stalls"
   # The compiler's counts reach the DB: every MLP dispatch moves bytes, its matmuls compute.
   [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and bytes = 0")" = 0 ] &&
     [ "$(sqlite3 "$WORK/p.db" "select count(*) from dispatches where run_id = 1 and flops > 0")" -gt 0 ] ||

@@ -44,20 +44,23 @@ protected:
     EXPECT_TRUE(store.isOk()) << store.status().message();
     return store.isOk() ? *store->beginRun(sampleRunInfo()) : -1;
   }
-  /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first as
-  /// version 6 (without trials and the richer verdicts of 7, the tuning of 8 and the memory
-  /// columns of 9), then, unless `keepViews`, without the views, which every version before 6
-  /// lacks.
+  /// Version 9's measurements table from version 10's.
+  static constexpr const char *kDropVersion10 = "ALTER TABLE measurements DROP COLUMN thread_stalls; ";
   /// Version 8's measurements table from version 9's.
   static constexpr const char *kDropVersion9 =
       "ALTER TABLE measurements DROP COLUMN minor_faults_per_rep; "
       "ALTER TABLE measurements DROP COLUMN arena_bytes; "
       "ALTER TABLE measurements DROP COLUMN planned_bytes; "
       "ALTER TABLE measurements DROP COLUMN unplanned_bytes; ";
+  /// Runs `sql` on the file directly, to rewrite it as an older schema had it: first as
+  /// version 6 (without trials and the richer verdicts of 7, the tuning of 8, the memory
+  /// columns of 9 and the thread stalls of 10), then, unless `keepViews`, without the views,
+  /// which every version before 6 lacks.
   static bool asOldVersion(const std::string &path, const std::string &sql,
                            bool keepViews = false) {
     std::string downgrade =
-        std::string(kDropVersion9) + "DROP TABLE tuning; ALTER TABLE dispatches DROP COLUMN signature_id; "
+        std::string(kDropVersion10) + kDropVersion9 +
+        "DROP TABLE tuning; ALTER TABLE dispatches DROP COLUMN signature_id; "
         "DROP TABLE pass_locs; DROP VIEW v_runs; DROP INDEX runs_by_batch; "
         "ALTER TABLE runs DROP COLUMN batch; "
         "ALTER TABLE runs DROP COLUMN trial; ALTER TABLE comparisons DROP COLUMN name; "
@@ -653,7 +656,8 @@ TEST_F(StoreFileTest, VersionEightIsMigrated) {
     m.reps = 5;
     ASSERT_TRUE(store->addMeasurement(runId, m).isOk());
   }
-  ASSERT_TRUE(execSql(path, std::string(kDropVersion9) + "PRAGMA user_version = 8;"));
+  ASSERT_TRUE(
+      execSql(path, std::string(kDropVersion10) + kDropVersion9 + "PRAGMA user_version = 8;"));
   auto store = Store::open(path);
   ASSERT_TRUE(store.isOk()) << store.status().message();
   EXPECT_EQ(*store->schemaVersion(), kSchemaVersion);
@@ -662,6 +666,7 @@ TEST_F(StoreFileTest, VersionEightIsMigrated) {
   EXPECT_TRUE(std::isnan(old.minorFaultsPerRep));
   EXPECT_EQ(old.arenaBytes, -1);
   EXPECT_EQ(old.unplannedBytes, -1);
+  EXPECT_EQ(old.threadStalls, -1); // version 10's column, NULL
 }
 
 TEST_F(StoreFileTest, VersionOneIsMigrated) {
@@ -836,6 +841,7 @@ TEST(Store, MeasurementAndClockColumns) {
   m.arenaBytes = 1806336;
   m.plannedBytes = 12775424;
   m.unplannedBytes = 0;
+  m.threadStalls = 3;
   ASSERT_TRUE(store.addMeasurement(run, m).isOk());
   EXPECT_FALSE(store.addMeasurement(run, m).isOk()); // one per run
   EXPECT_EQ(store.addMeasurement(run + 1, m).code(), StatusCode::kNotFound);
@@ -861,6 +867,7 @@ TEST(Store, MeasurementAndClockColumns) {
   EXPECT_EQ(r.arenaBytes, 1806336);
   EXPECT_EQ(r.plannedBytes, 12775424);
   EXPECT_EQ(r.unplannedBytes, 0);
+  EXPECT_EQ(r.threadStalls, 3);
   EXPECT_EQ(data->samples[kWholeRep], (std::vector<SampleRecord>{a, c}));
   EXPECT_EQ(data->samples[3], (std::vector<SampleRecord>{b}));
   EXPECT_EQ(*store.runSamples(run, 3), (std::vector<SampleRecord>{b}));

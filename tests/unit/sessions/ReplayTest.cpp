@@ -185,6 +185,20 @@ TEST(ReplayTest, ARunsReportSaysItsThreadsStalled) {
       << renderMarkdown(report);
 }
 
+// A stored run keeps them (measurements.thread_stalls, schema version 10): `loupe report
+// --run` says so as the replay's report did.
+TEST(ReplayTest, AStoredRunsReportSaysItsThreadsStalled) {
+  profiler::RunData run;
+  run.measurement.emplace();
+  EXPECT_FALSE(buildReport(run).contains("thread_stalls"));
+  run.measurement->threadStalls = 2;
+  nlohmann::json report = buildReport(run);
+  EXPECT_EQ(report["thread_stalls"], 2);
+  EXPECT_NE(renderMarkdown(report).find("\n- Thread stalls: 2 stretches on one thread"),
+            std::string::npos)
+      << renderMarkdown(report);
+}
+
 // A cuda run's report names each code-generated kernel's GPU schedule and launch sizes (the
 // columns appear only when some dispatch has one, as a CPU kernel's vector schedule).
 TEST(ReplayTest, ReportShowsEachGpuKernelsScheduleAndLaunch) {

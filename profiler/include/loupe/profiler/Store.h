@@ -24,7 +24,7 @@
 namespace loupe::profiler {
 
 /// Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 /// PRAGMA application_id of Loupe profile DBs ("LOUP").
 inline constexpr int32_t kApplicationId = 0x4C4F5550;
 

@@ -214,10 +214,13 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
     row("min / max", formatNs(static_cast<double>(o.runSummary.min)) + " / " +
                          formatNs(static_cast<double>(o.runSummary.max)));
     row("dispatches", std::to_string(o.dispatches.size()));
-    if (!o.modes.empty())
-      if (std::string memory = profiler::describeMemory(profiler::memoryJson(o.modes[0].measurement));
-          !memory.empty())
+    if (!o.modes.empty()) {
+      const profiler::MeasurementRecord &m = o.modes[0].measurement;
+      if (std::string memory = profiler::describeMemory(profiler::memoryJson(m)); !memory.empty())
         row("memory", memory);
+      if (m.threadStalls > 0)
+        row("thread stalls", profiler::describeThreadStalls(m.threadStalls));
+    }
     row("wall", formatNs(static_cast<double>(vm.lastRun->wallNs)));
     ImGui::EndTable();
   }

@@ -1,6 +1,8 @@
 //===- Report.cpp - Replay reports: JSON and Markdown -------------------------===//
 #include "loupe/sessions/Report.h"
 
+#include "ReportText.h"
+
 #include "loupe/profiler/MachinePeaks.h"
 #include "loupe/profiler/Run.h"
 #include "loupe/profiler/RunProvenance.h"
@@ -141,12 +143,7 @@ json buildReport(const RunOutcome &outcome, const std::string &model,
   if (!outcome.modes.empty() && !outcome.modes.front().measurement.kernelTiming.empty())
     report["kernel_timing"] = outcome.modes.front().measurement.kernelTiming;
   if (!outcome.modes.empty())
-    if (json memory = profiler::memoryJson(outcome.modes.front().measurement); !memory.is_null())
-      report["memory"] = memory;
-  // CPU: stretches on one thread, begun when waits for a thread another process kept from its
-  // core took too much of the time: a timing that mixes one and two threads.
-  if (!outcome.modes.empty() && outcome.modes.front().measurement.threadStalls > 0)
-    report["thread_stalls"] = outcome.modes.front().measurement.threadStalls;
+    report::addMeasurement(report, outcome.modes.front().measurement);
   // What surrounded the measurement (load, CPUs, thread settings): a loaded machine shows.
   if (json environment = json::parse(outcome.environmentJson, nullptr, false);
       environment.is_object())

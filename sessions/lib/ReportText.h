@@ -1,6 +1,8 @@
-//===- ReportText.h - Escaping for the report renderers (internal) -*- C++ -*-===//
+//===- ReportText.h - Shared by the report builders and renderers (internal) -*- C++ -*-===//
 #ifndef LOUPE_SESSIONS_REPORTTEXT_H
 #define LOUPE_SESSIONS_REPORTTEXT_H
+
+#include "loupe/profiler/Run.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +32,15 @@ inline std::string plain(const nlohmann::json &v) {
   if (v.is_string())
     return v.get<std::string>();
   return v.dump();
+}
+
+/// What a run's measurement adds to its report: `memory` (profiler::memoryJson) and
+/// `thread_stalls` when the pool went to one thread (its times mix one and two threads).
+inline void addMeasurement(nlohmann::json &report, const profiler::MeasurementRecord &m) {
+  if (nlohmann::json memory = profiler::memoryJson(m); !memory.is_null())
+    report["memory"] = memory;
+  if (m.threadStalls > 0)
+    report["thread_stalls"] = m.threadStalls;
 }
 
 } // namespace loupe::sessions::report

@@ -1,6 +1,8 @@
 //===- StoredReport.cpp - The report of a run read back from the profile DB ---===//
 #include "loupe/sessions/Report.h"
 
+#include "ReportText.h"
+
 #include "loupe/profiler/Run.h"
 #include "loupe/profiler/Statistics.h"
 
@@ -73,12 +75,8 @@ json buildReport(const profiler::RunData &run) {
                          {"message", f.message},
                          {"executions", f.executions}});
   report["fallbacks"] = fallbacks;
-  if (run.measurement) {
-    if (json memory = profiler::memoryJson(*run.measurement); !memory.is_null())
-      report["memory"] = memory;
-    if (run.measurement->threadStalls > 0)
-      report["thread_stalls"] = run.measurement->threadStalls;
-  }
+  if (run.measurement)
+    report::addMeasurement(report, *run.measurement);
   if (json environment = json::parse(run.environmentJson, nullptr, false); environment.is_object())
     report["environment"] = environment;
   json correctness = {{"checked", !run.checks.empty()}};

@@ -141,6 +141,32 @@ dnnl::primitive_attr threadScratchpad() {
   return attr;
 }
 
+/// Makes `built` run the primitive of `pd`, with the weights layout and scratchpad it chose.
+template <typename Primitive, typename PrimitiveDesc>
+void adopt(CachedPrimitive &built, const PrimitiveDesc &pd) {
+  built.primitive = Primitive(pd);
+  built.weights = pd.weights_desc();
+  built.scratchpad = pd.scratchpad_desc();
+}
+
+/// A forward-inference convolution of `src` by `weights` into `dst`, with `bias` unless it is
+/// the empty descriptor.
+dnnl::convolution_forward::primitive_desc
+convolutionPrimitive(dnnl::algorithm algorithm, const memory::desc &src,
+                     const memory::desc &weights, const memory::desc &bias,
+                     const memory::desc &dst, const memory::dims &strides,
+                     const memory::dims &dilates, const memory::dims &padL,
+                     const memory::dims &padR, const dnnl::primitive_attr &attr,
+                     const dnnl::engine &engine) {
+  using dnnl::convolution_forward;
+  auto kind = dnnl::prop_kind::forward_inference;
+  auto desc = bias.is_zero() ? convolution_forward::desc(kind, algorithm, src, weights, dst,
+                                                         strides, dilates, padL, padR)
+                             : convolution_forward::desc(kind, algorithm, src, weights, bias,
+                                                         dst, strides, dilates, padL, padR);
+  return convolution_forward::primitive_desc(desc, attr, engine);
+}
+
 /// The memory objects of one call of `p`: the entry's own, re-pointed at this call's buffers,
 /// or new ones while another thread's call holds those. Making a dnnl::memory costs an aligned
 /// allocation of about 1 KB and its free, which consolidates malloc's bins: 10-15% of an LSTM's
@@ -507,25 +533,15 @@ void matmul(ExecutionContext *ctx, const char *api, const detail::GemmProblem &p
       memory::desc weights =
           constantB ? memory::desc(bUser.dims(), types.in, memory::format_tag::any) : bUser;
       if (conv) {
-        using dnnl::convolution_forward;
         memory::dims one{1, 1}, zero{0, 0};
-        auto desc = bias ? convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, aDesc,
-                                                     weights, biasDesc, cDesc, one, zero, zero)
-                         : convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, aDesc,
-                                                     weights, cDesc, one, zero, zero);
-        convolution_forward::primitive_desc pd(desc, attr, engine);
-        built.primitive = convolution_forward(pd);
-        built.weights = pd.weights_desc();
-        built.scratchpad = pd.scratchpad_desc();
+        adopt<dnnl::convolution_forward>(
+            built, convolutionPrimitive(dnnl::algorithm::convolution_direct, aDesc, weights,
+                                        bias ? biasDesc : memory::desc(), cDesc, one, zero, zero,
+                                        zero, attr, engine));
       } else {
         dnnl::matmul::desc desc = bias ? dnnl::matmul::desc(aDesc, weights, biasDesc, cDesc)
                                        : dnnl::matmul::desc(aDesc, weights, cDesc);
-        dnnl::matmul::primitive_desc pd(desc, attr, engine);
-        built.primitive = dnnl::matmul(pd);
-        built.weights = pd.weights_desc();
-        built.scratchpad = pd.scratchpad_desc();
+        adopt<dnnl::matmul>(built, dnnl::matmul::primitive_desc(desc, attr, engine));
       }
       memory::desc scalar({1}, memory::data_type::s32, memory::format_tag::x);
       built.slots = {aDesc, bUser, cDesc, biasDesc, residualDesc, scalar, scalar};
@@ -714,13 +730,9 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       memory::dims strides{sh, sw}, dilates{dh - 1, dw - 1}, padL{pt, pl}, padR{pb, pr};
       auto build = [&](dnnl::algorithm algorithm, const memory::desc &source,
                        const memory::desc &result) {
-        auto desc = hasBias ? dnnl::convolution_forward::desc(
-                                  dnnl::prop_kind::forward_inference, algorithm, source, weiAny,
-                                  biasDesc, result, strides, dilates, padL, padR)
-                            : dnnl::convolution_forward::desc(
-                                  dnnl::prop_kind::forward_inference, algorithm, source, weiAny,
-                                  result, strides, dilates, padL, padR);
-        return dnnl::convolution_forward::primitive_desc(desc, attr, engine);
+        return convolutionPrimitive(algorithm, source, weiAny,
+                                    hasBias ? biasDesc : memory::desc(), result, strides,
+                                    dilates, padL, padR, attr, engine);
       };
       // A stride-1 3x3 f32 conv with at least 14x14 outputs runs as Winograd (oneDNN's
       // F(2x2,3x3) / F(4x4,3x3) in its blocked layout, a reorder on each side, within 3e-6 of
@@ -743,9 +755,7 @@ void convolution(ExecutionContext *ctx, const char *api, MemRef<In, 4> input,
       }
       if (!pd)
         pd = build(dnnl::algorithm::convolution_direct, src, computed);
-      built.primitive = dnnl::convolution_forward(*pd);
-      built.weights = pd->weights_desc();
-      built.scratchpad = pd->scratchpad_desc();
+      adopt<dnnl::convolution_forward>(built, *pd);
       if (pd->dst_desc() != dst) {
         built.dst = pd->dst_desc();
         built.toDst = dnnl::reorder(dnnl::reorder::primitive_desc(engine, built.dst, engine, dst));

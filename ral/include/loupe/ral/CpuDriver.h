@@ -115,13 +115,12 @@ int64_t steadyNowNs();
 /// two pay while stalls take less than about a third of the time. A stall within kProbeNs of
 /// a stretch's end is the contention still there: one thread again at once. A stretch that
 /// follows the last one within kWindowNs (lasting contention) is twice as long, up to
-/// kMaxBackoffNs. With a busy loop on the other core, waiting for 30 ms of losses at each
-/// return to two threads made MobileNetV3-large 6.8 ms in 20-repetition runs (4.8-5.8 with
-/// the probe). With spinning OpenMP threads and a busy loop on one of this VM's two cores, every region
-/// waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX Runtime 2.9 ->
-/// 7.0-7.6; one thread 4.7-4.9). Stall-count rules (two stalls within 100 ms) put it on one
-/// thread for 85% of its repetitions under an intermittent tenant whose stalls cost a few
-/// percent. Thread-safe; timestamps are steady-clock ns.
+/// kMaxBackoffNs. With spinning OpenMP threads and a busy loop on one of this VM's two cores,
+/// every region waited for a scheduler time slice: MobileNetV3-large 3.3 -> 48-61 ms (ONNX
+/// Runtime 2.9 -> 7.0-7.6; one thread 4.7-4.9); waiting for 30 ms of losses at each return to
+/// two threads made 20-repetition runs 6.8 ms (4.8-5.8 with the probe); stall-count rules (two
+/// stalls within 100 ms) put it on one thread for 85% of its repetitions under an
+/// intermittent tenant whose stalls cost a few percent. Thread-safe; steady-clock ns.
 class ContentionGovernor {
 public:
   static constexpr int64_t kStallNs = 200'000;

@@ -419,21 +419,25 @@ struct MatmulEpilogue {
   int32_t activation = 0;          ///< An Activation code.
 };
 
-/// The products by a weight that run as a 1x1 convolution: rows of A, and B's size.
-constexpr int64_t kMinConvolutionRows = 16, kMaxConvolutionRows = 256;
+/// The products by a weight that run as a 1x1 convolution: rows of A, and B's size (twice
+/// as large for the few rows of a 7x7 image).
+constexpr int64_t kMinConvolutionRows = 16, kMaxConvolutionRows = 256, kFewConvolutionRows = 64;
 constexpr int64_t kMaxConvolutionWeightBytes = 1 << 20;
 
 /// True when `p` (f32, B a weight) is best run as oneDNN's 1x1 convolution (brgconv_1x1)
 /// rather than its matmul (brg): A's M rows of K and C's of N dense (an NHWC image of 1 x M
-/// pixels), a residual read separately too, 16-256 rows and B under 1 MiB: the 1x1
-/// convolutions over 14x14 and 7x7 of MobileNetV3 and EfficientNet. Per dispatch in
-/// MobileNetV3-large (2 threads, best of 2 runs, us): 196 rows of 240 into 80, 44 -> 26; 196x184
-/// into 80 with a residual, 36 -> 26; 196x672 into 112, 112 -> 89; 49x960 into 160, 78 -> 54;
-/// 784 rows within 5% either way; 3136 and 12544 rows up to 31% slower. ResNet-50's were
-/// slower: 784x128 into 512 with a residual +20%, 49x2048 into 512 (4 MiB of B) +5%.
+/// pixels), a residual read separately too, 16-256 rows and B under 1 MiB (2 MiB up to 64
+/// rows): the 1x1 convolutions over 14x14 and 7x7 of MobileNetV3 and EfficientNet. Per
+/// dispatch in MobileNetV3-large (2 threads, best of 2 runs, us): 196 rows of 240 into 80,
+/// 44 -> 26; 196x184 into 80 with a residual, 36 -> 26; 196x672 into 112, 112 -> 89; 49x960
+/// into 160, 78 -> 54; 784 rows within 5% either way; 3136 and 12544 rows up to 31% slower.
+/// EfficientNet-B0's 49x1152 into 320 (1.4 MiB of B): 133 -> 98 (best of 4). ResNet-50's
+/// were slower: 784x128 into 512 with a residual +20%, 196x1024 into 256 (1 MiB) +4%, 49x2048
+/// into 512 (4 MiB) +5%.
 bool asConvolution(const detail::GemmProblem &p, bool separateResidual, int64_t residualLd) {
+  int64_t maxWeightBytes = kMaxConvolutionWeightBytes * (p.m <= kFewConvolutionRows ? 2 : 1);
   return p.m >= kMinConvolutionRows && p.m <= kMaxConvolutionRows &&
-         4 * p.k * p.n < kMaxConvolutionWeightBytes && !p.a.transposed && p.a.ld == p.k &&
+         4 * p.k * p.n < maxWeightBytes && !p.a.transposed && p.a.ld == p.k &&
          p.c.ld == p.n && (!separateResidual || residualLd == p.n);
 }
 

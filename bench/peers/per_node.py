@@ -2,8 +2,10 @@
 """Where a model's time goes in Loupe and in ONNX Runtime, side by side: Loupe's dispatch
 medians (`loupe run --json`) and ORT's per-node kernel times (its profiler, ort_profile.js),
 summed by the module path both keep from the exporter (`/features/features.2/features.2.1`, the
-first DEPTH components of a node name without its op), the largest differences first. Both tools
-are timed in turn, not at once; ORT's profiler adds a little per node.
+first DEPTH components of a node name without its op), the largest differences first. An ORT node
+counts under the ONNX node its time belongs to (ort_source), as a fused Loupe dispatch counts
+under its first op. Both tools are timed in turn, not at once; ORT's profiler adds a little per
+node.
 
 usage: per_node.py BUILD MODEL.onnx [--reps N] [--depth D] [--rows K] [NAME=D0,D1,...]
 Without a binding, the first input's shape comes from MODEL's test_data_set_0 (the zoo's)."""
@@ -14,6 +16,8 @@ import os
 import subprocess
 import sys
 
+import onnx
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -22,6 +26,40 @@ def group(name, depth):
     first = name.split(",")[0]  # a fused dispatch's first node
     parts = first.split("/")
     return "/".join(parts[: min(depth + 1, max(1, len(parts) - 1))]) or first
+
+
+# Ops ORT fuses into the convolution or GEMM before them (Conv + Relu, Conv + Add + Relu in its
+# NCHWc layout, BatchNormalization, the SiLU's Sigmoid and Mul): their time is that node's, as
+# in a fused Loupe dispatch (whose importer folds BatchNormalization into the Conv).
+FUSED_INTO_PRODUCER = {"Add", "BatchNormalization", "Clip", "HardSigmoid", "HardSwish",
+                       "LeakyRelu", "Mul", "Relu", "Sigmoid", "Sum", "Tanh"}
+HEADS = {"Conv", "ConvTranspose", "Gemm", "MatMul"}
+
+
+def ort_source(name, producers, nodes):
+    """The ONNX node an ORT node's time belongs to. ORT names a node it made (a fusion, a node
+    of its NCHWc layout) after the tensor it writes (`/layer1/layer1.0/relu/Relu_output_0_nchwc`
+    for Conv + Relu) or after a node and the fusion (`/features.0.2/Mul/QuickGeluFusion/` for a
+    SiLU); others keep their ONNX names: that node, followed back through at most 4 ops ORT
+    fuses until a convolution or GEMM (else the node itself). Nodes of ORT's own
+    (`ReorderInput_token_48`) keep their names."""
+    node, key = None, name.rstrip("/")
+    while node is None and "/" in key:
+        tensor = key[: -len("_nchwc")] if key.endswith("_nchwc") else key
+        node = producers.get(tensor) or nodes.get(tensor)
+        key = key.rsplit("/", 1)[0]
+    if node is None:
+        return name
+    head = node
+    for _ in range(4):
+        if head.op_type not in FUSED_INTO_PRODUCER:
+            break
+        inputs = [producers[i] for i in head.input if i in producers]
+        head = next((n for n in inputs if n.op_type in HEADS), None) or next(
+            (n for n in inputs if n.op_type in FUSED_INTO_PRODUCER), None)
+        if head is None:
+            break
+    return head.name if head is not None and head.op_type in HEADS else node.name
 
 
 def main():
@@ -50,8 +88,11 @@ def main():
     loupe_us, ort_us = collections.Counter(), collections.Counter()
     for d in run["dispatches"]:
         loupe_us[group(d["loc"], a.depth)] += d["median_ns"] / 1000
+    graph = onnx.load(a.model, load_external_data=False).graph
+    producers = {out: n for n in graph.node for out in n.output}
+    nodes = {n.name: n for n in graph.node}
     for node, us in ort.items():
-        ort_us[group(node, a.depth)] += us
+        ort_us[group(ort_source(node, producers, nodes), a.depth)] += us
     print(f"{a.model}: loupe run median {run['median_ns'] / 1e6:.2f} ms, dispatch medians "
           f"{sum(loupe_us.values()) / 1000:.2f} ms; ORT node medians "
           f"{sum(ort_us.values()) / 1000:.2f} ms (profiled)")

@@ -218,8 +218,8 @@ void RunPanel::draw(ViewModel &vm, Actions &actions) {
       const profiler::MeasurementRecord &m = o.modes[0].measurement;
       if (std::string memory = profiler::describeMemory(profiler::memoryJson(m)); !memory.empty())
         row("memory", memory);
-      if (m.threadStalls > 0)
-        row("thread stalls", profiler::describeThreadStalls(m.threadStalls));
+      if (std::string stalls = profiler::describeThreadStalls(m.threadStalls); !stalls.empty())
+        row("thread stalls", stalls);
     }
     row("wall", formatNs(static_cast<double>(vm.lastRun->wallNs)));
     ImGui::EndTable();

@@ -310,7 +310,8 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     tInWorkgroup = outer;
     tThreadIndex = outerIndex;
   }
-  regionEnded(callerDone - start, steadyNowNs() - callerDone);
+  int64_t end = steadyNowNs();
+  governor_.regionEnded(callerDone - start, end - callerDone, end);
 #else
   Job job(fn, count, static_cast<int>(std::min<int64_t>(threads - 1, count - 1)));
   {
@@ -331,7 +332,8 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
       queue_.erase(it);
     done_.wait(lock, [&] { return job.active == 0; });
   }
-  regionEnded(callerDone - start, steadyNowNs() - callerDone);
+  int64_t end = steadyNowNs();
+  governor_.regionEnded(callerDone - start, end - callerDone, end);
 #endif
 }
 

@@ -141,7 +141,8 @@ dnnl::primitive_attr threadScratchpad() {
   return attr;
 }
 
-/// Makes `built` run the primitive of `pd`, with the weights layout and scratchpad it chose.
+/// Makes `built` run the primitive of `pd`, with the weights layout (none for a pooling) and
+/// scratchpad it chose.
 template <typename Primitive, typename PrimitiveDesc>
 void adopt(CachedPrimitive &built, const PrimitiveDesc &pd) {
   built.primitive = Primitive(pd);
@@ -865,8 +866,7 @@ void maxPoolOneDnn(ExecutionContext *ctx, MemRef<float, 4> input, MemRef<float, 
                                           dnnl::algorithm::pooling_max, src, dst, {sh, sw},
                                           {kh, kw}, {dh - 1, dw - 1}, {pt, pl}, {pb, pr});
       dnnl::pooling_v2_forward::primitive_desc pd(desc, threadScratchpad(), engine);
-      built.primitive = dnnl::pooling_v2_forward(pd);
-      built.scratchpad = pd.scratchpad_desc();
+      adopt<dnnl::pooling_v2_forward>(built, pd);
       built.slots = {src, dst};
     });
     dnnl::stream &stream = streamOf(engine);

@@ -271,6 +271,20 @@ Status gemmEpilogue(Context &context, std::vector<float> &a, float *b, const flo
   return execution.finish();
 }
 
+/// What gemmEpilogue should write: act(A B + bias + residual) by a naive GEMM, B [k, n]
+/// row-major, bias [n] and residual [m, n] added when not null.
+std::vector<float> epilogueReference(const std::vector<float> &a, const std::vector<float> &b,
+                                     const float *bias, const float *residual, int64_t m,
+                                     int64_t n, int64_t k, int32_t act) {
+  std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      want[i * n + j] = applyActivation(want[i * n + j] + (bias ? bias[j] : 0.f) +
+                                            (residual ? residual[i * n + j] : 0.f),
+                                        act);
+  return want;
+}
+
 // Every activation with and without a bias, and a residual (ResNet's relu(conv3 + shortcut))
 // in its own buffer or already in C (bufferized in place: oneDNN's sum post-op).
 TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
@@ -283,12 +297,9 @@ TEST_F(RalKernels, GemmEpilogueOneDnnPostOps) {
     for (bool withBias : {true, false})
       for (Residual residual : {kNone, kOwnBuffer, kInC}) {
         std::vector<float> c = residual == kInC ? shortcut : std::vector<float>(m * n);
-        std::vector<float> want = naiveGemm(a, b, m, n, k, false, false);
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < n; ++j)
-            want[i * n + j] = applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
-                                                  (residual != kNone ? shortcut[i * n + j] : 0.f),
-                                              act);
+        std::vector<float> want =
+            epilogueReference(a, b, withBias ? bias.data() : nullptr,
+                              residual != kNone ? shortcut.data() : nullptr, m, n, k, act);
         float *residualData = residual == kNone ? nullptr
                               : residual == kInC  ? c.data()
                                                   : shortcut.data();
@@ -417,10 +428,10 @@ std::vector<float> toNhwc(const std::vector<float> &x, int64_t n, int64_t c, int
   return y;
 }
 
-// A product of 16-256 dense rows by a weight of the weight blob (under 1 MiB) runs as oneDNN's
-// 1x1 convolution of a 1 x M NHWC image (asConvolution); fewer rows as its matmul. Both give
-// the reference for every post-op, a bias or none, a residual of its own or in C, and B stored
-// either way round.
+// A product of 16-256 dense rows by a weight of the weight blob (under 1 MiB; 2 MiB up to 64
+// rows) runs as oneDNN's 1x1 convolution of a 1 x M NHWC image (asConvolution); fewer rows as
+// its matmul. Both give the reference for every post-op, a bias or none, a residual of its own
+// or in C, and B stored either way round.
 TEST_F(RalKernels, GemmEpilogueOfAWeightAsA1x1Convolution) {
   requirePlugin();
   const int64_t n = 24, k = 40;
@@ -442,13 +453,9 @@ TEST_F(RalKernels, GemmEpilogueOfAWeightAsA1x1Convolution) {
             for (int64_t i = 0; i < k; ++i)
               for (int64_t j = 0; j < n; ++j)
                 mathB[i * n + j] = transB ? blob[j * k + i] : blob[i * n + j];
-            std::vector<float> want = naiveGemm(a, mathB, m, n, k, false, false);
-            for (int64_t i = 0; i < m; ++i)
-              for (int64_t j = 0; j < n; ++j)
-                want[i * n + j] =
-                    applyActivation(want[i * n + j] + (withBias ? bias[j] : 0.f) +
-                                        (residual != kNone ? shortcut[i * n + j] : 0.f),
-                                    act);
+            std::vector<float> want =
+                epilogueReference(a, mathB, withBias ? bias.data() : nullptr,
+                                  residual != kNone ? shortcut.data() : nullptr, m, n, k, act);
             float *residualData = residual == kNone ? nullptr
                                   : residual == kInC  ? c.data()
                                                       : shortcut.data();

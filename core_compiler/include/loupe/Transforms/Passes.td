@@ -646,8 +646,9 @@ def MoveScalesToWeights : Pass<"loupe-move-scales-to-weights", "mlir::func::Func
     ([M, C] by a weight W of [N, C]). Since `(x * s) W^T = x (W * s)^T`, the product
     moves onto the weight: `fully_connected(reshape(x), W * reshape(s, [1, C]))`, when
     W is a quarter of x or less (4 N <= M: N x C products instead of M x C, and no pass
-    over the activation; the weight's product is written transposed, by scalar loops). The product must be read by that reshape alone. The new `tosa.mul`
-    keeps the product's location, so its kernel keeps the SE block's `Mul` name.
+    over the activation; the weight's product is written transposed, by scalar loops).
+    The product must be read by that reshape alone. The new `tosa.mul` keeps the
+    product's location, so its kernel keeps the SE block's `Mul` name.
   }];
   let dependentDialects = ["mlir::tosa::TosaDialect"];
 }
